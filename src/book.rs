@@ -1,0 +1,781 @@
+//! Load: a book folder → [`Book`] (metadata, chapter list, assets), from `book.yml`, and the
+//! optional project `seihon.yml`.
+//!
+//! Both files are read into typed structs that deny unknown keys, so a typo is an error at its
+//! line and column with the nearest valid key suggested, never a silently ignored setting.
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
+use serde_saphyr::Spanned;
+
+use crate::error::{Error, Finding, Location, Result};
+
+/// The project's `seihon.yml` (optional): folders and defaults for every book.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProjectConfig {
+    /// Where books live, one folder each (default `books`).
+    pub books_dir: PathBuf,
+    /// Where each book's EPUB tree is staged (default `build`).
+    pub build_dir: PathBuf,
+    /// Where EPUBs are written (default `dist`).
+    pub dist_dir: PathBuf,
+    /// Table of contents depth for books that do not set one (default 2).
+    pub toc_depth: u8,
+}
+
+impl Default for ProjectConfig {
+    fn default() -> Self {
+        ProjectConfig {
+            books_dir: "books".into(),
+            build_dir: "build".into(),
+            dist_dir: "dist".into(),
+            toc_depth: 2,
+        }
+    }
+}
+
+impl ProjectConfig {
+    /// Reads `<root>/seihon.yml` if it exists; defaults otherwise.
+    pub fn load(root: &Path) -> Result<Self> {
+        let path = root.join("seihon.yml");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => parse_yaml(&text, &display_path(root, &path)).map_err(Error::Config),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectConfig::default()),
+            Err(e) => Err(Error::Config(Finding::error(
+                Location::file(&path),
+                format!("cannot read the project settings: {e}"),
+            ))),
+        }
+    }
+}
+
+/// `books/<id>/book.yml` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BookFile {
+    title: String,
+    subtitle: Option<String>,
+    language: Spanned<String>,
+    identifier: Option<String>,
+    #[serde(default)]
+    authors: Vec<PersonEntry>,
+    #[serde(default)]
+    translators: Vec<PersonEntry>,
+    #[serde(default)]
+    editors: Vec<PersonEntry>,
+    #[serde(default)]
+    contributors: Vec<PersonEntry>,
+    publisher: Option<String>,
+    date: Option<Spanned<String>>,
+    #[serde(default)]
+    history: Vec<HistoryEntry>,
+    isbn: Option<Spanned<String>>,
+    rights: Option<String>,
+    cover: Option<Spanned<String>>,
+    #[serde(default)]
+    writing: Writing,
+    direction: Option<Direction>,
+    #[serde(default)]
+    frontmatter: Vec<Spanned<String>>,
+    #[serde(default)]
+    chapters: Vec<Spanned<String>>,
+    #[serde(default)]
+    appendices: Vec<Spanned<String>>,
+    #[serde(default)]
+    backmatter: Vec<Spanned<String>>,
+    toc_depth: Option<u8>,
+    #[serde(default)]
+    secnolevel: u8,
+    #[serde(default)]
+    stylesheets: Vec<Spanned<String>>,
+}
+
+/// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum PersonEntry {
+    Name(String),
+    Full {
+        name: String,
+        role: Option<String>,
+        file_as: Option<String>,
+    },
+}
+
+/// An edition history line: `"2011-10-01: 初版第1刷発行"` or, unquoted, a one-key mapping.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HistoryEntry {
+    pub date: String,
+    pub text: String,
+}
+
+impl<'de> Deserialize<'de> for HistoryEntry {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = HistoryEntry;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a line like \"2011-10-01: 初版第1刷発行\"")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<HistoryEntry, E> {
+                match s.split_once(':') {
+                    Some((date, text)) => Ok(HistoryEntry {
+                        date: date.trim().to_string(),
+                        text: text.trim().to_string(),
+                    }),
+                    None => Ok(HistoryEntry {
+                        date: String::new(),
+                        text: s.trim().to_string(),
+                    }),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<HistoryEntry, A::Error> {
+                let Some((date, text)) = m.next_entry::<String, String>()? else {
+                    return Err(de::Error::custom("an empty history entry"));
+                };
+                if m.next_key::<String>()?.is_some() {
+                    return Err(de::Error::custom(
+                        "a history entry has one date and one text: write \"2011-10-01: 初版第1刷発行\"",
+                    ));
+                }
+                Ok(HistoryEntry { date, text })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Writing {
+    #[default]
+    Horizontal,
+    Vertical,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Ltr,
+    Rtl,
+}
+
+/// A contributor with a MARC relator role (`aut`, `trl`, `edt`, `ill`, …).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Creator {
+    pub name: String,
+    pub role: String,
+    pub file_as: Option<String>,
+}
+
+/// A calendar date (`YYYY-MM-DD`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Date {
+    pub year: i32,
+    pub month: u32,
+    pub day: u32,
+}
+
+impl Date {
+    pub fn parse(s: &str) -> Option<Date> {
+        let mut parts = s.trim().splitn(3, '-');
+        let year: i32 = parts.next()?.parse().ok()?;
+        let month: u32 = parts.next()?.parse().ok()?;
+        let day: u32 = parts.next()?.parse().ok()?;
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        let days = [
+            31,
+            if leap { 29 } else { 28 },
+            31,
+            30,
+            31,
+            30,
+            31,
+            31,
+            30,
+            31,
+            30,
+            31,
+        ];
+        if !(1..=9999).contains(&year) || !(1..=12).contains(&month) {
+            return None;
+        }
+        (1..=days[month as usize - 1])
+            .contains(&day)
+            .then_some(Date { year, month, day })
+    }
+
+    /// Seconds since 1970-01-01T00:00:00Z at midnight of this date.
+    pub fn unix_seconds(self) -> i64 {
+        // Days from civil (proleptic Gregorian), after H. Hinnant's well-known algorithm.
+        let y = i64::from(self.year) - i64::from(self.month <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let m = i64::from(self.month);
+        let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(self.day) - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        (era * 146_097 + doe - 719_468) * 86_400
+    }
+}
+
+impl std::fmt::Display for Date {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+/// Book metadata, validated.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Metadata {
+    pub title: String,
+    pub subtitle: Option<String>,
+    pub language: String,
+    /// The package's unique identifier (`urn:isbn:…` or `urn:uuid:…`), stable across builds.
+    pub identifier: String,
+    pub creators: Vec<Creator>,
+    pub publisher: Option<String>,
+    /// Publication date, `YYYY-MM-DD`.
+    pub date: Option<String>,
+    pub history: Vec<HistoryEntry>,
+    pub isbn: Option<String>,
+    pub rights: Option<String>,
+    pub writing: Writing,
+    pub direction: Direction,
+}
+
+/// Where a source file sits in the book.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Front,
+    Body,
+    Appendix,
+    Back,
+}
+
+/// The markup of a source file, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Markdown,
+    Review,
+    DocBook,
+}
+
+impl Format {
+    fn from_path(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Some(Format::Markdown),
+            "re" => Some(Format::Review),
+            "xml" | "docbook" | "dbk" => Some(Format::DocBook),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ChapterSource {
+    /// Path relative to the book folder, as listed.
+    pub rel: PathBuf,
+    pub path: PathBuf,
+    pub role: Role,
+    pub format: Format,
+}
+
+#[derive(Debug, Clone)]
+pub enum Cover {
+    /// An image file of the book's, relative to the book folder.
+    Image(PathBuf),
+    /// Rendered from the metadata through `templates/cover.svg`.
+    Generated,
+}
+
+/// A loaded book: everything later stages need, all paths checked.
+#[derive(Debug, Clone)]
+pub struct Book {
+    /// Folder name; also the EPUB's file name.
+    pub id: String,
+    pub root: PathBuf,
+    /// The metadata file, for messages.
+    pub config_path: PathBuf,
+    pub meta: Metadata,
+    pub chapters: Vec<ChapterSource>,
+    pub cover: Cover,
+    pub stylesheets: Vec<PathBuf>,
+    pub toc_depth: u8,
+    pub secnolevel: u8,
+}
+
+const CREATOR_ROLES: &[&str] = &[
+    "aut", "trl", "edt", "ill", "pht", "aui", "aft", "ant", "cov", "dsr", "nrt", "pbl", "prt",
+    "red", "rev", "ctb", "cmm", "com", "oth",
+];
+
+impl Book {
+    /// Loads `root/book.yml`. `display_root` is how paths are shown in messages.
+    pub fn load(root: &Path, project: &ProjectConfig) -> Result<Book> {
+        let config_path = root.join("book.yml");
+        let shown = display_path(Path::new("."), &config_path);
+        let text = std::fs::read_to_string(&config_path).map_err(|e| {
+            Error::Config(
+                Finding::error(
+                    Location::file(&shown),
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        "this book has no book.yml".to_string()
+                    } else {
+                        format!("cannot read book.yml: {e}")
+                    },
+                )
+                .with_hint("create it with `seihon new <id> --format markdown`, or see the README"),
+            )
+        })?;
+        let file: BookFile = parse_yaml(&text, &shown).map_err(|f| Error::Book(vec![f]))?;
+        let id = root
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "book".into());
+        resolve(file, id, root, &shown, project)
+    }
+}
+
+fn at(file: &Path, span: &serde_saphyr::Location) -> Location {
+    Location::new(file, span.line() as u32, span.column() as u32)
+}
+
+fn resolve(
+    file: BookFile,
+    id: String,
+    root: &Path,
+    shown: &Path,
+    project: &ProjectConfig,
+) -> Result<Book> {
+    let mut findings = Vec::new();
+
+    let language = file.language.value.trim().to_string();
+    if !is_language_tag(&language) {
+        findings.push(
+            Finding::error(
+                at(shown, &file.language.referenced),
+                format!("`{language}` is not a language tag"),
+            )
+            .with_hint("write a BCP 47 tag such as `ja`, `en` or `en-US`"),
+        );
+    }
+
+    let mut creators = Vec::new();
+    for (list, default_role) in [
+        (&file.authors, "aut"),
+        (&file.translators, "trl"),
+        (&file.editors, "edt"),
+        (&file.contributors, "ctb"),
+    ] {
+        for p in list {
+            let (name, role, file_as) = match p {
+                PersonEntry::Name(n) => (n.clone(), default_role.to_string(), None),
+                PersonEntry::Full {
+                    name,
+                    role,
+                    file_as,
+                } => (
+                    name.clone(),
+                    role.clone().unwrap_or_else(|| default_role.into()),
+                    file_as.clone(),
+                ),
+            };
+            if !CREATOR_ROLES.contains(&role.as_str()) {
+                findings.push(
+                    Finding::error(
+                        Location::file(shown),
+                        format!("`{role}` (for {name}) is not a role seihon knows"),
+                    )
+                    .with_hint(format!(
+                        "use a MARC relator code: {}",
+                        CREATOR_ROLES.join(", ")
+                    )),
+                );
+            }
+            creators.push(Creator {
+                name,
+                role,
+                file_as,
+            });
+        }
+    }
+
+    let date = match &file.date {
+        Some(d) => match Date::parse(&d.value) {
+            Some(date) => Some(date.to_string()),
+            None => {
+                findings.push(
+                    Finding::error(
+                        at(shown, &d.referenced),
+                        format!("`{}` is not a date", d.value),
+                    )
+                    .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
+                );
+                None
+            }
+        },
+        None => None,
+    };
+
+    let isbn = match &file.isbn {
+        Some(s) => match normalize_isbn(&s.value) {
+            Ok(isbn) => Some(isbn),
+            Err(why) => {
+                findings.push(
+                    Finding::error(at(shown, &s.referenced), format!("`{}` is not a valid ISBN: {why}", s.value))
+                        .with_hint("check the digits against the printed book; write it like 978-4-87311-532-0"),
+                );
+                None
+            }
+        },
+        None => None,
+    };
+
+    // Stable: the identifier never depends on the build, only on what the book says.
+    let identifier = match (&file.identifier, &isbn) {
+        (Some(id), _) => id.trim().to_string(),
+        (None, Some(isbn)) => format!("urn:isbn:{}", isbn.replace('-', "")),
+        (None, None) => {
+            let seed = format!(
+                "seihon:{}:{}",
+                file.title,
+                creators
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            format!(
+                "urn:uuid:{}",
+                uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
+            )
+        }
+    };
+
+    let mut chapters = Vec::new();
+    for (list, role) in [
+        (&file.frontmatter, Role::Front),
+        (&file.chapters, Role::Body),
+        (&file.appendices, Role::Appendix),
+        (&file.backmatter, Role::Back),
+    ] {
+        for entry in list {
+            let rel = PathBuf::from(entry.value.trim());
+            let loc = at(shown, &entry.referenced);
+            match check_book_file(root, &rel) {
+                Ok(path) => match Format::from_path(&rel) {
+                    Some(format) => {
+                        if chapters.iter().any(|c: &ChapterSource| c.rel == rel) {
+                            findings.push(Finding::error(
+                                loc,
+                                format!("`{}` is listed twice", rel.display()),
+                            ));
+                        } else {
+                            chapters.push(ChapterSource {
+                                rel,
+                                path,
+                                role,
+                                format,
+                            });
+                        }
+                    }
+                    None => findings.push(
+                        Finding::error(
+                            loc,
+                            format!("seihon does not know the format of `{}`", rel.display()),
+                        )
+                        .with_hint(
+                            "source files end in .md (Markdown), .re (Re:VIEW) or .xml (DocBook)",
+                        ),
+                    ),
+                },
+                Err(why) => findings.push(Finding::error(
+                    loc,
+                    format!("the chapter file `{}` {why}", rel.display()),
+                )),
+            }
+        }
+    }
+    if chapters.is_empty() && findings.is_empty() {
+        findings.push(
+            Finding::error(Location::file(shown), "this book lists no chapters").with_hint(
+                "add `chapters: [ch01.md]` with the book's source files in reading order",
+            ),
+        );
+    }
+
+    let cover = match &file.cover {
+        Some(c) => {
+            let rel = PathBuf::from(c.value.trim());
+            match check_book_file(root, &rel) {
+                Ok(_) => Cover::Image(rel),
+                Err(why) => {
+                    findings.push(Finding::error(
+                        at(shown, &c.referenced),
+                        format!("the cover image `{}` {why}", rel.display()),
+                    ));
+                    Cover::Generated
+                }
+            }
+        }
+        None => Cover::Generated,
+    };
+
+    let mut stylesheets = Vec::new();
+    for s in &file.stylesheets {
+        let rel = PathBuf::from(s.value.trim());
+        match check_book_file(root, &rel) {
+            Ok(_) if rel.extension().is_some_and(|e| e == "css") => stylesheets.push(rel),
+            Ok(_) => findings.push(Finding::error(
+                at(shown, &s.referenced),
+                format!("`{}` is not a .css file", rel.display()),
+            )),
+            Err(why) => findings.push(Finding::error(
+                at(shown, &s.referenced),
+                format!("the style sheet `{}` {why}", rel.display()),
+            )),
+        }
+    }
+
+    if !findings.is_empty() {
+        return Err(Error::Book(findings));
+    }
+    let direction = file.direction.unwrap_or(match file.writing {
+        Writing::Vertical => Direction::Rtl,
+        Writing::Horizontal => Direction::Ltr,
+    });
+    Ok(Book {
+        id,
+        root: root.to_path_buf(),
+        config_path: shown.to_path_buf(),
+        meta: Metadata {
+            title: file.title,
+            subtitle: file.subtitle,
+            language,
+            identifier,
+            creators,
+            publisher: file.publisher,
+            date,
+            history: file.history,
+            isbn,
+            rights: file.rights,
+            writing: file.writing,
+            direction,
+        },
+        chapters,
+        cover,
+        stylesheets,
+        toc_depth: file.toc_depth.unwrap_or(project.toc_depth).clamp(1, 6),
+        secnolevel: file.secnolevel,
+    })
+}
+
+/// A path the book names must be a readable file inside the book folder: no `..` or absolute
+/// paths (a book must not read other people's files), no symlinks leading out.
+pub fn check_book_file(root: &Path, rel: &Path) -> std::result::Result<PathBuf, &'static str> {
+    use std::path::Component;
+    if rel.as_os_str().is_empty() {
+        return Err("is empty");
+    }
+    if rel
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err("is outside the book folder (write a path relative to the book, without `..`)");
+    }
+    let path = root.join(rel);
+    let meta = std::fs::metadata(&path).map_err(|_| "does not exist")?;
+    if !meta.is_file() {
+        return Err("is not a file");
+    }
+    let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize()) else {
+        return Err("cannot be read");
+    };
+    if !real.starts_with(&real_root) {
+        return Err("is a link to a file outside the book folder");
+    }
+    Ok(path)
+}
+
+fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let Some(primary) = parts.next() else {
+        return false;
+    };
+    (2..=8).contains(&primary.len())
+        && primary.chars().all(|c| c.is_ascii_alphabetic())
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// Checks an ISBN-10 or ISBN-13 check digit; returns it as written (hyphens kept).
+fn normalize_isbn(s: &str) -> std::result::Result<String, &'static str> {
+    let s = s.trim();
+    let digits: Vec<char> = s.chars().filter(|c| !matches!(c, '-' | ' ')).collect();
+    match digits.len() {
+        13 => {
+            let mut sum = 0;
+            for (i, c) in digits.iter().enumerate() {
+                let d = c
+                    .to_digit(10)
+                    .ok_or("it has a character that is not a digit")?;
+                sum += if i % 2 == 0 { d } else { 3 * d };
+            }
+            if sum % 10 != 0 {
+                return Err("the check digit does not match");
+            }
+        }
+        10 => {
+            let mut sum = 0;
+            for (i, c) in digits.iter().enumerate() {
+                let d = match c {
+                    'X' | 'x' if i == 9 => 10,
+                    c => c
+                        .to_digit(10)
+                        .ok_or("it has a character that is not a digit")?,
+                };
+                sum += (10 - i as u32) * d;
+            }
+            if sum % 11 != 0 {
+                return Err("the check digit does not match");
+            }
+        }
+        _ => return Err("an ISBN has 13 (or 10) digits"),
+    }
+    Ok(s.to_string())
+}
+
+/// A path for messages: relative to `base` when inside it.
+pub fn display_path(base: &Path, path: &Path) -> PathBuf {
+    path.strip_prefix(base)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Deserializes YAML, turning serde-saphyr's errors into a finding at the offending line and
+/// column, in plain words, with the nearest valid key for a typo.
+fn parse_yaml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    file: &Path,
+) -> std::result::Result<T, Finding> {
+    use serde_saphyr::Error as E;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    serde_saphyr::from_str::<T>(text).map_err(|err| {
+        let loc = err
+            .location()
+            .map(|l| at(file, &l))
+            .unwrap_or_else(|| Location::file(file));
+        match err.without_snippet() {
+            E::SerdeUnknownField {
+                field, expected, ..
+            } => {
+                let nearest = expected
+                    .iter()
+                    .map(|k| (strsim::jaro_winkler(field, k), *k))
+                    .filter(|(score, _)| *score > 0.7)
+                    .max_by(|a, b| a.0.total_cmp(&b.0));
+                let f = Finding::error(loc, format!("unknown key `{field}`"));
+                match nearest {
+                    Some((_, k)) => f.with_hint(format!("did you mean `{k}`?")),
+                    None => f.with_hint(format!("valid keys here: {}", expected.join(", "))),
+                }
+            }
+            E::SerdeMissingField { field, .. } => {
+                Finding::error(loc, format!("the required key `{field}` is missing"))
+                    .with_hint(format!("add a line `{field}: …`"))
+            }
+            E::SerdeUnknownVariant {
+                variant, expected, ..
+            } => Finding::error(loc, format!("`{variant}` is not one of the allowed values"))
+                .with_hint(format!("write one of: {}", expected.join(", "))),
+            other => Finding::error(loc, plain_yaml_message(&other.to_string())),
+        }
+    })
+}
+
+/// serde-saphyr's messages may carry their own "at line…" suffix; we print the location first.
+fn plain_yaml_message(msg: &str) -> String {
+    let first = msg.lines().next().unwrap_or(msg);
+    let cut = first.find(" at line ").map_or(first, |i| &first[..i]);
+    format!("this is not valid book settings YAML: {cut}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_to_unix_seconds() {
+        assert_eq!(Date::parse("1970-01-01").unwrap().unix_seconds(), 0);
+        assert_eq!(
+            Date::parse("2011-10-01").unwrap().unix_seconds(),
+            1_317_427_200
+        );
+        assert!(Date::parse("2011-02-30").is_none());
+        assert!(Date::parse("2011-10").is_none());
+    }
+
+    #[test]
+    fn isbn_check_digits() {
+        assert!(normalize_isbn("978-4-87311-532-0").is_ok());
+        assert!(normalize_isbn("978-4-87311-532-1").is_err());
+        assert!(normalize_isbn("4-87311-532-X").is_err());
+        assert!(normalize_isbn("0-306-40615-2").is_ok());
+    }
+
+    #[test]
+    fn language_tags() {
+        assert!(is_language_tag("ja"));
+        assert!(is_language_tag("en-US"));
+        assert!(!is_language_tag("日本語"));
+        assert!(!is_language_tag(""));
+    }
+
+    #[test]
+    fn unknown_key_names_line_column_and_nearest_key() {
+        let text = "title: 本\nlanguage: ja\ntitel: x\nchapters: [a.md]\n";
+        let f = parse_yaml::<BookFile>(text, Path::new("book.yml")).unwrap_err();
+        assert_eq!((f.location.line, f.location.col), (3, 1), "{f}");
+        assert!(f.message.contains("titel"), "{f}");
+        assert_eq!(f.hint.as_deref(), Some("did you mean `title`?"));
+    }
+
+    #[test]
+    fn history_accepts_quoted_and_unquoted_lines() {
+        #[derive(Deserialize)]
+        struct H {
+            history: Vec<HistoryEntry>,
+        }
+        let h: H = serde_saphyr::from_str(
+            "history:\n  - \"2011-10-01: 初版第1刷発行\"\n  - 2012-01-01: 第2刷\n",
+        )
+        .unwrap();
+        assert_eq!(
+            h.history[0],
+            HistoryEntry {
+                date: "2011-10-01".into(),
+                text: "初版第1刷発行".into()
+            }
+        );
+        assert_eq!(
+            h.history[1],
+            HistoryEntry {
+                date: "2012-01-01".into(),
+                text: "第2刷".into()
+            }
+        );
+    }
+
+    #[test]
+    fn missing_title_is_named() {
+        let f = parse_yaml::<BookFile>("language: ja\n", Path::new("book.yml")).unwrap_err();
+        assert!(f.message.contains("`title`"), "{f}");
+    }
+}

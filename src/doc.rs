@@ -1,0 +1,363 @@
+//! The common document model: what every reader produces and the one XHTML writer consumes.
+//!
+//! A feature (footnotes, ruby, listings with captions) is modelled once here and written once in
+//! `xhtml::write`, whatever the source format. Each variant's comment shows the markup that
+//! produces it in Markdown (md), Re:VIEW (re) and DocBook (db). Every node carries the position of
+//! the source text it came from, so later stages can report problems there.
+
+/// 1-based line and column in the chapter's source file (the file is `Document::source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Pos {
+    pub fn new(line: u32, col: u32) -> Self {
+        Pos { line, col }
+    }
+}
+
+/// One source file: a chapter, a preface, an appendix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// The source file, relative to the book folder (for messages).
+    pub source: std::path::PathBuf,
+    /// Language of this chapter when it differs from the book's (md: `lang:` front matter).
+    pub lang: Option<String>,
+    pub blocks: Vec<Block>,
+    /// Footnote bodies, in order of definition (md: `[^x]: …`; re: `//footnote`; db: `footnote`).
+    pub footnotes: Vec<Footnote>,
+}
+
+impl Document {
+    pub fn new(source: impl Into<std::path::PathBuf>) -> Self {
+        Document {
+            source: source.into(),
+            lang: None,
+            blocks: Vec::new(),
+            footnotes: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Footnote {
+    /// The label as written (md: `1` in `[^1]`), unique within the document.
+    pub label: String,
+    pub blocks: Vec<Block>,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub pos: Pos,
+}
+
+impl Block {
+    pub fn new(kind: BlockKind, pos: Pos) -> Self {
+        Block { kind, pos }
+    }
+}
+
+/// Inline content: a run of text with markup.
+pub type Inlines = Vec<Inline>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum BlockKind {
+    /// md: `## Title {#id}`; re: `== [nonum]{id} Title`; db: `<sect1><title>`.
+    Heading(Heading),
+    /// md: a paragraph; re: lines joined until a blank line; db: `para`, `simpara`.
+    Para(Inlines),
+    /// md: `- a` / `1. a`; re: ` * a` / ` 1. a`; db: `itemizedlist`, `orderedlist`.
+    List(List),
+    /// re: ` : term`; db: `variablelist`; md: none in CommonMark.
+    DefinitionList(Vec<DefinitionItem>),
+    /// md: fenced code with a language; re: `//list[id][caption][lang]`, `//emlist`, `//cmd`;
+    /// db: `programlisting`, `screen`.
+    Code(Code),
+    /// md: pipe tables; re: `//table`; db: CALS or HTML tables.
+    Table(Table),
+    /// md: an image alone in a paragraph; re: `//image[id][caption]`; db: `figure`.
+    Figure(Figure),
+    /// md: `> …`; re: `//quote`; db: `blockquote`, `epigraph`.
+    Quote {
+        blocks: Vec<Block>,
+        attribution: Option<Inlines>,
+    },
+    /// re: `//note`, `//tip`, `//warning`…; db: `note`, `tip`, `warning`…; md: none.
+    Admonition {
+        kind: AdmonitionKind,
+        title: Option<Inlines>,
+        blocks: Vec<Block>,
+    },
+    /// re: `==[column] Title` … `==[/column]`; db: `sidebar`; md: none.
+    Sidebar {
+        id: Option<String>,
+        title: Option<Inlines>,
+        blocks: Vec<Block>,
+    },
+    /// Display math. re: `//texequation`; db: `equation` with MathML; md: none.
+    Math(Math),
+    /// A styled container: re: `//lead`, `//flushright`, `//centering`; db: `para role=…`.
+    Div { class: String, blocks: Vec<Block> },
+    /// md: `---`; re: `//hr`; db: none.
+    Rule,
+    /// re: `//pagebreak`.
+    PageBreak,
+    /// Raw XHTML, already checked to be well-formed (md: an HTML block; re: `//raw[|html|…]`).
+    Raw(Vec<crate::xhtml::dom::Node>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heading {
+    /// 1 is a chapter title, 2 a section, and so on.
+    pub level: u8,
+    /// The id as written (md `{#id}`, re `{label}`, db `id=`); one is generated when absent.
+    pub id: Option<String>,
+    /// Whether the heading takes a number (re `[nonum]` turns it off).
+    pub numbered: bool,
+    /// Whether the heading appears in the table of contents (re `[notoc]`, `[nodisp]`).
+    pub in_toc: bool,
+    /// The number label (`第1章`, `1.2`), filled by the resolver (`xref`).
+    pub number: Option<String>,
+    pub content: Inlines,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct List {
+    /// `None` for a bulleted list; `Some(start)` for a numbered one.
+    pub start: Option<u64>,
+    pub items: Vec<Vec<Block>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DefinitionItem {
+    pub term: Inlines,
+    pub definition: Vec<Block>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Code {
+    pub id: Option<String>,
+    /// The number label (`図1.1`), filled by the resolver (`xref`).
+    pub number: Option<String>,
+    pub caption: Option<Inlines>,
+    pub language: Option<String>,
+    /// First line number when the listing is numbered (re `//listnum`, `//firstlinenum`).
+    pub first_line_number: Option<u32>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub id: Option<String>,
+    /// The number label (`図1.1`), filled by the resolver (`xref`).
+    pub number: Option<String>,
+    pub caption: Option<Inlines>,
+    /// Header rows (md: the first row; re: rows above `----`; db: `thead`).
+    pub head: Vec<Row>,
+    pub body: Vec<Row>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Row {
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub content: Inlines,
+    pub align: Align,
+    pub colspan: u32,
+    pub rowspan: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Align {
+    #[default]
+    Default,
+    Left,
+    Center,
+    Right,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub id: Option<String>,
+    /// The number label (`図1.1`), filled by the resolver (`xref`).
+    pub number: Option<String>,
+    pub caption: Option<Inlines>,
+    pub image: Image,
+}
+
+/// An image reference. `src` is as written in the source, relative to that file; the resolver
+/// maps it to a resource in the book.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    pub src: String,
+    pub alt: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Math {
+    pub id: Option<String>,
+    /// The number label (`図1.1`), filled by the resolver (`xref`).
+    pub number: Option<String>,
+    /// The TeX source, kept as the fallback text.
+    pub tex: String,
+    /// Presentation MathML when the source gave it (db `mml:math`).
+    pub mathml: Option<Vec<crate::xhtml::dom::Node>>,
+}
+
+/// The note-style boxes of Re:VIEW and DocBook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdmonitionKind {
+    Note,
+    Memo,
+    Tip,
+    Info,
+    Warning,
+    Important,
+    Caution,
+    Notice,
+}
+
+impl AdmonitionKind {
+    pub fn class(self) -> &'static str {
+        match self {
+            AdmonitionKind::Note => "note",
+            AdmonitionKind::Memo => "memo",
+            AdmonitionKind::Tip => "tip",
+            AdmonitionKind::Info => "info",
+            AdmonitionKind::Warning => "warning",
+            AdmonitionKind::Important => "important",
+            AdmonitionKind::Caution => "caution",
+            AdmonitionKind::Notice => "notice",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inline {
+    pub kind: InlineKind,
+    pub pos: Pos,
+}
+
+impl Inline {
+    pub fn new(kind: InlineKind, pos: Pos) -> Self {
+        Inline { kind, pos }
+    }
+
+    pub fn text(text: impl Into<String>, pos: Pos) -> Self {
+        Inline {
+            kind: InlineKind::Text(text.into()),
+            pos,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum InlineKind {
+    Text(String),
+    /// md: `*a*`; re: `@<i>`, `@<em>`; db: `emphasis`.
+    Emphasis(Inlines),
+    /// md: `**a**`; re: `@<b>`, `@<strong>`; db: `emphasis role="bold"`.
+    Strong(Inlines),
+    /// md: `` `a` ``; re: `@<tt>`, `@<code>`; db: `literal`, `code`.
+    Code(String),
+    /// re: `@<sup>`; db: `superscript`.
+    Superscript(Inlines),
+    /// re: `@<sub>`; db: `subscript`.
+    Subscript(Inlines),
+    /// md: `~~a~~`; re: `@<del>`.
+    Deleted(Inlines),
+    /// re: `@<ins>`.
+    Inserted(Inlines),
+    /// re: `@<u>`.
+    Underline(Inlines),
+    /// A styled run: re `@<kw>`, `@<ami>`; db `phrase role=…`.
+    Span {
+        class: String,
+        content: Inlines,
+    },
+    /// md: `[text](url)`; re: `@<href>`; db: `link`, `ulink`. `href` is as written.
+    Link {
+        href: String,
+        content: Inlines,
+    },
+    /// A cross-reference whose text the resolver generates (re `@<list>`, `@<img>`, `@<chap>`;
+    /// db `xref`). `content` is used when the source gave text.
+    Ref {
+        target: String,
+        content: Option<Inlines>,
+    },
+    /// md: `![alt](src)` inside text; re: `@<icon>`; db: `inlinemediaobject`.
+    Image(Image),
+    /// md: `[^label]`; re: `@<fn>`; db: `footnote` (the body moves to `Document::footnotes`).
+    FootnoteRef(String),
+    /// re: `@<ruby>{漢字,かんじ}`.
+    Ruby {
+        base: String,
+        text: String,
+    },
+    /// Emphasis dots (圏点). re: `@<bou>`.
+    EmphasisDots(Inlines),
+    /// Horizontal-in-vertical (縦中横). re: `@<tcy>`.
+    TateChuYoko(String),
+    /// Inline math (TeX). re: `@<m>`.
+    Math(String),
+    /// An index entry, invisible in the text. re: `@<idx>`/`@<hidx>`; db: `indexterm`.
+    IndexTerm(String),
+    /// md: two trailing spaces or `\`; re: `@<br>`.
+    LineBreak,
+    /// Raw XHTML, already checked to be well-formed (md: inline HTML; re: `@<raw>`).
+    Raw(Vec<crate::xhtml::dom::Node>),
+}
+
+/// Plain text of inline content (for titles in the nav, alt text, ids).
+pub fn plain_text(inlines: &[Inline]) -> String {
+    let mut out = String::new();
+    push_plain(inlines, &mut out);
+    out
+}
+
+fn push_plain(inlines: &[Inline], out: &mut String) {
+    for inline in inlines {
+        match &inline.kind {
+            InlineKind::Text(t) | InlineKind::Code(t) | InlineKind::TateChuYoko(t) => {
+                out.push_str(t)
+            }
+            InlineKind::Math(t) => out.push_str(t),
+            InlineKind::Ruby { base, .. } => out.push_str(base),
+            InlineKind::Emphasis(c)
+            | InlineKind::Strong(c)
+            | InlineKind::Superscript(c)
+            | InlineKind::Subscript(c)
+            | InlineKind::Deleted(c)
+            | InlineKind::Inserted(c)
+            | InlineKind::Underline(c)
+            | InlineKind::EmphasisDots(c)
+            | InlineKind::Span { content: c, .. }
+            | InlineKind::Link { content: c, .. } => push_plain(c, out),
+            InlineKind::Ref {
+                content: Some(c), ..
+            } => push_plain(c, out),
+            InlineKind::Image(img) => out.push_str(&img.alt),
+            InlineKind::LineBreak => out.push(' '),
+            InlineKind::Raw(nodes) => {
+                for n in nodes {
+                    match n {
+                        crate::xhtml::dom::Node::Element(e) => out.push_str(&e.text_content()),
+                        crate::xhtml::dom::Node::Text(t) => out.push_str(t),
+                        crate::xhtml::dom::Node::Comment(_) => {}
+                    }
+                }
+            }
+            InlineKind::Ref { content: None, .. }
+            | InlineKind::FootnoteRef(_)
+            | InlineKind::IndexTerm(_) => {}
+        }
+    }
+}

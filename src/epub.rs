@@ -1,0 +1,178 @@
+//! Pack: the staged tree → `.epub`, reproducibly and atomically.
+//!
+//! `mimetype` comes first, stored, with no extra field (readers sniff bytes 30..58); every other
+//! entry follows in sorted order with a fixed timestamp, permissions and compression level, so
+//! the same inputs give the same bytes. The archive is written to a temporary file beside the
+//! target and renamed over it only when complete: a failed build never leaves a broken EPUB and
+//! never destroys the last good one.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, DateTime, System, ZipWriter};
+
+use crate::error::{Error, Result};
+
+pub const MIMETYPE: &[u8] = b"application/epub+zip";
+
+/// Seconds since the Unix epoch → a ZIP timestamp (ZIP cannot go before 1980).
+pub fn zip_time(unix: i64) -> DateTime {
+    let (y, mo, d, h, mi, s) = civil(unix.max(315_532_800));
+    DateTime::from_date_and_time(y as u16, mo as u8, d as u8, h as u8, mi as u8, s as u8)
+        .unwrap_or_default()
+}
+
+/// Seconds since the Unix epoch → `YYYY-MM-DDThh:mm:ssZ` (for `dcterms:modified`).
+pub fn iso8601(unix: i64) -> String {
+    let (y, mo, d, h, mi, s) = civil(unix);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// Civil date and time (UTC) from Unix seconds.
+fn civil(unix: i64) -> (i64, u32, u32, u32, u32, u32) {
+    let days = unix.div_euclid(86_400);
+    let secs = unix.rem_euclid(86_400);
+    // Civil from days, after H. Hinnant's well-known algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (
+        y,
+        m,
+        d,
+        (secs / 3600) as u32,
+        (secs % 3600 / 60) as u32,
+        (secs % 60) as u32,
+    )
+}
+
+/// Every file under `dir`, as sorted `/`-separated relative paths.
+pub fn list_files(dir: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let abs = dir.join(&rel);
+        let entries = std::fs::read_dir(&abs)
+            .map_err(|e| Error::io(&abs, "cannot list the staged book", e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&abs, "cannot list the staged book", e))?;
+            let name = rel.join(entry.file_name());
+            let kind = entry
+                .file_type()
+                .map_err(|e| Error::io(entry.path(), "cannot read", e))?;
+            if kind.is_dir() {
+                stack.push(name);
+            } else {
+                out.push(name.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Packs the staged tree in `stage` into `output`, replacing it only on success.
+pub fn pack(stage: &Path, output: &Path, unix_time: i64) -> Result<()> {
+    let out_dir = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| Error::io(out_dir, "cannot create the output folder", e))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".seihon-")
+        .suffix(".epub.tmp")
+        .tempfile_in(out_dir)
+        .map_err(|e| Error::io(out_dir, "cannot create a temporary file", e))?;
+    let zip_err = |e: zip::result::ZipError| {
+        Error::io(output, "cannot write the EPUB", std::io::Error::other(e))
+    };
+
+    let stored = SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Stored)
+        .last_modified_time(zip_time(unix_time))
+        .system(System::Unix)
+        .unix_permissions(0o644);
+    let deflated = stored
+        .compression_method(CompressionMethod::Deflated)
+        .compression_level(Some(9));
+
+    let mut zip = ZipWriter::new(std::io::BufWriter::new(tmp.as_file()));
+    zip.start_file("mimetype", stored).map_err(zip_err)?;
+    zip.write_all(MIMETYPE)
+        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+    for rel in list_files(stage)? {
+        if rel == "mimetype" {
+            continue;
+        }
+        let data = std::fs::read(stage.join(&rel))
+            .map_err(|e| Error::io(stage.join(&rel), "cannot read the staged file", e))?;
+        // Already-compressed images gain nothing from Deflate.
+        let opts = if rel.ends_with(".png")
+            || rel.ends_with(".jpg")
+            || rel.ends_with(".jpeg")
+            || rel.ends_with(".gif")
+            || rel.ends_with(".webp")
+        {
+            stored
+        } else {
+            deflated
+        };
+        zip.start_file(rel.as_str(), opts).map_err(zip_err)?;
+        zip.write_all(&data)
+            .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+    }
+    let mut buf = zip.finish().map_err(zip_err)?;
+    buf.flush()
+        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+    drop(buf);
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+    tmp.persist(output)
+        .map_err(|e| Error::io(output, "cannot move the new EPUB into place", e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(1_317_427_200), "2011-10-01T00:00:00Z");
+        assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+
+    #[test]
+    fn mimetype_is_first_stored_without_extra_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let stage = dir.path().join("stage");
+        std::fs::create_dir_all(stage.join("META-INF")).unwrap();
+        std::fs::write(stage.join("mimetype"), MIMETYPE).unwrap();
+        std::fs::write(stage.join("META-INF/container.xml"), "<x/>").unwrap();
+        let out = dir.path().join("out.epub");
+        pack(&stage, &out, 1_317_427_200).unwrap();
+        let bytes = std::fs::read(&out).unwrap();
+        assert_eq!(&bytes[0..4], b"PK\x03\x04");
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 0, "stored");
+        assert_eq!(u16::from_le_bytes([bytes[26], bytes[27]]), 8, "name length");
+        assert_eq!(
+            u16::from_le_bytes([bytes[28], bytes[29]]),
+            0,
+            "extra length"
+        );
+        assert_eq!(&bytes[30..38], b"mimetype");
+        assert_eq!(&bytes[38..58], MIMETYPE);
+        let again = dir.path().join("again.epub");
+        pack(&stage, &again, 1_317_427_200).unwrap();
+        assert_eq!(bytes, std::fs::read(&again).unwrap());
+    }
+}

@@ -1,0 +1,205 @@
+//! Errors and findings as typed values with source positions.
+//!
+//! Users are editors, not programmers: every message names the file, line and column, says what
+//! is wrong in plain words and, where we can, what to do about it.
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A place in a source file. Line and column are 1-based; 0 means "unknown".
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Location {
+    pub file: PathBuf,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Location {
+    pub fn new(file: impl Into<PathBuf>, line: u32, col: u32) -> Self {
+        Location {
+            file: file.into(),
+            line,
+            col,
+        }
+    }
+
+    /// A location naming only a file.
+    pub fn file(file: impl Into<PathBuf>) -> Self {
+        Location {
+            file: file.into(),
+            line: 0,
+            col: 0,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if self.line > 0 {
+            write!(f, ":{}", self.line)?;
+            if self.col > 0 {
+                write!(f, ":{}", self.col)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// One problem found in a book, at a place in its sources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub location: Location,
+    pub message: String,
+    /// What the user can do about it, when we know.
+    pub hint: Option<String>,
+}
+
+impl Finding {
+    pub fn error(location: Location, message: impl Into<String>) -> Self {
+        Finding {
+            severity: Severity::Error,
+            location,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn warning(location: Location, message: impl Into<String>) -> Self {
+        Finding {
+            severity: Severity::Warning,
+            location,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.location, self.severity, self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, "\n  help: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a book could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Problems in the book's own sources or metadata: the user can fix them.
+    #[error("{}", display_findings(.0))]
+    Book(Vec<Finding>),
+    /// The book's configuration cannot be used at all (exit code 2).
+    #[error("{0}")]
+    Config(Finding),
+    /// The machine failed us: a file could not be written, a temporary folder not made.
+    #[error("{}: {message}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        message: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A template (ours or the book's override) failed to render.
+    #[error("template {name}: {message}")]
+    Template { name: String, message: String },
+}
+
+fn display_findings(findings: &[Finding]) -> String {
+    findings
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl Error {
+    pub fn io(path: impl AsRef<Path>, message: &'static str, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.as_ref().to_path_buf(),
+            message,
+            source,
+        }
+    }
+
+    /// One finding in the book's sources.
+    pub fn at(location: Location, message: impl Into<String>) -> Self {
+        Error::Book(vec![Finding::error(location, message)])
+    }
+
+    /// Exit code for this error: 2 for configuration, 1 for everything else.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Config(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// 1-based line and column of a byte offset in `text` (column counts characters).
+pub fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let offset = offset.min(text.len());
+    let before = &text[..floor_char_boundary(text, offset)];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before[line_start..].chars().count() + 1;
+    (line as u32, col as u32)
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_not_bytes() {
+        let text = "一行目\n二行目の途中";
+        let off = text.find("途中").unwrap();
+        assert_eq!(line_col(text, off), (2, 5));
+        assert_eq!(line_col(text, 0), (1, 1));
+    }
+
+    #[test]
+    fn finding_display_names_file_line_column() {
+        let f = Finding::error(
+            Location::new("books/a/book.yml", 3, 7),
+            "unknown key `titel`",
+        )
+        .with_hint("did you mean `title`?");
+        assert_eq!(
+            f.to_string(),
+            "books/a/book.yml:3:7: error: unknown key `titel`\n  help: did you mean `title`?"
+        );
+    }
+}

@@ -1,0 +1,17 @@
+//! seihon (製本): turns Re:VIEW, DocBook and Markdown manuscripts into valid, reproducible EPUB 3.
+//!
+//! The pipeline, one module per stage: [`book`] (load) → [`reader`] (read) → [`xref`] (resolve)
+//! → [`xhtml::write`] (write) → [`pages`] (cover, title page, colophon, nav, package document)
+//! → [`stage`] → [`epub`] (pack). [`pipeline`] runs them in order for one book.
+pub mod book;
+pub mod cover;
+pub mod doc;
+pub mod epub;
+pub mod error;
+pub mod pages;
+pub mod pipeline;
+pub mod reader;
+pub mod scaffold;
+pub mod stage;
+pub mod xhtml;
+pub mod xref;

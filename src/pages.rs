@@ -1,0 +1,456 @@
+//! Pages: metadata and resolved chapters → cover, title page, colophon (奥付), nav, package
+//! document and NCX, through Tera templates.
+//!
+//! The house templates in `templates/` are embedded in the binary; a project's or a book's own
+//! `templates/` folder overrides them file by file (the book's wins).
+use std::path::Path;
+
+use serde::Serialize;
+use tera::{Context, Tera};
+
+use crate::book::{Book, Cover, Date, Direction, Writing};
+use crate::error::{Error, Result};
+use crate::xhtml::dom::{self, Element};
+use crate::xref::{Chapter, TocEntry};
+
+/// Every template seihon renders, with the built-in text.
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("chapter.xhtml", include_str!("../templates/chapter.xhtml")),
+    ("cover.xhtml", include_str!("../templates/cover.xhtml")),
+    (
+        "titlepage.xhtml",
+        include_str!("../templates/titlepage.xhtml"),
+    ),
+    (
+        "colophon.xhtml",
+        include_str!("../templates/colophon.xhtml"),
+    ),
+    ("nav.xhtml", include_str!("../templates/nav.xhtml")),
+    ("package.opf", include_str!("../templates/package.opf")),
+    ("toc.ncx", include_str!("../templates/toc.ncx")),
+    ("cover.svg", include_str!("../templates/cover.svg")),
+    ("book.css", include_str!("../templates/book.css")),
+];
+
+/// Generated cover size: 1600×2400 px, the 1:1.5 ratio stores ask for.
+pub const COVER_WIDTH: u32 = 1600;
+pub const COVER_HEIGHT: u32 = 2400;
+
+/// Paths inside the package folder (`item/`) of the generated pages.
+pub const COVER_PAGE: &str = "xhtml/cover.xhtml";
+pub const TITLE_PAGE: &str = "xhtml/titlepage.xhtml";
+pub const COLOPHON_PAGE: &str = "xhtml/colophon.xhtml";
+pub const NAV: &str = "nav.xhtml";
+pub const NCX: &str = "toc.ncx";
+pub const CSS: &str = "style/book.css";
+pub const GENERATED_COVER: &str = "image/cover.png";
+
+/// Loads the templates: built-in, then `<project>/templates/`, then `<book>/templates/`.
+pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
+    let mut tera = Tera::default();
+    tera.autoescape_on([".xhtml", ".opf", ".ncx", ".svg"]);
+    for (name, builtin) in TEMPLATES {
+        let mut text = builtin.to_string();
+        let mut origin = format!("built-in template {name}");
+        for dir in [project_root.join("templates"), book_root.join("templates")] {
+            let path = dir.join(name);
+            if let Ok(own) = std::fs::read_to_string(&path) {
+                text = own;
+                origin = path.display().to_string();
+            }
+        }
+        tera.add_raw_template(name, &text)
+            .map_err(|e| Error::Template {
+                name: origin,
+                message: error_chain(&e),
+            })?;
+    }
+    Ok(tera)
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        src = inner.source();
+    }
+    s
+}
+
+pub fn render(tera: &Tera, name: &str, ctx: &Context) -> Result<String> {
+    tera.render(name, ctx).map_err(|e| Error::Template {
+        name: name.to_string(),
+        message: error_chain(&e),
+    })
+}
+
+/// One line of the colophon's contributor list (`山田太郎 訳`).
+#[derive(Serialize)]
+struct CreatorLine {
+    name: String,
+    role: String,
+    role_label: String,
+}
+
+#[derive(Serialize)]
+struct HistoryLine {
+    date: String,
+    /// The date as the book's language writes it (`2011年10月1日`).
+    date_label: String,
+    text: String,
+}
+
+#[derive(Serialize, Clone)]
+pub struct ManifestItem {
+    pub id: String,
+    pub href: String,
+    pub media_type: String,
+    pub properties: String,
+}
+
+#[derive(Serialize, Clone)]
+pub struct SpineItem {
+    pub idref: String,
+    pub linear: bool,
+}
+
+#[derive(Serialize)]
+struct NavPoint {
+    href: String,
+    label: String,
+}
+
+#[derive(Serialize)]
+struct Landmark {
+    epub_type: &'static str,
+    href: String,
+    label: String,
+}
+
+/// What every template sees.
+pub struct PageContext {
+    ctx: Context,
+    ja: bool,
+    creators_line: String,
+}
+
+impl PageContext {
+    pub fn new(book: &Book, chapters: &[Chapter], modified: &str) -> Self {
+        let meta = &book.meta;
+        let ja = meta.language.starts_with("ja");
+        let mut ctx = Context::new();
+        ctx.insert("book", meta);
+        ctx.insert("lang", &meta.language);
+        ctx.insert("ja", &ja);
+        ctx.insert("vertical", &(meta.writing == Writing::Vertical));
+        ctx.insert("rtl", &(meta.direction == Direction::Rtl));
+        ctx.insert("modified", modified);
+        ctx.insert("css", CSS);
+        let creators: Vec<CreatorLine> = meta
+            .creators
+            .iter()
+            .map(|c| CreatorLine {
+                name: c.name.clone(),
+                role: c.role.clone(),
+                role_label: role_label(&c.role, ja).into(),
+            })
+            .collect();
+        let line = creators_line(&creators, ja);
+        ctx.insert("creators_line", &line);
+        ctx.insert("creators", &creators);
+        let history: Vec<HistoryLine> = meta
+            .history
+            .iter()
+            .map(|h| HistoryLine {
+                date: h.date.clone(),
+                date_label: date_label(&h.date, ja),
+                text: h.text.clone(),
+            })
+            .collect();
+        ctx.insert("history", &history);
+        ctx.insert(
+            "date_label",
+            &meta
+                .date
+                .as_deref()
+                .map(|d| date_label(d, ja))
+                .unwrap_or_default(),
+        );
+        ctx.insert("labels", &Labels::new(ja));
+
+        let chapter_links: Vec<NavPoint> = chapters
+            .iter()
+            .map(|c| NavPoint {
+                href: format!("{}", c.href()),
+                label: c.title.clone(),
+            })
+            .collect();
+        ctx.insert("chapters", &chapter_links);
+        ctx.insert("toc_html", &toc_html(chapters, book.toc_depth));
+        let mut landmarks = vec![
+            Landmark {
+                epub_type: "cover",
+                href: COVER_PAGE.into(),
+                label: Labels::new(ja).cover.into(),
+            },
+            Landmark {
+                epub_type: "titlepage",
+                href: TITLE_PAGE.into(),
+                label: Labels::new(ja).titlepage.into(),
+            },
+            Landmark {
+                epub_type: "toc",
+                href: format!("{NAV}#toc"),
+                label: Labels::new(ja).toc.into(),
+            },
+        ];
+        if let Some(first) = chapters
+            .iter()
+            .find(|c| c.source.role == crate::book::Role::Body)
+            .or(chapters.first())
+        {
+            landmarks.push(Landmark {
+                epub_type: "bodymatter",
+                href: first.href(),
+                label: first.title.clone(),
+            });
+        }
+        landmarks.push(Landmark {
+            epub_type: "colophon",
+            href: COLOPHON_PAGE.into(),
+            label: Labels::new(ja).colophon.into(),
+        });
+        ctx.insert("landmarks", &landmarks);
+        PageContext {
+            ctx,
+            ja,
+            creators_line: line,
+        }
+    }
+
+    /// A generated page's name in the book's language (`cover`, `toc`, `colophon`).
+    pub fn label(&self, which: &str) -> String {
+        let l = Labels::new(self.ja);
+        match which {
+            "cover" => l.cover,
+            "toc" => l.toc,
+            "titlepage" => l.titlepage,
+            _ => l.colophon,
+        }
+        .to_string()
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The context for one page: `page_href` is where the page sits inside the package folder,
+    /// so templates can link to the style sheet and images relative to it.
+    pub fn for_page(&self, page_href: &str) -> Context {
+        let mut ctx = self.ctx.clone();
+        let depth = page_href.matches('/').count();
+        let up = "../".repeat(depth);
+        ctx.insert("root", &up);
+        ctx.insert("css_href", &format!("{up}{CSS}"));
+        ctx
+    }
+}
+
+#[derive(Serialize)]
+struct Labels {
+    toc: &'static str,
+    cover: &'static str,
+    titlepage: &'static str,
+    colophon: &'static str,
+    isbn: &'static str,
+    publisher: &'static str,
+}
+
+impl Labels {
+    fn new(ja: bool) -> Self {
+        if ja {
+            Labels {
+                toc: "目次",
+                cover: "表紙",
+                titlepage: "扉",
+                colophon: "奥付",
+                isbn: "ISBN",
+                publisher: "発行所",
+            }
+        } else {
+            Labels {
+                toc: "Contents",
+                cover: "Cover",
+                titlepage: "Title Page",
+                colophon: "Colophon",
+                isbn: "ISBN",
+                publisher: "Publisher",
+            }
+        }
+    }
+}
+
+fn role_label(role: &str, ja: bool) -> &'static str {
+    match (role, ja) {
+        ("aut", true) => "著",
+        ("trl", true) => "訳",
+        ("edt", true) => "編",
+        ("ill", true) => "イラスト",
+        ("pht", true) => "写真",
+        ("aut", false) => "",
+        ("trl", false) => "translated by",
+        ("edt", false) => "edited by",
+        ("ill", false) => "illustrated by",
+        ("pht", false) => "photographs by",
+        (_, true) => "",
+        (_, false) => "",
+    }
+}
+
+fn creators_line(creators: &[CreatorLine], ja: bool) -> String {
+    let parts: Vec<String> = creators
+        .iter()
+        .map(|c| match (ja, c.role_label.is_empty()) {
+            (_, true) => c.name.clone(),
+            (true, false) => format!("{} {}", c.name, c.role_label),
+            (false, false) => format!("{} {}", c.role_label, c.name),
+        })
+        .collect();
+    parts.join(if ja { "／" } else { "; " })
+}
+
+/// `2011-10-01` → `2011年10月1日` (ja) or `October 1, 2011`; anything else as written.
+pub fn date_label(date: &str, ja: bool) -> String {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    match Date::parse(date) {
+        Some(d) if ja => format!("{}年{}月{}日", d.year, d.month, d.day),
+        Some(d) => format!("{} {}, {}", MONTHS[d.month as usize - 1], d.day, d.year),
+        None => date.to_string(),
+    }
+}
+
+/// The nested `<ol>` of the table of contents (hrefs relative to the nav document).
+fn toc_html(chapters: &[Chapter], depth: u8) -> String {
+    let mut root = Element::new("ol");
+    for ch in chapters {
+        let entries: Vec<&TocEntry> = ch.toc.iter().filter(|e| e.level <= depth).collect();
+        let mut li = Element::new("li");
+        let top_label = entries
+            .first()
+            .filter(|e| e.level == 1)
+            .map(|e| e.label.clone())
+            .unwrap_or_else(|| ch.title.clone());
+        li.push(
+            Element::new("a")
+                .with_attr("href", ch.href())
+                .with_text(top_label),
+        );
+        let rest: Vec<&TocEntry> = entries.into_iter().skip_while(|e| e.level == 1).collect();
+        if let Some(ol) = nested(&rest, &ch.href()) {
+            li.push(ol);
+        }
+        root.push(li);
+    }
+    dom::serialize_element(&root)
+}
+
+/// Builds nested lists from a flat run of headings: each entry's children are the following
+/// entries of a deeper level.
+fn nested(entries: &[&TocEntry], href: &str) -> Option<Element> {
+    entries.first()?;
+    let mut ol = Element::new("ol");
+    let mut i = 0;
+    while i < entries.len() {
+        let e = entries[i];
+        let mut j = i + 1;
+        while j < entries.len() && entries[j].level > e.level {
+            j += 1;
+        }
+        let mut li = Element::new("li");
+        li.push(
+            Element::new("a")
+                .with_attr("href", format!("{href}#{}", e.id))
+                .with_text(e.label.as_str()),
+        );
+        if let Some(sub) = nested(&entries[i + 1..j], href) {
+            li.push(sub);
+        }
+        ol.push(li);
+        i = j;
+    }
+    Some(ol)
+}
+
+/// The title broken into lines for the generated cover.
+pub fn cover_svg(tera: &Tera, pages: &PageContext, book: &Book) -> Result<String> {
+    let mut ctx = pages.context().clone();
+    ctx.insert("width", &COVER_WIDTH);
+    ctx.insert("height", &COVER_HEIGHT);
+    ctx.insert(
+        "title_lines",
+        &crate::cover::wrap_lines(&book.meta.title, 8.5),
+    );
+    ctx.insert(
+        "subtitle_lines",
+        &book
+            .meta
+            .subtitle
+            .as_deref()
+            .map(|s| crate::cover::wrap_lines(s, 16.0))
+            .unwrap_or_default(),
+    );
+    ctx.insert(
+        "publisher",
+        &book.meta.publisher.clone().unwrap_or_default(),
+    );
+    ctx.insert("creators", &pages.creators_line);
+    ctx.insert("font_family", crate::cover::COVER_FONT_FAMILY);
+    render(tera, "cover.svg", &ctx)
+}
+
+/// Whether the book's cover is generated.
+pub fn cover_is_generated(book: &Book) -> bool {
+    matches!(book.cover, Cover::Generated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn japanese_and_english_dates() {
+        assert_eq!(date_label("2011-10-01", true), "2011年10月1日");
+        assert_eq!(date_label("2011-10-01", false), "October 1, 2011");
+        assert_eq!(date_label("2011年秋", true), "2011年秋");
+    }
+
+    #[test]
+    fn nested_toc_follows_levels() {
+        let e = |level, id: &str| TocEntry {
+            level,
+            id: id.into(),
+            label: id.into(),
+        };
+        let list = [e(2, "a"), e(3, "a1"), e(3, "a2"), e(2, "b")];
+        let refs: Vec<&TocEntry> = list.iter().collect();
+        let ol = nested(&refs, "x.xhtml").unwrap();
+        let html = dom::serialize_element(&ol);
+        assert_eq!(ol.children.len(), 2, "{html}");
+        assert!(html.contains("x.xhtml#a1"), "{html}");
+    }
+}

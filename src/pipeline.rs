@@ -1,0 +1,483 @@
+//! The pipeline: one book from its folder to `dist/<id>.epub`, stage by stage.
+//!
+//! load → read (chapters in parallel) → resolve → write → pages → stage → pack. Each stage is
+//! its own module; this file only passes one stage's result to the next and gathers findings.
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::book::{Book, ChapterSource, Cover, Format, ProjectConfig, Role};
+use crate::doc::Document;
+use crate::epub;
+use crate::error::{Error, Finding, Location, Result};
+use crate::pages::{self, ManifestItem, PageContext, SpineItem};
+use crate::reader;
+use crate::stage::{self, Tree};
+use crate::xhtml::{dom, write};
+use crate::xref::{self, Chapter};
+
+/// Where a build runs and writes.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub root: PathBuf,
+    pub config: ProjectConfig,
+}
+
+impl Project {
+    pub fn load(root: &Path) -> Result<Project> {
+        Ok(Project {
+            root: root.to_path_buf(),
+            config: ProjectConfig::load(root)?,
+        })
+    }
+
+    pub fn books_dir(&self) -> PathBuf {
+        self.root.join(&self.config.books_dir)
+    }
+
+    pub fn epub_path(&self, id: &str) -> PathBuf {
+        self.root
+            .join(&self.config.dist_dir)
+            .join(format!("{id}.epub"))
+    }
+
+    pub fn stage_dir(&self, id: &str) -> PathBuf {
+        self.root.join(&self.config.build_dir).join(id)
+    }
+
+    /// Every book folder (one with a `book.yml`) under the books folder, sorted by name.
+    pub fn book_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.books_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("book.yml").is_file())
+            .collect();
+        dirs.sort();
+        dirs
+    }
+}
+
+/// What a successful build produced.
+#[derive(Debug)]
+pub struct Built {
+    pub id: String,
+    pub epub: PathBuf,
+    pub chapters: usize,
+    pub warnings: Vec<Finding>,
+}
+
+/// The build's fixed time: `SOURCE_DATE_EPOCH` when set, else the book's date, else 2000-01-01.
+pub fn build_time(book: &Book) -> i64 {
+    if let Some(t) = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+    {
+        return t;
+    }
+    book.meta
+        .date
+        .as_deref()
+        .and_then(crate::book::Date::parse)
+        .map_or(946_684_800, |d| d.unix_seconds())
+}
+
+/// Builds one book folder into its EPUB.
+pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
+    let book = Book::load(book_dir, &project.config)?;
+    let (docs, findings): (Vec<_>, Vec<_>) = book
+        .chapters
+        .par_iter()
+        .map(|src| read_chapter(&book, src).map(|d| (src.clone(), d)))
+        .partition(|r| r.is_ok());
+    let findings: Vec<Finding> = findings
+        .into_iter()
+        .flat_map(|r| r.err().unwrap_or_default())
+        .collect();
+    if !findings.is_empty() {
+        return Err(Error::Book(findings));
+    }
+    let docs: Vec<(ChapterSource, Document)> = docs.into_iter().flatten().collect();
+    let resolved = xref::resolve(&book, docs).map_err(Error::Book)?;
+
+    let time = build_time(&book);
+    let tera = pages::load_templates(&project.root, &book.root)?;
+    let page_ctx = PageContext::new(&book, &resolved.chapters, &epub::iso8601(time));
+    let ja = book.meta.language.starts_with("ja");
+
+    let mut pkg = Package::default();
+    pkg.tree.add("mimetype", epub::MIMETYPE);
+    pkg.tree.add("META-INF/container.xml", CONTAINER_XML);
+
+    // Cover image and page.
+    let cover_href = match &book.cover {
+        Cover::Generated => {
+            let svg = pages::cover_svg(&tera, &page_ctx, &book)?;
+            let png = crate::cover::render_png(&svg).map_err(|e| Error::Template {
+                name: "cover.svg".into(),
+                message: e.to_string(),
+            })?;
+            pkg.tree
+                .add(format!("{PACKAGE_DIR}/{}", pages::GENERATED_COVER), png.png);
+            pkg.manifest.push(item(
+                "cover-image",
+                pages::GENERATED_COVER,
+                "image/png",
+                "cover-image",
+            ));
+            pages::GENERATED_COVER.to_string()
+        }
+        Cover::Image(rel) => {
+            let path = book.root.join(rel);
+            let loc = Location::file(&book.config_path);
+            let Some(media_type) = xref::media_type(rel).filter(|t| t.starts_with("image/")) else {
+                return Err(Error::at(
+                    loc,
+                    format!(
+                        "the cover `{}` is not a PNG, JPEG, GIF, SVG or WebP image",
+                        rel.display()
+                    ),
+                ));
+            };
+            if media_type != "image/svg+xml" && imagesize::size(&path).is_err() {
+                return Err(Error::at(
+                    loc,
+                    format!(
+                        "the cover image `{}` cannot be read: the file is damaged or not an image",
+                        rel.display()
+                    ),
+                ));
+            }
+            let href = format!(
+                "image/cover.{}",
+                rel.extension()
+                    .and_then(|e| e.to_str())
+                    .unwrap_or("png")
+                    .to_ascii_lowercase()
+            );
+            pkg.tree.copy(format!("{PACKAGE_DIR}/{href}"), path);
+            pkg.manifest
+                .push(item("cover-image", &href, media_type, "cover-image"));
+            href
+        }
+    };
+    let mut ctx = page_ctx.for_page(pages::COVER_PAGE);
+    ctx.insert("cover_href", &cover_href);
+    pkg.add_page(
+        "cover",
+        pages::COVER_PAGE,
+        pages::render(&tera, "cover.xhtml", &ctx)?,
+        true,
+        "cover.xhtml",
+    )?;
+    let ctx = page_ctx.for_page(pages::TITLE_PAGE);
+    pkg.add_page(
+        "titlepage",
+        pages::TITLE_PAGE,
+        pages::render(&tera, "titlepage.xhtml", &ctx)?,
+        true,
+        "titlepage.xhtml",
+    )?;
+    let ctx = page_ctx.for_page(pages::NAV);
+    let nav = pages::render(&tera, "nav.xhtml", &ctx)?;
+    let nav_checked = checked_xhtml(&nav, "nav.xhtml")?;
+    let nav_props = join_props("nav", &nav_checked.properties);
+    pkg.manifest
+        .push(item("nav", pages::NAV, "application/xhtml+xml", &nav_props));
+    pkg.spine.push(SpineItem {
+        idref: "nav".into(),
+        linear: true,
+    });
+    pkg.tree
+        .add(format!("{PACKAGE_DIR}/{}", pages::NAV), nav_checked.text);
+
+    // Chapters, written in parallel, added in reading order.
+    let stylesheets: Vec<String> = book
+        .stylesheets
+        .iter()
+        .map(|s| format!("assets/{}", s.to_string_lossy().replace('\\', "/")))
+        .collect();
+    let chapter_pages: Vec<Result<(String, Checked)>> = resolved
+        .chapters
+        .par_iter()
+        .map(|ch| {
+            let mut ctx = page_ctx.for_page(&ch.href());
+            ctx.insert("title", &ch.title);
+            ctx.insert("body_class", write::section_type(ch.source.role));
+            ctx.insert("stylesheets", &stylesheets);
+            let body = dom::serialize_nodes(&write::write_chapter(ch, ja));
+            ctx.insert("body", &body);
+            let text = pages::render(&tera, "chapter.xhtml", &ctx)?;
+            Ok((ch.href(), checked_xhtml(&text, "chapter.xhtml")?))
+        })
+        .collect();
+    let mut has_ruby = false;
+    for (ch, page) in resolved.chapters.iter().zip(chapter_pages) {
+        let (href, checked) = page?;
+        has_ruby |= checked.ruby;
+        pkg.manifest.push(ManifestItem {
+            id: chapter_id(ch),
+            href: href.clone(),
+            media_type: "application/xhtml+xml".into(),
+            properties: checked.properties,
+        });
+        pkg.spine.push(SpineItem {
+            idref: chapter_id(ch),
+            linear: true,
+        });
+        pkg.tree.add(format!("{PACKAGE_DIR}/{href}"), checked.text);
+    }
+    let ctx = page_ctx.for_page(pages::COLOPHON_PAGE);
+    let colophon = pages::render(&tera, "colophon.xhtml", &ctx)?;
+    let checked = checked_xhtml(&colophon, "colophon.xhtml")?;
+    pkg.manifest.push(ManifestItem {
+        id: "colophon".into(),
+        href: pages::COLOPHON_PAGE.into(),
+        media_type: "application/xhtml+xml".into(),
+        properties: checked.properties,
+    });
+    pkg.spine.push(SpineItem {
+        idref: "colophon".into(),
+        linear: true,
+    });
+    pkg.tree.add(
+        format!("{PACKAGE_DIR}/{}", pages::COLOPHON_PAGE),
+        checked.text,
+    );
+
+    // Style sheets and images.
+    pkg.tree.add(
+        format!("{PACKAGE_DIR}/{}", pages::CSS),
+        pages::render(&tera, "book.css", &page_ctx.for_page(pages::CSS))?,
+    );
+    pkg.manifest.push(item("css", pages::CSS, "text/css", ""));
+    for (i, (rel, href)) in book.stylesheets.iter().zip(&stylesheets).enumerate() {
+        pkg.tree
+            .copy(format!("{PACKAGE_DIR}/{href}"), book.root.join(rel));
+        pkg.manifest
+            .push(item(&format!("css-{}", i + 1), href, "text/css", ""));
+    }
+    for (i, res) in resolved.resources.iter().enumerate() {
+        pkg.tree
+            .copy(format!("{PACKAGE_DIR}/{}", res.href), &res.source);
+        pkg.manifest.push(item(
+            &format!("res-{}", i + 1),
+            &res.href,
+            res.media_type,
+            "",
+        ));
+    }
+
+    // Navigation for EPUB 2 readers, then the package document that lists everything.
+    let mut ctx = page_ctx.for_page(pages::NCX);
+    let mut points = vec![
+        NcxPoint {
+            href: pages::COVER_PAGE.into(),
+            label: page_ctx.label("cover"),
+        },
+        NcxPoint {
+            href: pages::NAV.into(),
+            label: page_ctx.label("toc"),
+        },
+    ];
+    points.extend(resolved.chapters.iter().map(|c| NcxPoint {
+        href: c.href(),
+        label: c.title.clone(),
+    }));
+    points.push(NcxPoint {
+        href: pages::COLOPHON_PAGE.into(),
+        label: page_ctx.label("colophon"),
+    });
+    ctx.insert("ncx_points", &points);
+    pkg.tree.add(
+        format!("{PACKAGE_DIR}/{}", pages::NCX),
+        pages::render(&tera, "toc.ncx", &ctx)?,
+    );
+    pkg.manifest
+        .push(item("ncx", pages::NCX, "application/x-dtbncx+xml", ""));
+
+    let mut ctx = page_ctx.for_page(OPF);
+    ctx.insert("manifest", &pkg.manifest);
+    ctx.insert("spine", &pkg.spine);
+    ctx.insert("has_images", &(!resolved.resources.is_empty()));
+    ctx.insert("has_ruby", &has_ruby);
+    let isbn_identifier = book
+        .meta
+        .isbn
+        .as_ref()
+        .map(|i| format!("urn:isbn:{}", i.replace(['-', ' '], "")))
+        .filter(|urn| *urn != book.meta.identifier);
+    ctx.insert("isbn_identifier", &isbn_identifier);
+    pkg.tree.add(
+        format!("{PACKAGE_DIR}/{OPF}"),
+        pages::render(&tera, "package.opf", &ctx)?,
+    );
+
+    let stage_dir = project.stage_dir(&book.id);
+    stage::stage(&pkg.tree, &stage_dir)?;
+    let output = project.epub_path(&book.id);
+    epub::pack(&stage_dir, &output, time)?;
+    Ok(Built {
+        id: book.id.clone(),
+        epub: output,
+        chapters: resolved.chapters.len(),
+        warnings: resolved.warnings,
+    })
+}
+
+/// The package folder inside the EPUB and the package document's name in it.
+pub const PACKAGE_DIR: &str = "item";
+pub const OPF: &str = "standard.opf";
+
+const CONTAINER_XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+<rootfiles>
+<rootfile full-path="item/standard.opf" media-type="application/oebps-package+xml"/>
+</rootfiles>
+</container>
+"#;
+
+/// The EPUB being assembled: its files, and the manifest and spine that list them.
+#[derive(Default)]
+struct Package {
+    tree: Tree,
+    manifest: Vec<ManifestItem>,
+    spine: Vec<SpineItem>,
+}
+
+impl Package {
+    /// Adds a generated page to the tree, the manifest and (in reading order) the spine.
+    fn add_page(
+        &mut self,
+        id: &str,
+        href: &str,
+        xhtml: String,
+        linear: bool,
+        template: &str,
+    ) -> Result<()> {
+        let checked = checked_xhtml(&xhtml, template)?;
+        self.manifest.push(ManifestItem {
+            id: id.into(),
+            href: href.into(),
+            media_type: "application/xhtml+xml".into(),
+            properties: checked.properties,
+        });
+        self.spine.push(SpineItem {
+            idref: id.into(),
+            linear,
+        });
+        self.tree.add(format!("{PACKAGE_DIR}/{href}"), checked.text);
+        Ok(())
+    }
+}
+
+#[derive(serde::Serialize)]
+struct NcxPoint {
+    href: String,
+    label: String,
+}
+
+fn item(id: &str, href: &str, media_type: &str, properties: &str) -> ManifestItem {
+    ManifestItem {
+        id: id.into(),
+        href: href.into(),
+        media_type: media_type.into(),
+        properties: properties.into(),
+    }
+}
+
+fn join_props(a: &str, b: &str) -> String {
+    if b.is_empty() {
+        a.to_string()
+    } else {
+        format!("{a} {b}")
+    }
+}
+
+fn chapter_id(ch: &Chapter) -> String {
+    format!("c-{}", ch.stem)
+}
+
+/// A rendered page, checked to be well-formed XHTML, with the manifest properties it needs.
+struct Checked {
+    text: String,
+    properties: String,
+    ruby: bool,
+}
+
+/// Every page goes through our parser: a template override that breaks XHTML is caught here,
+/// named, instead of by epubcheck or a reader.
+fn checked_xhtml(text: &str, template: &str) -> Result<Checked> {
+    let doc = dom::parse_document(text).map_err(|e| Error::Template {
+        name: template.into(),
+        message: format!("the page it made is not well-formed XHTML: {e}"),
+    })?;
+    let (mut svg, mut math, mut script, mut ruby) = (false, false, false, false);
+    doc.root.walk(&mut |e| match e.name.as_str() {
+        "svg" => svg = true,
+        "ruby" => ruby = true,
+        "math" | "m:math" | "mml:math" => math = true,
+        "script" | "form" => script = true,
+        _ => {}
+    });
+    let props: Vec<&str> = [(math, "mathml"), (script, "scripted"), (svg, "svg")]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+    Ok(Checked {
+        text: dom::serialize_document(&doc),
+        properties: props.join(" "),
+        ruby,
+    })
+}
+
+/// Reads one source file with the reader for its format.
+fn read_chapter(book: &Book, src: &ChapterSource) -> std::result::Result<Document, Vec<Finding>> {
+    let bytes = std::fs::read(&src.path).map_err(|e| {
+        vec![Finding::error(
+            Location::file(&src.rel),
+            format!("cannot read this file: {e}"),
+        )]
+    })?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let (line, col) =
+                crate::error::line_col(&String::from_utf8_lossy(&e.as_bytes()[..valid]), valid);
+            return Err(vec![
+                Finding::error(
+                    Location::new(&src.rel, line, col),
+                    "this file is not UTF-8 text",
+                )
+                .with_hint("save the file as UTF-8 (in most editors: Save As… → Encoding: UTF-8)"),
+            ]);
+        }
+    };
+    match src.format {
+        Format::Markdown => reader::markdown::read(&text, &src.rel),
+        Format::Review | Format::DocBook => Err(vec![Finding::error(
+            Location::file(&book.config_path),
+            format!(
+                "`{}` is a {} file; this version of seihon reads only Markdown",
+                src.rel.display(),
+                if src.format == Format::Review {
+                    "Re:VIEW"
+                } else {
+                    "DocBook"
+                }
+            ),
+        )]),
+    }
+}
+
+/// Role of a chapter in reading order, for callers that list the book's contents.
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Front => "front",
+        Role::Body => "body",
+        Role::Appendix => "appendix",
+        Role::Back => "back",
+    }
+}

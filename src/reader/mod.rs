@@ -1,0 +1,3 @@
+//! Readers: one source file → `doc::Document`. Each format has its own module; all produce the
+//! same model, so the writer and everything after it is shared.
+pub mod markdown;

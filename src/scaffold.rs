@@ -1,0 +1,68 @@
+//! `seihon new`: a new book folder with metadata and a first chapter, ready to build.
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Finding, Location, Result};
+
+/// Source formats `seihon new` can scaffold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NewFormat {
+    Markdown,
+}
+
+/// Creates `books_dir/<id>/` with a `book.yml` and `ch01.md`. Refuses to touch an existing folder.
+pub fn new_book(books_dir: &Path, id: &str, format: NewFormat) -> Result<PathBuf> {
+    let valid = !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && id.starts_with(|c: char| c.is_ascii_alphanumeric());
+    if !valid {
+        return Err(Error::Config(
+            Finding::error(Location::file(id), format!("`{id}` cannot be a book id"))
+                .with_hint("use letters, digits, `-` and `_` only, e.g. `scaling-mongodb`"),
+        ));
+    }
+    let dir = books_dir.join(id);
+    if dir.exists() {
+        return Err(Error::Config(
+            Finding::error(
+                Location::file(&dir),
+                "this folder already exists; seihon new never overwrites a book",
+            )
+            .with_hint("choose another id, or remove the folder first"),
+        ));
+    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::io(&dir, "cannot create the book folder", e))?;
+    let NewFormat::Markdown = format;
+    let uuid = uuid::Uuid::new_v5(
+        &uuid::Uuid::NAMESPACE_URL,
+        format!("seihon:new:{id}").as_bytes(),
+    );
+    let files = [
+        (
+            "book.yml",
+            format!(
+                "# Book settings: see the README for every key.\n\
+                 title: 新しい本\n\
+                 language: ja\n\
+                 identifier: urn:uuid:{uuid}\n\
+                 authors: [著者名]\n\
+                 publisher: 出版社名\n\
+                 date: 2026-01-01\n\
+                 history:\n  - \"2026-01-01: 初版発行\"\n\
+                 rights: © 2026 著者名\n\
+                 chapters: [ch01.md]\n"
+            ),
+        ),
+        (
+            "ch01.md",
+            "# 第一章\n\nここに本文を書きます。\n".to_string(),
+        ),
+    ];
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, "cannot write", e))?;
+    }
+    Ok(dir)
+}

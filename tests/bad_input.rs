@@ -1,0 +1,199 @@
+//! Bad input: each mistake an editor can make gives exit 1 or 2, the file, line and column in
+//! plain words, never a panic, and the previous EPUB stays as it was.
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+/// Builds the sample book once, breaks it with `edit`, builds again, and returns the output.
+fn break_and_build(edit: impl FnOnce(&Path)) -> (std::process::Output, TempProject) {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    let first = project.seihon(&["build"]);
+    assert!(first.status.success(), "{}", text(&first));
+    let before = std::fs::read(project.epub("neko")).unwrap();
+    edit(&book);
+    let out = project.seihon(&["build", "neko"]);
+    let all = text(&out);
+    assert!(
+        matches!(out.status.code(), Some(1) | Some(2)),
+        "exit {:?}: {all}",
+        out.status.code()
+    );
+    assert!(!all.contains("panicked"), "{all}");
+    assert_eq!(
+        std::fs::read(project.epub("neko")).unwrap(),
+        before,
+        "the previous EPUB was changed"
+    );
+    (out, project)
+}
+
+fn edit_file(path: &Path, f: impl FnOnce(String) -> String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    std::fs::write(path, f(text)).unwrap();
+}
+
+#[test]
+fn malformed_yaml_names_the_line() {
+    let (out, _p) = break_and_build(|b| {
+        edit_file(&b.join("book.yml"), |t| {
+            t.replace("publisher: 見本出版", "publisher: [見本出版")
+        })
+    });
+    let all = text(&out);
+    assert!(all.contains("book.yml:"), "{all}");
+    assert!(all.contains("not valid book settings YAML"), "{all}");
+}
+
+#[test]
+fn unknown_key_names_line_column_and_suggests_the_nearest() {
+    let (out, _p) = break_and_build(|b| {
+        edit_file(&b.join("book.yml"), |t| {
+            t.replace("publisher:", "publsher:")
+        })
+    });
+    let all = text(&out);
+    let line = std::fs::read_to_string(repo().join("books/neko-no-hon/book.yml"))
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("publisher:"))
+        .unwrap()
+        + 1;
+    assert!(
+        all.contains(&format!(
+            "books/neko/book.yml:{line}:1: error: unknown key `publsher`"
+        )),
+        "{all}"
+    );
+    assert!(all.contains("did you mean `publisher`?"), "{all}");
+}
+
+#[test]
+fn missing_required_title_is_named() {
+    let (out, _p) =
+        break_and_build(|b| edit_file(&b.join("book.yml"), |t| t.replace("title: 製本入門\n", "")));
+    assert!(
+        text(&out).contains("the required key `title` is missing"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn missing_chapter_file_is_named_with_its_line() {
+    let (out, _p) = break_and_build(|b| std::fs::remove_file(b.join("ch02.md")).unwrap());
+    let all = text(&out);
+    assert!(all.contains("book.yml:"), "{all}");
+    assert!(
+        all.contains("the chapter file `ch02.md` does not exist"),
+        "{all}"
+    );
+}
+
+#[test]
+fn unreadable_image_is_reported_where_it_is_used() {
+    let (out, _p) = break_and_build(|b| {
+        std::fs::write(b.join("images/pipeline.png"), b"this is not a PNG").unwrap()
+    });
+    let all = text(&out);
+    assert!(all.contains("books/neko/ch02.md:5:1"), "{all}");
+    assert!(all.contains("cannot be read"), "{all}");
+}
+
+#[test]
+fn missing_image_is_reported_where_it_is_used() {
+    let (out, _p) =
+        break_and_build(|b| std::fs::remove_file(b.join("images/pipeline.png")).unwrap());
+    assert!(
+        text(&out).contains(
+            "books/neko/ch02.md:5:1: error: the image `images/pipeline.png` does not exist"
+        ),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn broken_link_and_undefined_footnote_are_located() {
+    let (out, _p) = break_and_build(|b| {
+        edit_file(&b.join("ch01.md"), |t| {
+            t.replace(
+                "[^numbering]。",
+                "[^nothere]。 [x](ch09.md) [y](ch02.md#nowhere)",
+            )
+        })
+    });
+    let all = text(&out);
+    assert!(
+        all.contains("footnote `[^nothere]` is never defined"),
+        "{all}"
+    );
+    assert!(
+        all.contains("`ch09.md`, which is not a chapter of this book"),
+        "{all}"
+    );
+    assert!(all.contains("`#nowhere`"), "{all}");
+}
+
+#[test]
+fn html_that_is_not_xhtml_is_rejected_with_its_location() {
+    let (out, _p) =
+        break_and_build(|b| edit_file(&b.join("ch02.md"), |t| format!("{t}\n行<br>の途中\n")));
+    let all = text(&out);
+    assert!(all.contains("books/neko/ch02.md:"), "{all}");
+    assert!(all.contains("<br/>"), "{all}");
+}
+
+#[test]
+fn chapter_that_is_not_utf8_is_located() {
+    let (out, _p) =
+        break_and_build(|b| std::fs::write(b.join("ch01.md"), b"# \xff\xfe\n").unwrap());
+    assert!(
+        text(&out).contains("books/neko/ch01.md:1:3: error: this file is not UTF-8 text"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn chapter_outside_the_book_is_refused() {
+    let (out, _p) = break_and_build(|b| {
+        edit_file(&b.join("book.yml"), |t| {
+            t.replace("[ch01.md,", "[../../etc/passwd.md,")
+        })
+    });
+    assert!(
+        text(&out).contains("outside the book folder"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn unknown_book_is_a_usage_error() {
+    let project = TempProject::new();
+    let out = project.seihon(&["build", "nosuchbook"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("`nosuchbook` is not a book"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn broken_template_override_names_the_template_and_keeps_the_epub() {
+    let (out, _p) = break_and_build(|b| {
+        std::fs::create_dir_all(b.join("templates")).unwrap();
+        std::fs::write(
+            b.join("templates/colophon.xhtml"),
+            "<html><body><p>unclosed</body></html>",
+        )
+        .unwrap();
+    });
+    let all = text(&out);
+    assert!(all.contains("colophon.xhtml"), "{all}");
+    assert!(all.contains("not well-formed"), "{all}");
+}

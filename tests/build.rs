@@ -1,0 +1,215 @@
+//! `seihon build` end to end: sample books through the real binary, checked by the real
+//! epubcheck, byte for byte.
+mod support;
+
+use support::*;
+
+fn sample_book() -> std::path::PathBuf {
+    repo().join("books/neko-no-hon")
+}
+
+#[test]
+fn every_sample_book_builds_and_passes_epubcheck_without_errors_or_warnings() {
+    let project = TempProject::new();
+    support::copy_dir(&repo().join("books"), &project.path().join("books"));
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let books: Vec<_> = std::fs::read_dir(repo().join("books"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(!books.is_empty());
+    for book in books {
+        let id = book.file_name().to_string_lossy().into_owned();
+        let epub = project.epub(&id);
+        assert!(epub.is_file(), "{} was not built", epub.display());
+        let messages = epubcheck(&epub);
+        assert!(
+            messages.is_empty(),
+            "epubcheck on {id}:\n{}",
+            messages.join("\n")
+        );
+    }
+}
+
+#[test]
+fn two_builds_are_byte_identical_and_mimetype_is_first_and_stored() {
+    let (a, b) = (TempProject::new(), TempProject::new());
+    a.add_book(&sample_book(), "neko");
+    b.add_book(&sample_book(), "neko");
+    assert!(a.seihon(&["build"]).status.success());
+    assert!(b.seihon(&["build", "neko"]).status.success());
+    let (x, y) = (
+        std::fs::read(a.epub("neko")).unwrap(),
+        std::fs::read(b.epub("neko")).unwrap(),
+    );
+    assert!(x == y, "two builds differ");
+
+    // The raw local header of the first entry.
+    assert_eq!(&x[0..4], b"PK\x03\x04");
+    assert_eq!(
+        u16::from_le_bytes([x[8], x[9]]),
+        0,
+        "mimetype must be stored"
+    );
+    assert_eq!(u16::from_le_bytes([x[26], x[27]]), 8, "name length");
+    assert_eq!(
+        u16::from_le_bytes([x[28], x[29]]),
+        0,
+        "mimetype must have no extra field"
+    );
+    assert_eq!(&x[30..38], b"mimetype");
+    assert_eq!(&x[38..58], b"application/epub+zip");
+    let names = entry_names(&a.epub("neko"));
+    let mut sorted = names[1..].to_vec();
+    sorted.sort();
+    assert_eq!(names[1..], sorted[..], "entries after mimetype are sorted");
+}
+
+#[test]
+fn source_date_epoch_sets_the_modified_date() {
+    let project = TempProject::new();
+    project.add_book(&sample_book(), "neko");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seihon"))
+        .arg("build")
+        .current_dir(project.path())
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let opf = read_entry(&project.epub("neko"), "item/standard.opf");
+    assert!(
+        opf.contains("<meta property=\"dcterms:modified\">2023-11-14T22:13:20Z</meta>"),
+        "{opf}"
+    );
+}
+
+#[test]
+fn colophon_shows_title_creators_publisher_history_and_isbn() {
+    let project = TempProject::new();
+    project.add_book(&sample_book(), "neko");
+    assert!(project.seihon(&["build"]).status.success());
+    let colophon = read_entry(&project.epub("neko"), "item/xhtml/colophon.xhtml");
+    for expected in [
+        "製本入門",
+        "原稿から電子書籍ができるまで",
+        "山田 花子",
+        "<td class=\"role\">訳</td><td class=\"name\">Alice Smith</td>",
+        "<td class=\"role\">編</td><td class=\"name\">佐藤 一郎</td>",
+        "見本出版",
+        "2026年4月1日",
+        "初版第1刷発行",
+        "2026年10月1日",
+        "初版第2刷発行",
+        "ISBN 978-4-87311-532-0",
+        "© 2026 山田花子",
+        "epub:type=\"colophon\"",
+    ] {
+        assert!(
+            colophon.contains(expected),
+            "colophon lacks {expected:?}:\n{colophon}"
+        );
+    }
+    let opf = read_entry(&project.epub("neko"), "item/standard.opf");
+    assert!(
+        opf.contains("<dc:identifier id=\"book-id\">urn:isbn:9784873115320</dc:identifier>"),
+        "{opf}"
+    );
+    assert!(
+        opf.contains("property=\"role\" scheme=\"marc:relators\">trl</meta>"),
+        "{opf}"
+    );
+}
+
+#[test]
+fn generated_cover_is_a_png_of_the_declared_size_with_the_title_drawn() {
+    let project = TempProject::new();
+    project.add_book(&sample_book(), "neko");
+    assert!(project.seihon(&["build"]).status.success());
+    let epub = project.epub("neko");
+    let opf = read_entry(&epub, "item/standard.opf");
+    assert!(
+        opf.contains(
+            "href=\"image/cover.png\" media-type=\"image/png\" properties=\"cover-image\""
+        ),
+        "{opf}"
+    );
+    let png = read_entry_bytes(&epub, "item/image/cover.png");
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let (w, h) = (reader.info().width, reader.info().height);
+    assert_eq!((w, h), (1600, 2400));
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    let bytes_per_pixel = frame.line_size / w as usize;
+    // The title band holds both the background and many glyph pixels of another colour.
+    let band = &buf[frame.line_size * 300..frame.line_size * 1200];
+    let background = &band[..3];
+    let differing = band
+        .chunks(bytes_per_pixel)
+        .filter(|p| &p[..3] != background)
+        .count();
+    assert!(
+        differing > 20_000,
+        "only {differing} pixels differ from the background: no title drawn?"
+    );
+}
+
+#[test]
+fn chapters_link_across_files_and_footnotes_get_epub_types() {
+    let project = TempProject::new();
+    project.add_book(&sample_book(), "neko");
+    assert!(project.seihon(&["build"]).status.success());
+    let epub = project.epub("neko");
+    let preface = read_entry(&epub, "item/xhtml/preface.xhtml");
+    assert!(
+        preface.contains("href=\"ch01.xhtml#manuscript\""),
+        "{preface}"
+    );
+    let ch01 = read_entry(&epub, "item/xhtml/ch01.xhtml");
+    assert!(ch01.contains("epub:type=\"noteref\""), "{ch01}");
+    assert!(
+        ch01.contains("<aside epub:type=\"footnote\" id=\"fn-ch01-1\""),
+        "{ch01}"
+    );
+    assert!(
+        ch01.contains("<span class=\"secno\">第1章</span>"),
+        "{ch01}"
+    );
+    assert!(
+        ch01.contains("日本語の文は空白なしでつながります"),
+        "{ch01}"
+    );
+    let english = read_entry(&epub, "item/xhtml/ch03-english.xhtml");
+    assert!(english.contains("xml:lang=\"en\""), "{english}");
+    let nav = read_entry(&epub, "item/nav.xhtml");
+    assert!(nav.contains("href=\"xhtml/ch01.xhtml#tables\""), "{nav}");
+}
+
+#[test]
+fn list_json_names_every_book_and_new_scaffolds_a_buildable_book() {
+    let project = TempProject::new();
+    project.add_book(&sample_book(), "neko");
+    let out = project.seihon(&["new", "fresh", "--format", "markdown"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let again = project.seihon(&["new", "fresh"]);
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "new must refuse an existing book"
+    );
+    let out = project.seihon(&["list", "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["fresh", "neko"]);
+    let out = project.seihon(&["build", "fresh"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let messages = epubcheck(&project.epub("fresh"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}

