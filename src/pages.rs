@@ -183,7 +183,7 @@ impl PageContext {
         let chapter_links: Vec<NavPoint> = chapters
             .iter()
             .map(|c| NavPoint {
-                href: format!("{}", c.href()),
+                href: c.href(),
                 label: c.title.clone(),
             })
             .collect();

@@ -32,17 +32,24 @@ impl Project {
     }
 
     pub fn books_dir(&self) -> PathBuf {
-        self.root.join(&self.config.books_dir)
+        self.path(&self.config.books_dir)
+    }
+
+    /// A path under the project root, without a leading `./` in messages.
+    fn path(&self, rel: &Path) -> PathBuf {
+        if self.root == Path::new(".") {
+            rel.to_path_buf()
+        } else {
+            self.root.join(rel)
+        }
     }
 
     pub fn epub_path(&self, id: &str) -> PathBuf {
-        self.root
-            .join(&self.config.dist_dir)
-            .join(format!("{id}.epub"))
+        self.path(&self.config.dist_dir).join(format!("{id}.epub"))
     }
 
     pub fn stage_dir(&self, id: &str) -> PathBuf {
-        self.root.join(&self.config.build_dir).join(id)
+        self.path(&self.config.build_dir).join(id)
     }
 
     /// Every book folder (one with a `book.yml`) under the books folder, sorted by name.
@@ -86,20 +93,27 @@ pub fn build_time(book: &Book) -> i64 {
 /// Builds one book folder into its EPUB.
 pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
     let book = Book::load(book_dir, &project.config)?;
-    let (docs, findings): (Vec<_>, Vec<_>) = book
+    let read: Vec<(Document, Vec<Finding>)> = book
         .chapters
         .par_iter()
-        .map(|src| read_chapter(&book, src).map(|d| (src.clone(), d)))
-        .partition(|r| r.is_ok());
-    let findings: Vec<Finding> = findings
-        .into_iter()
-        .flat_map(|r| r.err().unwrap_or_default())
+        .map(|src| read_chapter(&book, src))
         .collect();
-    if !findings.is_empty() {
-        return Err(Error::Book(findings));
+    let mut findings = Vec::new();
+    let mut docs: Vec<(ChapterSource, Document)> = Vec::new();
+    for (src, (doc, found)) in book.chapters.iter().zip(read) {
+        findings.extend(found);
+        docs.push((src.clone(), doc));
     }
-    let docs: Vec<(ChapterSource, Document)> = docs.into_iter().flatten().collect();
-    let resolved = xref::resolve(&book, docs).map_err(Error::Book)?;
+    // Resolve even after reading problems, so one build reports every mistake at once.
+    let resolved = xref::resolve(&book, docs);
+    let resolved = match resolved {
+        Ok(r) if findings.is_empty() => r,
+        Ok(_) => return Err(Error::Book(findings)),
+        Err(more) => {
+            findings.extend(more);
+            return Err(Error::Book(findings));
+        }
+    };
 
     let time = build_time(&book);
     let tera = pages::load_templates(&project.root, &book.root)?;
@@ -432,43 +446,53 @@ fn checked_xhtml(text: &str, template: &str) -> Result<Checked> {
     })
 }
 
-/// Reads one source file with the reader for its format.
-fn read_chapter(book: &Book, src: &ChapterSource) -> std::result::Result<Document, Vec<Finding>> {
-    let bytes = std::fs::read(&src.path).map_err(|e| {
-        vec![Finding::error(
-            Location::file(&src.rel),
-            format!("cannot read this file: {e}"),
-        )]
-    })?;
+/// Reads one source file with the reader for its format. A file that cannot be read at all
+/// gives an empty document and the reason.
+fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
+    let empty = || Document::new(&src.rel);
+    let bytes = match std::fs::read(&src.path) {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                empty(),
+                vec![Finding::error(
+                    Location::file(&src.rel),
+                    format!("cannot read this file: {e}"),
+                )],
+            );
+        }
+    };
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             let valid = e.utf8_error().valid_up_to();
             let (line, col) =
                 crate::error::line_col(&String::from_utf8_lossy(&e.as_bytes()[..valid]), valid);
-            return Err(vec![
-                Finding::error(
-                    Location::new(&src.rel, line, col),
-                    "this file is not UTF-8 text",
-                )
-                .with_hint("save the file as UTF-8 (in most editors: Save As… → Encoding: UTF-8)"),
-            ]);
+            let f = Finding::error(
+                Location::new(&src.rel, line, col),
+                "this file is not UTF-8 text",
+            )
+            .with_hint("save the file as UTF-8 (in most editors: Save As… → Encoding: UTF-8)");
+            return (empty(), vec![f]);
         }
     };
     match src.format {
         Format::Markdown => reader::markdown::read(&text, &src.rel),
-        Format::Review | Format::DocBook => Err(vec![Finding::error(
-            Location::file(&book.config_path),
-            format!(
-                "`{}` is a {} file; this version of seihon reads only Markdown",
-                src.rel.display(),
-                if src.format == Format::Review {
-                    "Re:VIEW"
-                } else {
-                    "DocBook"
-                }
-            ),
-        )]),
+        Format::Review | Format::DocBook => {
+            let kind = if src.format == Format::Review {
+                "Re:VIEW"
+            } else {
+                "DocBook"
+            };
+            let f = Finding::error(
+                Location::file(&book.config_path),
+                format!(
+                    "`{}` is a {kind} file; this version of seihon reads only Markdown",
+                    src.rel.display()
+                ),
+            );
+            (empty(), vec![f])
+        }
     }
 }
 

@@ -136,10 +136,6 @@ pub fn resolve(
         ids: HashMap::new(),
         resources: BTreeMap::new(),
     };
-    let labels = Labels {
-        ja: book.meta.language.starts_with("ja"),
-    };
-
     // Stems first: links between chapters need every chapter's file name.
     let mut stems = HashSet::new();
     let mut chapters: Vec<Chapter> = docs
@@ -167,6 +163,14 @@ pub fn resolve(
     // Pass 1: ids, numbers, titles.
     let (mut body_no, mut appendix_no) = (0u32, 0u32);
     for (ci, ch) in chapters.iter_mut().enumerate() {
+        // Labels follow the chapter's language: an English chapter says "Figure 3.1".
+        let labels = Labels {
+            ja: ch
+                .lang
+                .as_deref()
+                .unwrap_or(&book.meta.language)
+                .starts_with("ja"),
+        };
         let numbered_chapter = book.secnolevel >= 1
             && matches!(ch.source.role, Role::Body | Role::Appendix)
             && ch.doc.blocks.iter().find_map(|b| match &b.kind {
@@ -449,14 +453,14 @@ impl Resolver<'_> {
                 return None;
             }
         }
-        let file = if target == ctx.ci && !path.is_empty() || target != ctx.ci {
-            format!("{}.xhtml", ctx.stems[target])
-        } else {
+        // A bare `#id` stays within the page; anything else names the target's file.
+        let file = if path.is_empty() {
             String::new()
+        } else {
+            format!("{}.xhtml", ctx.stems[target])
         };
         Some(match fragment {
             Some(f) => format!("{file}#{f}"),
-            None if file.is_empty() => format!("{}.xhtml", ctx.stems[target]),
             None => file,
         })
     }
@@ -533,18 +537,21 @@ fn has_scheme(href: &str) -> bool {
 
 fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() + 0 && i + 2 <= bytes.len() - 1 {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
+        if let (b'%', Some(Some(hi)), Some(Some(lo))) = (
+            bytes[i],
+            bytes.get(i + 1).map(|&b| hex(b)),
+            bytes.get(i + 2).map(|&b| hex(b)),
+        ) {
+            out.push(hi << 4 | lo);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
         }
-        out.push(bytes[i]);
-        i += 1;
     }
     String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
@@ -732,5 +739,6 @@ mod tests {
         assert!(has_scheme("mailto:a@b"));
         assert!(!has_scheme("ch02.md#x"));
         assert_eq!(percent_decode("a%20b"), "a b");
+        assert_eq!(percent_decode("%E3%81%82%あ%"), "あ%あ%");
     }
 }

@@ -89,7 +89,8 @@ fn colophon_shows_title_creators_publisher_history_and_isbn() {
     let project = TempProject::new();
     project.add_book(&sample_book(), "neko");
     assert!(project.seihon(&["build"]).status.success());
-    let colophon = read_entry(&project.epub("neko"), "item/xhtml/colophon.xhtml");
+    // Line breaks between block elements are the serializer's, not content.
+    let colophon = read_entry(&project.epub("neko"), "item/xhtml/colophon.xhtml").replace('\n', "");
     for expected in [
         "製本入門",
         "原稿から電子書籍ができるまで",

