@@ -135,7 +135,8 @@ pub struct List {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DefinitionItem {
     pub term: Inlines,
-    pub definition: Vec<Block>,
+    /// One or more definitions of the term, each its own `<dd>`.
+    pub definitions: Vec<Vec<Block>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

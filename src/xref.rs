@@ -634,7 +634,8 @@ pub fn visit_blocks_mut(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
             BlockKind::List(l) => l.items.iter_mut().for_each(|i| visit_blocks_mut(i, f)),
             BlockKind::DefinitionList(items) => items
                 .iter_mut()
-                .for_each(|i| visit_blocks_mut(&mut i.definition, f)),
+                .flat_map(|i| i.definitions.iter_mut())
+                .for_each(|d| visit_blocks_mut(d, f)),
             BlockKind::Quote { blocks, .. }
             | BlockKind::Admonition { blocks, .. }
             | BlockKind::Sidebar { blocks, .. }

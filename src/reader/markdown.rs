@@ -283,17 +283,17 @@ impl<'a> Reader<'a> {
                             let term = self.inlines(Some(TagEnd::DefinitionListTitle));
                             items.push(DefinitionItem {
                                 term,
-                                definition: Vec::new(),
+                                definitions: Vec::new(),
                             });
                         }
                         Some(Event::Start(Tag::DefinitionListDefinition)) => {
                             self.i += 1;
                             let blocks = self.blocks(Some(TagEnd::DefinitionListDefinition));
                             match items.last_mut() {
-                                Some(item) => item.definition.extend(blocks),
+                                Some(item) => item.definitions.push(blocks),
                                 None => items.push(DefinitionItem {
                                     term: Vec::new(),
-                                    definition: blocks,
+                                    definitions: vec![blocks],
                                 }),
                             }
                         }

@@ -107,9 +107,11 @@ impl Writer<'_> {
                     let mut dt = el("dt");
                     self.inlines(&item.term, &mut dt);
                     dl.push(dt);
-                    let mut dd = el("dd");
-                    self.item(&item.definition, &mut dd);
-                    dl.push(dd);
+                    for definition in &item.definitions {
+                        let mut dd = el("dd");
+                        self.item(definition, &mut dd);
+                        dl.push(dd);
+                    }
                 }
                 parent.push(dl);
             }
