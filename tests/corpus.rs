@@ -16,9 +16,15 @@ fn corpus() -> Option<PathBuf> {
 #[test]
 fn corpus_holds_review_and_docbook_books_with_reference_epubs() {
     let Some(dir) = corpus() else { return };
-    assert!(dir.is_dir(), "SEIHON_CORPUS={} is not a folder", dir.display());
+    assert!(
+        dir.is_dir(),
+        "SEIHON_CORPUS={} is not a folder",
+        dir.display()
+    );
     for sub in ["review", "docbook", "reference"] {
-        let entries = std::fs::read_dir(dir.join(sub)).unwrap_or_else(|e| panic!("{sub}: {e}")).count();
+        let entries = std::fs::read_dir(dir.join(sub))
+            .unwrap_or_else(|e| panic!("{sub}: {e}"))
+            .count();
         assert!(entries > 0, "{sub} is empty");
     }
 }
