@@ -60,13 +60,13 @@ struct BookFile {
     language: Spanned<String>,
     identifier: Option<String>,
     #[serde(default)]
-    authors: Vec<PersonEntry>,
+    authors: Vec<PersonEntryOrName>,
     #[serde(default)]
-    translators: Vec<PersonEntry>,
+    translators: Vec<PersonEntryOrName>,
     #[serde(default)]
-    editors: Vec<PersonEntry>,
+    editors: Vec<PersonEntryOrName>,
     #[serde(default)]
-    contributors: Vec<PersonEntry>,
+    contributors: Vec<PersonEntryOrName>,
     publisher: Option<String>,
     date: Option<Spanned<String>>,
     #[serde(default)]
@@ -94,15 +94,44 @@ struct BookFile {
 
 /// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum PersonEntry {
-    Name(String),
-    Full {
-        name: String,
-        role: Option<String>,
-        file_as: Option<String>,
-    },
+#[serde(deny_unknown_fields)]
+struct PersonEntry {
+    name: String,
+    role: Option<Spanned<String>>,
+    file_as: Option<String>,
 }
+
+// Not `#[serde(untagged)]`: its one message ("did not match any variant") would hide which key
+// was mistyped; going through the map keeps serde-saphyr's located unknown-key error.
+impl<'de> Deserialize<'de> for PersonEntryOrName {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PersonEntryOrName;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a name, or a mapping with `name`, `role` and `file_as`")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Self::Value, E> {
+                Ok(PersonEntryOrName(PersonEntry {
+                    name: s.to_string(),
+                    role: None,
+                    file_as: None,
+                }))
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                m: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                PersonEntry::deserialize(de::value::MapAccessDeserializer::new(m))
+                    .map(PersonEntryOrName)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug)]
+struct PersonEntryOrName(PersonEntry);
 
 /// An edition history line: `"2011-10-01: 初版第1刷発行"` or, unquoted, a one-key mapping.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -376,22 +405,20 @@ fn resolve(
         (&file.contributors, "ctb"),
     ] {
         for p in list {
-            let (name, role, file_as) = match p {
-                PersonEntry::Name(n) => (n.clone(), default_role.to_string(), None),
-                PersonEntry::Full {
-                    name,
-                    role,
-                    file_as,
-                } => (
-                    name.clone(),
-                    role.clone().unwrap_or_else(|| default_role.into()),
-                    file_as.clone(),
-                ),
-            };
+            let p = &p.0;
+            let (name, file_as) = (p.name.clone(), p.file_as.clone());
+            let role = p
+                .role
+                .as_ref()
+                .map_or(default_role.to_string(), |r| r.value.clone());
+            let role_at = p
+                .role
+                .as_ref()
+                .map_or_else(|| Location::file(shown), |r| at(shown, &r.referenced));
             if !CREATOR_ROLES.contains(&role.as_str()) {
                 findings.push(
                     Finding::error(
-                        Location::file(shown),
+                        role_at,
                         format!("`{role}` (for {name}) is not a role seihon knows"),
                     )
                     .with_hint(format!(
@@ -704,7 +731,13 @@ fn parse_yaml<T: serde::de::DeserializeOwned>(
 fn plain_yaml_message(msg: &str) -> String {
     let first = msg.lines().next().unwrap_or(msg);
     let cut = first.find(" at line ").map_or(first, |i| &first[..i]);
-    format!("this is not valid book settings YAML: {cut}")
+    let plain = match cut {
+        "expected string scalar" => {
+            "a piece of text was expected here, but a list or mapping was found"
+        }
+        other => other,
+    };
+    format!("this is not valid book settings YAML: {plain}")
 }
 
 #[cfg(test)]
@@ -771,6 +804,30 @@ mod tests {
                 text: "第2刷".into()
             }
         );
+    }
+
+    #[test]
+    fn person_typo_and_bad_role_are_located() {
+        let text = "title: 本\nlanguage: ja\nauthors:\n  - 山田\n  - {nmae: x}\n";
+        let f = parse_yaml::<BookFile>(text, Path::new("book.yml")).unwrap_err();
+        assert_eq!((f.location.line, f.location.col), (5, 6), "{f}");
+        assert_eq!(f.hint.as_deref(), Some("did you mean `name`?"), "{f}");
+        let text = "title: 本\nlanguage: ja\nauthors:\n  - {name: x, role: writer}\n";
+        let file = parse_yaml::<BookFile>(text, Path::new("book.yml")).unwrap();
+        let Err(Error::Book(f)) = resolve(
+            file,
+            "b".into(),
+            Path::new("/nonexistent"),
+            Path::new("book.yml"),
+            &ProjectConfig::default(),
+        ) else {
+            panic!("a bad role must fail")
+        };
+        let role = f
+            .iter()
+            .find(|f| f.message.contains("writer"))
+            .expect("role finding");
+        assert_eq!(role.location.line, 4, "{role}");
     }
 
     #[test]
