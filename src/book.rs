@@ -283,6 +283,8 @@ pub struct Metadata {
 pub enum Role {
     Front,
     Body,
+    /// A part title page (Re:VIEW catalog parts); its chapters follow it.
+    Part,
     Appendix,
     Back,
 }

@@ -28,6 +28,9 @@ pub struct Document {
     pub blocks: Vec<Block>,
     /// Footnote bodies, in order of definition (md: `[^x]: …`; re: `//footnote`; db: `footnote`).
     pub footnotes: Vec<Footnote>,
+    /// Endnote bodies, in order of definition (re: `//endnote`); printed by
+    /// [`BlockKind::Endnotes`].
+    pub endnotes: Vec<Footnote>,
 }
 
 impl Document {
@@ -37,6 +40,7 @@ impl Document {
             lang: None,
             blocks: Vec::new(),
             footnotes: Vec::new(),
+            endnotes: Vec::new(),
         }
     }
 }
@@ -70,6 +74,9 @@ pub enum BlockKind {
     Heading(Heading),
     /// md: a paragraph; re: lines joined until a blank line; db: `para`, `simpara`.
     Para(Inlines),
+    /// A paragraph with a class: re `//noindent` (`noindent`), `//flushright` (`flushright`),
+    /// `//centering` (`center`); db `para role=…`.
+    StyledPara { class: String, content: Inlines },
     /// md: `- a` / `1. a`; re: ` * a` / ` 1. a`; db: `itemizedlist`, `orderedlist`.
     List(List),
     /// re: ` : term`; db: `variablelist`; md: none in CommonMark.
@@ -106,8 +113,23 @@ pub enum BlockKind {
     Rule,
     /// re: `//pagebreak`.
     PageBreak,
+    /// A link target with no content. re: `//label[id]`; db: `anchor`.
+    Anchor(String),
+    /// Where a chapter's endnotes are printed. re: `//printendnotes`.
+    Endnotes,
+    /// A bibliography entry. re: `//bibpaper[id][caption]{…}`; db: `biblioentry`.
+    BibItem(BibItem),
     /// Raw XHTML, already checked to be well-formed (md: an HTML block; re: `//raw[|html|…]`).
     Raw(Vec<crate::xhtml::dom::Node>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BibItem {
+    pub id: String,
+    /// The entry's number (`[1]`), filled by the resolver (`xref`), book-wide.
+    pub number: Option<String>,
+    pub caption: Inlines,
+    pub blocks: Vec<Block>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -118,8 +140,10 @@ pub struct Heading {
     pub id: Option<String>,
     /// Whether the heading takes a number (re `[nonum]` turns it off).
     pub numbered: bool,
-    /// Whether the heading appears in the table of contents (re `[notoc]`, `[nodisp]`).
+    /// Whether the heading appears in the table of contents (re `[notoc]`).
     pub in_toc: bool,
+    /// Whether the heading is shown in the text (re `[nodisp]`: only in the table of contents).
+    pub shown: bool,
     /// The number label (`第1章`, `1.2`), filled by the resolver (`xref`).
     pub number: Option<String>,
     pub content: Inlines,
@@ -141,6 +165,8 @@ pub struct DefinitionItem {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Code {
+    /// What kind of listing it is, which decides numbering and class names.
+    pub style: CodeStyle,
     pub id: Option<String>,
     /// The number label (`図1.1`), filled by the resolver (`xref`).
     pub number: Option<String>,
@@ -149,6 +175,24 @@ pub struct Code {
     /// First line number when the listing is numbered (re `//listnum`, `//firstlinenum`).
     pub first_line_number: Option<u32>,
     pub text: String,
+    /// The same text with inline markup, when the source has some (re: `@<b>` in `//cmd`).
+    /// Lines are separated by `\n` in its text runs.
+    pub markup: Option<Inlines>,
+}
+
+/// Kinds of code listing. Only [`CodeStyle::List`] takes a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeStyle {
+    /// A numbered listing with an id (re `//list`, `//listnum`).
+    List,
+    /// An unnumbered example (md fenced code; re `//emlist`, `//emlistnum`; db `programlisting`).
+    Example,
+    /// A terminal session (re `//cmd`; db `screen`).
+    Command,
+    /// A source file (re `//source`).
+    Source,
+    /// Syntax or a boxed text (re `//box`; db `synopsis`).
+    Box,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -170,6 +214,9 @@ pub struct Row {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     pub content: Inlines,
+    /// A header cell (`th`) outside the header rows (re: the first cell of each row when the
+    /// table has no header separator).
+    pub header: bool,
     pub align: Align,
     pub colspan: u32,
     pub rowspan: u32,
@@ -186,6 +233,14 @@ pub enum Align {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figure {
+    /// Whether the figure takes a number (re `//indepimage` does not).
+    pub numbered: bool,
+    /// A table given as an image (re `//imgtable`): numbered with the tables.
+    pub as_table: bool,
+    /// Size hint as a class (re `scale=0.5` → `width-050per`).
+    pub class: Option<String>,
+    /// Text shown instead when the image is missing (re: the body of `//image`).
+    pub fallback: Option<String>,
     pub id: Option<String>,
     /// The number label (`図1.1`), filled by the resolver (`xref`).
     pub number: Option<String>,
@@ -199,17 +254,54 @@ pub struct Figure {
 pub struct Image {
     pub src: String,
     pub alt: String,
+    /// `src` is a Re:VIEW image id, found by Re:VIEW's lookup rules in the image folder,
+    /// rather than a path relative to the source file.
+    pub by_id: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Math {
     pub id: Option<String>,
+    pub caption: Option<Inlines>,
     /// The number label (`図1.1`), filled by the resolver (`xref`).
     pub number: Option<String>,
     /// The TeX source, kept as the fallback text.
     pub tex: String,
     /// Presentation MathML when the source gave it (db `mml:math`).
     pub mathml: Option<Vec<crate::xhtml::dom::Node>>,
+}
+
+/// What a cross-reference points at, which decides its generated text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RefKind {
+    /// Chapter number (`第1章`). re `@<chap>`.
+    Chapter,
+    /// Chapter title. re `@<title>`.
+    ChapterTitle,
+    /// Number and title (`第1章「…」`). re `@<chapref>`.
+    ChapterRef,
+    /// re `@<list>`.
+    Listing,
+    /// re `@<img>`.
+    Image,
+    /// Number and caption. re `@<imgref>`.
+    ImageRef,
+    /// re `@<table>`.
+    Table,
+    /// re `@<eq>`.
+    Equation,
+    /// Number and caption of a section (`「2.1 …」`). re `@<hd>`, `@<secref>`.
+    Heading,
+    /// Section number only. re `@<sec>`.
+    SectionNumber,
+    /// Section caption only. re `@<sectitle>`.
+    SectionTitle,
+    /// re `@<column>`.
+    Column,
+    /// re `@<bib>`.
+    Bib,
+    /// Any element by id, with the target's title or number (db `xref`).
+    Any,
 }
 
 /// The note-style boxes of Re:VIEW and DocBook.
@@ -264,8 +356,17 @@ pub enum InlineKind {
     Text(String),
     /// md: `*a*`; re: `@<i>`, `@<em>`; db: `emphasis`.
     Emphasis(Inlines),
-    /// md: `**a**`; re: `@<b>`, `@<strong>`; db: `emphasis role="bold"`.
+    /// md: `**a**`; re: `@<strong>`; db: `emphasis role="strong"`.
     Strong(Inlines),
+    /// Bold without importance (`<b>`). re: `@<b>`; db: `emphasis role="bold"`.
+    Bold(Inlines),
+    /// Italic without emphasis (`<i>`). re: `@<i>`; db: `foreignphrase`, `citetitle`.
+    Italic(Inlines),
+    /// A keyword, with an optional gloss. re: `@<kw>{word, alt}`; db: `firstterm`.
+    Keyword {
+        word: Inlines,
+        alt: Option<String>,
+    },
     /// md: `` `a` ``; re: `@<tt>`, `@<code>`; db: `literal`, `code`.
     Code(String),
     /// re: `@<sup>`; db: `superscript`.
@@ -289,11 +390,15 @@ pub enum InlineKind {
         content: Inlines,
     },
     /// A cross-reference whose text the resolver generates (re `@<list>`, `@<img>`, `@<chap>`;
-    /// db `xref`). `content` is used when the source gave text.
+    /// db `xref`). `target` is as written (re `ch02|id`); `content` is used when the source
+    /// gave text. The resolver replaces it with a link.
     Ref {
+        kind: RefKind,
         target: String,
         content: Option<Inlines>,
     },
+    /// re: `@<endnote>{id}`.
+    EndnoteRef(String),
     /// md: `![alt](src)` inside text; re: `@<icon>`; db: `inlinemediaobject`.
     Image(Image),
     /// md: `[^label]`; re: `@<fn>`; db: `footnote` (the body moves to `Document::footnotes`).
@@ -332,7 +437,10 @@ fn push_plain(inlines: &[Inline], out: &mut String) {
             }
             InlineKind::Math(t) => out.push_str(t),
             InlineKind::Ruby { base, .. } => out.push_str(base),
+            InlineKind::Keyword { word, .. } => push_plain(word, out),
             InlineKind::Emphasis(c)
+            | InlineKind::Bold(c)
+            | InlineKind::Italic(c)
             | InlineKind::Strong(c)
             | InlineKind::Superscript(c)
             | InlineKind::Subscript(c)
@@ -358,6 +466,7 @@ fn push_plain(inlines: &[Inline], out: &mut String) {
             }
             InlineKind::Ref { content: None, .. }
             | InlineKind::FootnoteRef(_)
+            | InlineKind::EndnoteRef(_)
             | InlineKind::IndexTerm(_) => {}
         }
     }

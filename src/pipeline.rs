@@ -501,6 +501,7 @@ pub fn role_name(role: Role) -> &'static str {
     match role {
         Role::Front => "front",
         Role::Body => "body",
+        Role::Part => "part",
         Role::Appendix => "appendix",
         Role::Back => "back",
     }

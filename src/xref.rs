@@ -25,6 +25,8 @@ pub struct Chapter {
     pub toc: Vec<TocEntry>,
     /// Footnote label → number, in order of first reference.
     pub footnotes: Vec<(String, u32)>,
+    /// Endnote label → number, in order of definition.
+    pub endnotes: Vec<(String, u32)>,
     /// Language of the chapter when it differs from the book's.
     pub lang: Option<String>,
 }
@@ -39,6 +41,14 @@ impl Chapter {
 /// The ids of a footnote and of its (first) reference.
 pub fn footnote_ids(stem: &str, n: u32) -> (String, String) {
     (format!("fn-{stem}-{n}"), format!("fnref-{stem}-{n}"))
+}
+
+/// The ids of an endnote and of its (first) reference.
+pub fn endnote_ids(stem: &str, n: u32) -> (String, String) {
+    (
+        format!("endnote-{stem}-{n}"),
+        format!("endnoteref-{stem}-{n}"),
+    )
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -150,6 +160,7 @@ pub fn resolve(
                 title: String::new(),
                 toc: Vec::new(),
                 footnotes: Vec::new(),
+                endnotes: Vec::new(),
                 lang,
             }
         })

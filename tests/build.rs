@@ -170,11 +170,11 @@ fn chapters_link_across_files_and_footnotes_get_epub_types() {
     let ch01 = read_entry(&epub, "item/xhtml/ch01.xhtml");
     assert!(ch01.contains("epub:type=\"noteref\""), "{ch01}");
     assert!(
-        ch01.contains("<aside epub:type=\"footnote\" id=\"fn-ch01-1\""),
+        ch01.contains("<div class=\"footnote\" epub:type=\"footnote\" id=\"fn-ch01-1\""),
         "{ch01}"
     );
     assert!(
-        ch01.contains("<span class=\"secno\">第1章</span>"),
+        ch01.contains("<span class=\"secno\">第1章\u{3000}</span>"),
         "{ch01}"
     );
     assert!(

@@ -169,6 +169,10 @@ impl<'a> Reader<'a> {
                 self.undefined_footnotes(&content, range.clone());
                 match lone_image(&content) {
                     Some(image) => BlockKind::Figure(Figure {
+                        numbered: false,
+                        as_table: false,
+                        class: None,
+                        fallback: None,
                         id: None,
                         number: None,
                         caption: (!image.alt.trim().is_empty())
@@ -194,6 +198,7 @@ impl<'a> Reader<'a> {
                     id: id.map(|s| s.to_string()),
                     numbered: !unnumbered,
                     in_toc: !classes.iter().any(|c| c.as_ref() == "notoc"),
+                    shown: true,
                     number: None,
                     content,
                 })
@@ -227,12 +232,14 @@ impl<'a> Reader<'a> {
                 };
                 let text = self.plain_until(TagEnd::CodeBlock);
                 BlockKind::Code(Code {
+                    style: CodeStyle::Example,
                     id: None,
                     number: None,
                     caption: None,
                     language,
                     first_line_number: None,
                     text,
+                    markup: None,
                 })
             }
             Tag::HtmlBlock => {
@@ -383,6 +390,7 @@ impl<'a> Reader<'a> {
                     };
                     r.cells.push(Cell {
                         content,
+                        header: false,
                         align,
                         colspan: 1,
                         rowspan: 1,
@@ -543,6 +551,7 @@ impl<'a> Reader<'a> {
                 InlineKind::Image(Image {
                     src: dest_url.to_string(),
                     alt,
+                    by_id: false,
                 })
             }
             other => {

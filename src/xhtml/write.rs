@@ -1,17 +1,23 @@
 //! Write: a resolved chapter → the XHTML nodes of its `<body>`.
 //!
-//! The one writer for every source format. Class names follow the house style sheet
-//! (`templates/book.css`); `epub:type` marks chapters, footnotes and note references.
+//! The one writer for every source format. Class names are Re:VIEW's (`caption-code`,
+//! `emlist-code`, `secno`, `noteref`, `footnote`, `note`, `column`, …) wherever Re:VIEW has one,
+//! so an author's existing `style.css` keeps working; the house style sheet
+//! (`templates/book.css`) styles the same names. `epub:type` marks chapters and notes.
+use std::cell::RefCell;
+use std::collections::HashSet;
+
 use crate::book::Role;
 use crate::doc::*;
 use crate::xhtml::dom::{Element, Node};
-use crate::xref::{Chapter, footnote_ids};
+use crate::xref::{Chapter, endnote_ids, footnote_ids};
 
 /// The `epub:type` of a chapter's section, from its place in the book.
 pub fn section_type(role: Role) -> &'static str {
     match role {
         Role::Front => "preface",
         Role::Body => "chapter",
+        Role::Part => "part",
         Role::Appendix => "appendix",
         Role::Back => "afterword",
     }
@@ -22,7 +28,7 @@ pub fn write_chapter(ch: &Chapter, ja: bool) -> Vec<Node> {
     let w = Writer {
         ch,
         ja,
-        anchored: Default::default(),
+        anchored: RefCell::default(),
     };
     let mut section = Element::new("section")
         .with_attr("epub:type", section_type(ch.source.role))
@@ -31,27 +37,32 @@ pub fn write_chapter(ch: &Chapter, ja: bool) -> Vec<Node> {
         section.set_attr("xml:lang", lang.as_str());
         section.set_attr("lang", lang.as_str());
     }
-    for b in &ch.doc.blocks {
-        w.block(b, &mut section);
-    }
+    w.blocks(&ch.doc.blocks, &mut section);
     let mut out = vec![Node::Element(section)];
     if !ch.footnotes.is_empty() {
-        let mut notes = Element::new("section").with_attr("class", "footnotes");
+        let mut notes = Element::new("div").with_attr("class", "footnotes");
         for (label, n) in &ch.footnotes {
             if let Some(note) = ch.doc.footnotes.iter().find(|f| &f.label == label) {
-                notes.push(w.footnote(note, *n));
+                notes.push(w.note(note, *n, NoteKind::Foot));
             }
         }
+        out.push(Node::Text("\n".into()));
         out.push(Node::Element(notes));
     }
     out
+}
+
+#[derive(Clone, Copy)]
+enum NoteKind {
+    Foot,
+    End,
 }
 
 struct Writer<'a> {
     ch: &'a Chapter,
     ja: bool,
     /// Note references already given their anchor id: a note referred to twice keeps one.
-    anchored: std::cell::RefCell<std::collections::HashSet<u32>>,
+    anchored: RefCell<HashSet<(bool, u32)>>,
 }
 
 fn el(name: &str) -> Element {
@@ -72,19 +83,34 @@ impl Writer<'_> {
         }
     }
 
+    fn separator(&self) -> &'static str {
+        if self.ja { "\u{3000}" } else { " " }
+    }
+
     fn block(&self, b: &Block, parent: &mut Element) {
         match &b.kind {
             BlockKind::Heading(h) => {
                 let mut e = with_id(el(&format!("h{}", h.level.clamp(1, 6))), &h.id);
+                if !h.shown {
+                    e.set_attr("hidden", "hidden");
+                }
                 if let Some(n) = &h.number {
-                    e.push(el("span").with_attr("class", "secno").with_text(n.as_str()));
-                    e.push_text(if self.ja { "\u{3000}" } else { " " });
+                    e.push(
+                        el("span")
+                            .with_attr("class", "secno")
+                            .with_text(format!("{n}{}", self.separator())),
+                    );
                 }
                 self.inlines(&h.content, &mut e);
                 parent.push(e);
             }
             BlockKind::Para(content) => {
                 let mut p = el("p");
+                self.inlines(content, &mut p);
+                parent.push(p);
+            }
+            BlockKind::StyledPara { class, content } => {
+                let mut p = el("p").with_attr("class", class.as_str());
                 self.inlines(content, &mut p);
                 parent.push(p);
             }
@@ -117,20 +143,7 @@ impl Writer<'_> {
             }
             BlockKind::Code(c) => parent.push(self.code(c)),
             BlockKind::Table(t) => parent.push(self.table(t)),
-            BlockKind::Figure(f) => {
-                let mut fig = with_id(el("figure").with_attr("class", "figure"), &f.id);
-                fig.push(
-                    el("img")
-                        .with_attr("src", f.image.src.as_str())
-                        .with_attr("alt", f.image.alt.as_str()),
-                );
-                if f.caption.is_some() || f.number.is_some() {
-                    let mut cap = el("figcaption");
-                    self.caption(&f.number, &f.caption, &mut cap);
-                    fig.push(cap);
-                }
-                parent.push(fig);
-            }
+            BlockKind::Figure(f) => parent.push(self.figure(f)),
             BlockKind::Quote {
                 blocks,
                 attribution,
@@ -149,8 +162,8 @@ impl Writer<'_> {
                 title,
                 blocks,
             } => {
-                let mut d = el("div").with_attr("class", format!("admonition {}", kind.class()));
-                let mut t = el("p").with_attr("class", "admonition-title");
+                let mut d = el("div").with_attr("class", kind.class());
+                let mut t = el("p").with_attr("class", "caption");
                 match title {
                     Some(title) => self.inlines(title, &mut t),
                     None => t.push_text(admonition_label(*kind, self.ja)),
@@ -160,28 +173,33 @@ impl Writer<'_> {
                 parent.push(d);
             }
             BlockKind::Sidebar { id, title, blocks } => {
-                let mut a = with_id(el("aside").with_attr("class", "column"), id);
+                let mut d = with_id(el("div").with_attr("class", "column"), id);
                 if let Some(title) = title {
                     let mut t = el("p").with_attr("class", "column-title");
                     self.inlines(title, &mut t);
-                    a.push(t);
+                    d.push(t);
                 }
-                self.blocks(blocks, &mut a);
-                parent.push(a);
+                self.blocks(blocks, &mut d);
+                parent.push(d);
             }
             BlockKind::Math(m) => {
-                let mut d = with_id(el("div").with_attr("class", "equation"), &m.id);
+                let mut d = with_id(el("div").with_attr("class", "caption-equation"), &m.id);
+                if m.caption.is_some() || m.number.is_some() {
+                    let mut cap = el("p").with_attr("class", "caption");
+                    self.caption(&m.number, &m.caption, &mut cap);
+                    d.push(cap);
+                }
+                let mut eq = el("div").with_attr("class", "equation");
                 match &m.mathml {
-                    Some(nodes) => nodes.iter().cloned().for_each(|n| d.push(n)),
-                    None => d.push(
+                    Some(nodes) => nodes.iter().cloned().for_each(|n| eq.push(n)),
+                    // No MathML: the TeX source, marked as such for readers and style sheets.
+                    None => eq.push(
                         el("pre")
-                            .with_attr("class", "math tex")
+                            .with_attr("class", "tex")
                             .with_text(m.tex.as_str()),
                     ),
                 }
-                if let Some(n) = &m.number {
-                    d.push(el("span").with_attr("class", "eqno").with_text(n.as_str()));
-                }
+                d.push(eq);
                 parent.push(d);
             }
             BlockKind::Div { class, blocks } => {
@@ -191,6 +209,31 @@ impl Writer<'_> {
             }
             BlockKind::Rule => parent.push(el("hr")),
             BlockKind::PageBreak => parent.push(el("div").with_attr("class", "pagebreak")),
+            BlockKind::Anchor(id) => parent.push(el("a").with_attr("id", id.as_str())),
+            BlockKind::Endnotes => {
+                let mut d = el("div").with_attr("class", "endnotes");
+                for (label, n) in &self.ch.endnotes {
+                    if let Some(note) = self.ch.doc.endnotes.iter().find(|f| &f.label == label) {
+                        d.push(self.note(note, *n, NoteKind::End));
+                    }
+                }
+                parent.push(d);
+            }
+            BlockKind::BibItem(item) => {
+                let mut d = el("div").with_attr("class", "bibpaper");
+                let mut p = el("p").with_attr("class", "bibpaper-title");
+                let number = item.number.clone().unwrap_or_default();
+                p.push(
+                    el("a")
+                        .with_attr("id", format!("bib-{}", item.id))
+                        .with_text(format!("[{number}]")),
+                );
+                p.push_text(" ");
+                self.inlines(&item.caption, &mut p);
+                d.push(p);
+                self.blocks(&item.blocks, &mut d);
+                parent.push(d);
+            }
             BlockKind::Raw(nodes) => nodes.iter().cloned().for_each(|n| parent.push(n)),
         }
     }
@@ -208,15 +251,12 @@ impl Writer<'_> {
         }
     }
 
+    /// `リスト1.1: caption`, as Re:VIEW writes numbered captions.
     fn caption(&self, number: &Option<String>, caption: &Option<Inlines>, into: &mut Element) {
         if let Some(n) = number {
-            into.push(
-                el("span")
-                    .with_attr("class", "caption-number")
-                    .with_text(n.as_str()),
-            );
+            into.push_text(n);
             if caption.is_some() {
-                into.push_text(if self.ja { "\u{3000}" } else { " " });
+                into.push_text(": ");
             }
         }
         if let Some(c) = caption {
@@ -225,33 +265,34 @@ impl Writer<'_> {
     }
 
     fn code(&self, c: &Code) -> Element {
-        let mut code = el("code");
-        if let Some(lang) = &c.language {
-            code.set_attr("class", format!("language-{lang}"));
+        let (wrapper, pre_class) = match (c.style, c.first_line_number.is_some()) {
+            (CodeStyle::List, false) => ("caption-code", "list"),
+            (CodeStyle::List, true) => ("code", "list"),
+            (CodeStyle::Example, false) => ("emlist-code", "emlist"),
+            (CodeStyle::Example, true) => ("emlistnum-code", "emlist"),
+            (CodeStyle::Command, _) => ("cmd-code", "cmd"),
+            (CodeStyle::Source, _) => ("source-code", "source"),
+            (CodeStyle::Box, _) => ("syntax", "syntax"),
+        };
+        let mut pre = el("pre");
+        pre.set_attr(
+            "class",
+            match &c.language {
+                Some(lang) => format!("{pre_class} language-{lang}"),
+                None => pre_class.to_string(),
+            },
+        );
+        let mut body = el("code");
+        match &c.markup {
+            Some(markup) => self.inlines(markup, &mut body),
+            None => body.push_text(&c.text),
         }
-        match c.first_line_number {
-            Some(first) => {
-                let text = c.text.strip_suffix('\n').unwrap_or(&c.text);
-                for (i, line) in text.split('\n').enumerate() {
-                    if i > 0 {
-                        code.push_text("\n");
-                    }
-                    code.push(
-                        el("span")
-                            .with_attr("class", "lineno")
-                            .with_text(format!("{:>3}: ", first as usize + i)),
-                    );
-                    code.push_text(line);
-                }
-                code.push_text("\n");
-            }
-            None => code.push_text(&c.text),
-        }
-        let pre = el("pre").with_attr("class", "code").with_child(code);
-        if c.caption.is_none() && c.id.is_none() && c.number.is_none() {
-            return pre;
-        }
-        let mut d = with_id(el("div").with_attr("class", "listing"), &c.id);
+        let body = match c.first_line_number {
+            Some(first) => number_lines(body, first),
+            None => body,
+        };
+        pre.children = body.children;
+        let mut d = with_id(el("div").with_attr("class", wrapper), &c.id);
         if c.caption.is_some() || c.number.is_some() {
             let mut p = el("p").with_attr("class", "caption");
             self.caption(&c.number, &c.caption, &mut p);
@@ -262,13 +303,14 @@ impl Writer<'_> {
     }
 
     fn table(&self, t: &Table) -> Element {
-        let mut table = with_id(el("table"), &t.id);
+        let mut d = with_id(el("div").with_attr("class", "table"), &t.id);
         if t.caption.is_some() || t.number.is_some() {
-            let mut cap = el("caption");
+            let mut cap = el("p").with_attr("class", "caption");
             self.caption(&t.number, &t.caption, &mut cap);
-            table.push(cap);
+            d.push(cap);
         }
-        for (rows, group, cell_name) in [(&t.head, "thead", "th"), (&t.body, "tbody", "td")] {
+        let mut table = el("table");
+        for (rows, group, head) in [(&t.head, "thead", true), (&t.body, "tbody", false)] {
             if rows.is_empty() {
                 continue;
             }
@@ -276,7 +318,7 @@ impl Writer<'_> {
             for row in rows {
                 let mut tr = el("tr");
                 for cell in &row.cells {
-                    let mut c = el(cell_name);
+                    let mut c = el(if head || cell.header { "th" } else { "td" });
                     match cell.align {
                         Align::Default => {}
                         Align::Left => c.set_attr("class", "align-left"),
@@ -296,36 +338,92 @@ impl Writer<'_> {
             }
             table.push(g);
         }
-        table
+        d.push(table);
+        d
     }
 
-    fn footnote(&self, note: &Footnote, n: u32) -> Element {
-        let (id, ref_id) = footnote_ids(&self.ch.stem, n);
-        let mut aside = el("aside")
-            .with_attr("epub:type", "footnote")
-            .with_attr("id", id)
-            .with_attr("class", "footnote");
+    fn figure(&self, f: &Figure) -> Element {
+        let class = match (&f.class, f.as_table) {
+            (Some(extra), true) => format!("imgtable image {extra}"),
+            (Some(extra), false) => format!("image {extra}"),
+            (None, true) => "imgtable image".to_string(),
+            (None, false) => "image".to_string(),
+        };
+        let mut d = with_id(el("div").with_attr("class", class), &f.id);
+        let caption = (f.caption.is_some() || f.number.is_some()).then(|| {
+            let mut cap = el("p").with_attr("class", "caption");
+            self.caption(&f.number, &f.caption, &mut cap);
+            cap
+        });
+        // Re:VIEW puts a table's caption above its image, a figure's below.
+        if f.as_table {
+            d.children.extend(caption.clone().map(Node::Element));
+        }
+        match &f.fallback {
+            // The image is missing: show the text the author gave for that case, marked.
+            Some(text) if f.image.src.is_empty() => {
+                d.push(
+                    el("pre")
+                        .with_attr("class", "dummyimage")
+                        .with_text(text.as_str()),
+                );
+            }
+            _ if f.image.src.is_empty() => {
+                d.push(
+                    el("p")
+                        .with_attr("class", "missing-image")
+                        .with_text(format!("[{}]", f.image.alt)),
+                );
+            }
+            _ => d.push(
+                el("img")
+                    .with_attr("src", f.image.src.as_str())
+                    .with_attr("alt", f.image.alt.as_str()),
+            ),
+        }
+        if !f.as_table {
+            d.children.extend(caption.map(Node::Element));
+        }
+        d
+    }
+
+    fn note(&self, note: &Footnote, n: u32, kind: NoteKind) -> Element {
+        let (id, ref_id, class, mark) = match kind {
+            NoteKind::Foot => {
+                let (id, r) = footnote_ids(&self.ch.stem, n);
+                (id, r, "footnote", format!("[*{n}]"))
+            }
+            NoteKind::End => {
+                let (id, r) = endnote_ids(&self.ch.stem, n);
+                (id, r, "endnote", format!("({n})"))
+            }
+        };
+        let mut d = el("div")
+            .with_attr("class", class)
+            .with_attr("epub:type", class)
+            .with_attr("id", id);
         let back = el("a")
             .with_attr("href", format!("#{ref_id}"))
-            .with_attr("class", "footnote-number")
-            .with_text(format!("*{n}"));
+            .with_attr("class", "noteback")
+            .with_text(mark);
         let mut body = el("div");
         self.blocks(&note.blocks, &mut body);
         let mut blocks = body.children.into_iter();
-        // The number goes at the start of the note's first paragraph, as printed books do.
+        // The mark goes at the start of the note's first paragraph, as printed books do.
         match blocks.next() {
             Some(Node::Element(mut p)) if p.name == "p" => {
+                p.set_attr("class", class);
                 p.children.insert(0, Node::Text(" ".into()));
                 p.children.insert(0, Node::Element(back));
-                aside.push(p);
+                d.push(p);
             }
             first => {
-                aside.push(el("p").with_child(back));
-                aside.children.extend(first);
+                d.push(el("p").with_attr("class", class).with_child(back));
+                d.children.extend(first);
             }
         }
-        aside.children.extend(blocks);
-        aside
+        d.children.extend(blocks);
+        d
     }
 
     fn inlines(&self, inlines: &[Inline], parent: &mut Element) {
@@ -346,24 +444,57 @@ impl Writer<'_> {
         parent.push(e);
     }
 
+    fn noteref(&self, n: u32, kind: NoteKind, parent: &mut Element) {
+        let ((id, ref_id), mark, end) = match kind {
+            NoteKind::Foot => (footnote_ids(&self.ch.stem, n), format!("*{n}"), false),
+            NoteKind::End => (endnote_ids(&self.ch.stem, n), format!("({n})"), true),
+        };
+        let mut a = el("a")
+            .with_attr("href", format!("#{id}"))
+            .with_attr("class", "noteref")
+            .with_attr("epub:type", "noteref");
+        if self.anchored.borrow_mut().insert((end, n)) {
+            a.set_attr("id", ref_id);
+        }
+        a.push_text(&mark);
+        parent.push(a);
+    }
+
     fn inline(&self, i: &Inline, parent: &mut Element) {
         match &i.kind {
             InlineKind::Text(t) => parent.push_text(t),
             InlineKind::Emphasis(c) => self.wrap("em", c, parent),
             InlineKind::Strong(c) => self.wrap("strong", c, parent),
-            InlineKind::Code(t) => parent.push(el("code").with_text(t.as_str())),
+            InlineKind::Bold(c) => self.wrap("b", c, parent),
+            InlineKind::Italic(c) => self.wrap("i", c, parent),
+            InlineKind::Keyword { word, alt } => {
+                let mut b = el("b").with_attr("class", "kw");
+                self.inlines(word, &mut b);
+                if let Some(alt) = alt {
+                    b.push_text(&format!(" ({alt})"));
+                }
+                parent.push(b);
+            }
+            InlineKind::Code(t) => {
+                parent.push(el("code").with_attr("class", "tt").with_text(t.as_str()))
+            }
             InlineKind::Superscript(c) => self.wrap("sup", c, parent),
             InlineKind::Subscript(c) => self.wrap("sub", c, parent),
             InlineKind::Deleted(c) => self.wrap("del", c, parent),
             InlineKind::Inserted(c) => self.wrap("ins", c, parent),
-            InlineKind::Underline(c) => self.span("underline", c, parent),
+            InlineKind::Underline(c) => self.wrap("u", c, parent),
             InlineKind::Span { class, content } => self.span(class, content, parent),
             InlineKind::Link { href, content } => {
-                let mut a = el("a").with_attr("href", href.as_str());
+                let mut a = el("a")
+                    .with_attr("href", href.as_str())
+                    .with_attr("class", "link");
                 self.inlines(content, &mut a);
                 parent.push(a);
             }
-            InlineKind::Ref { target, content } => match content {
+            // The resolver turns every reference into a link; one left here was reported.
+            InlineKind::Ref {
+                target, content, ..
+            } => match content {
                 Some(c) => self.inlines(c, parent),
                 None => parent.push_text(target),
             },
@@ -374,33 +505,34 @@ impl Writer<'_> {
                     .with_attr("class", "inline"),
             ),
             InlineKind::FootnoteRef(label) => {
-                let Some((_, n)) = self.ch.footnotes.iter().find(|(l, _)| l == label) else {
-                    return;
-                };
-                let (id, ref_id) = footnote_ids(&self.ch.stem, *n);
-                let first = self.anchored.borrow_mut().insert(*n);
-                let mut a = el("a")
-                    .with_attr("epub:type", "noteref")
-                    .with_attr("class", "noteref")
-                    .with_attr("href", format!("#{id}"));
-                if first {
-                    a.set_attr("id", ref_id);
+                if let Some((_, n)) = self.ch.footnotes.iter().find(|(l, _)| l == label) {
+                    self.noteref(*n, NoteKind::Foot, parent);
                 }
-                a.push_text(&format!("*{n}"));
-                parent.push(el("sup").with_child(a));
+            }
+            InlineKind::EndnoteRef(label) => {
+                if let Some((_, n)) = self.ch.endnotes.iter().find(|(l, _)| l == label) {
+                    self.noteref(*n, NoteKind::End, parent);
+                }
             }
             InlineKind::Ruby { base, text } => parent.push(
                 el("ruby")
                     .with_text(base.as_str())
-                    .with_child(el("rt").with_text(text.as_str())),
+                    .with_child(el("rp").with_text("（"))
+                    .with_child(el("rt").with_text(text.as_str()))
+                    .with_child(el("rp").with_text("）")),
             ),
-            InlineKind::EmphasisDots(c) => self.span("em-sesame", c, parent),
+            InlineKind::EmphasisDots(c) => self.span("bou", c, parent),
             InlineKind::TateChuYoko(t) => {
-                parent.push(el("span").with_attr("class", "tcy").with_text(t.as_str()))
+                let class = if t.chars().count() == 1 {
+                    "upright"
+                } else {
+                    "tcy"
+                };
+                parent.push(el("span").with_attr("class", class).with_text(t.as_str()))
             }
             InlineKind::Math(t) => parent.push(
                 el("span")
-                    .with_attr("class", "math tex")
+                    .with_attr("class", "equation")
                     .with_text(t.as_str()),
             ),
             InlineKind::IndexTerm(_) => {}
@@ -410,16 +542,70 @@ impl Writer<'_> {
     }
 }
 
+/// Prefixes each line of a listing with its number (`  1: `), keeping inline markup: text runs
+/// are split at line ends, elements stay whole on their line.
+fn number_lines(body: Element, first: u32) -> Element {
+    let mut out = el("code");
+    let mut n = first;
+    let mut at_line_start = true;
+    let mut children = body.children;
+    // A trailing newline ends the last line; it does not start a new one.
+    if let Some(Node::Text(t)) = children.last_mut()
+        && t.ends_with('\n')
+    {
+        t.pop();
+    }
+    for child in children {
+        match child {
+            Node::Text(t) => {
+                for (i, part) in t.split('\n').enumerate() {
+                    if i > 0 {
+                        out.push_text("\n");
+                        at_line_start = true;
+                    }
+                    if at_line_start {
+                        out.push(
+                            el("span")
+                                .with_attr("class", "lineno")
+                                .with_text(format!("{n:>2}: ")),
+                        );
+                        n += 1;
+                        at_line_start = false;
+                    }
+                    if !part.is_empty() {
+                        out.push_text(part);
+                    }
+                }
+            }
+            other => {
+                if at_line_start {
+                    out.push(
+                        el("span")
+                            .with_attr("class", "lineno")
+                            .with_text(format!("{n:>2}: ")),
+                    );
+                    n += 1;
+                    at_line_start = false;
+                }
+                out.push(other);
+            }
+        }
+    }
+    out.push_text("\n");
+    out
+}
+
 fn admonition_label(kind: AdmonitionKind, ja: bool) -> &'static str {
     use AdmonitionKind::*;
     match (kind, ja) {
         (Note, true) => "ノート",
         (Memo, true) => "メモ",
-        (Tip, true) => "ヒント",
+        (Tip, true) => "TIP",
         (Info, true) => "情報",
         (Warning, true) => "警告",
         (Important, true) => "重要",
-        (Caution, true) | (Notice, true) => "注意",
+        (Caution, true) => "注意",
+        (Notice, true) => "注意",
         (Note, false) => "Note",
         (Memo, false) => "Memo",
         (Tip, false) => "Tip",
