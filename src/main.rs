@@ -73,11 +73,11 @@ fn fail(e: &Error) -> ExitCode {
 /// A book named on the command line: a folder path, else an id under the books folder.
 fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
     let as_path = Path::new(arg);
-    if as_path.join("book.yml").is_file() {
+    if Book::is_book(as_path) {
         return Some(as_path.to_path_buf());
     }
     let under = project.books_dir().join(arg);
-    under.join("book.yml").is_file().then_some(under)
+    Book::is_book(&under).then_some(under)
 }
 
 fn build(project: &Project, args: &[String]) -> ExitCode {
@@ -99,7 +99,7 @@ fn build(project: &Project, args: &[String]) -> ExitCode {
                 Some(d) => dirs.push(d),
                 None => {
                     eprintln!(
-                        "error: `{arg}` is not a book: no {arg}/book.yml and no {}/{arg}/book.yml",
+                        "error: `{arg}` is not a book: neither it nor {}/{arg} is a book folder (with book.yml, or Re:VIEW's config.yml and catalog.yml) or a Re:VIEW config file",
                         project.books_dir().display()
                     );
                     eprintln!("  help: `seihon list` shows the books of this project");
@@ -160,8 +160,8 @@ fn list(project: &Project, json: bool) -> ExitCode {
     let mut rows = Vec::new();
     let mut code = 0;
     for dir in project.book_dirs() {
-        match Book::load(&dir, &project.config) {
-            Ok(book) => rows.push(serde_json::json!({
+        match Book::open(&dir, &project.config) {
+            Ok((book, _)) => rows.push(serde_json::json!({
                 "id": book.id,
                 "path": dir.to_string_lossy(),
                 "title": book.meta.title,

@@ -59,7 +59,7 @@ impl Project {
             .flatten()
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.join("book.yml").is_file())
+            .filter(|p| p.is_dir() && Book::is_book(p))
             .collect();
         dirs.sort();
         dirs
@@ -92,7 +92,7 @@ pub fn build_time(book: &Book) -> i64 {
 
 /// Builds one book folder into its EPUB.
 pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
-    let book = Book::load(book_dir, &project.config)?;
+    let (book, load_warnings) = Book::open(book_dir, &project.config)?;
     let read: Vec<(Document, Vec<Finding>)> = book
         .chapters
         .par_iter()
@@ -336,7 +336,7 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
         id: book.id.clone(),
         epub: output,
         chapters: resolved.chapters.len(),
-        warnings: resolved.warnings,
+        warnings: load_warnings.into_iter().chain(resolved.warnings).collect(),
     })
 }
 
@@ -450,6 +450,9 @@ fn checked_xhtml(text: &str, template: &str) -> Result<Checked> {
 /// gives an empty document and the reason.
 fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
     let empty = || Document::new(&src.rel);
+    if let Some(title) = &src.part_title {
+        return (part_page(src, title), Vec::new());
+    }
     let bytes = match std::fs::read(&src.path) {
         Ok(b) => b,
         Err(e) => {
@@ -494,6 +497,24 @@ fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
             (empty(), vec![f])
         }
     }
+}
+
+/// The page of a part that has only a title (a Re:VIEW catalog part named by its title).
+fn part_page(src: &ChapterSource, title: &str) -> Document {
+    use crate::doc::{Block, BlockKind, Heading, Inline, Pos};
+    let mut doc = Document::new(&src.rel);
+    let heading = Heading {
+        level: 1,
+        id: None,
+        numbered: true,
+        in_toc: true,
+        shown: true,
+        number: None,
+        content: vec![Inline::text(title, Pos::default())],
+    };
+    doc.blocks
+        .push(Block::new(BlockKind::Heading(heading), Pos::default()));
+    doc
 }
 
 /// Role of a chapter in reading order, for callers that list the book's contents.

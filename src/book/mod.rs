@@ -11,6 +11,8 @@ use serde_saphyr::Spanned;
 
 use crate::error::{Error, Finding, Location, Result};
 
+pub mod review;
+
 /// The project's `seihon.yml` (optional): folders and defaults for every book.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -316,6 +318,9 @@ pub struct ChapterSource {
     pub path: PathBuf,
     pub role: Role,
     pub format: Format,
+    /// A part page with only a title (a Re:VIEW catalog part named by its title): there is no
+    /// source file, the page is made from this title.
+    pub part_title: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -340,6 +345,8 @@ pub struct Book {
     pub stylesheets: Vec<PathBuf>,
     pub toc_depth: u8,
     pub secnolevel: u8,
+    /// Settings of a Re:VIEW project (image folder, dictionary), when the book is one.
+    pub review: Option<review::ReviewSettings>,
 }
 
 const CREATOR_ROLES: &[&str] = &[
@@ -348,6 +355,41 @@ const CREATOR_ROLES: &[&str] = &[
 ];
 
 impl Book {
+    /// Opens a book given as a folder (with a `book.yml`, or a Re:VIEW `config.yml` and
+    /// `catalog.yml`) or as a Re:VIEW config file. Warnings found while loading come back
+    /// beside the book.
+    pub fn open(path: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
+        if path.is_dir() && path.join("book.yml").is_file() {
+            return Book::load(path, project).map(|b| (b, Vec::new()));
+        }
+        if path.is_dir() && review::is_review_project(path) {
+            return review::load(path, Path::new("config.yml"), project);
+        }
+        let is_yaml = path.extension().is_some_and(|e| e == "yml" || e == "yaml");
+        if path.is_file() && is_yaml {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let file = path.file_name().map(PathBuf::from).unwrap_or_default();
+            return review::load(dir, &file, project);
+        }
+        Err(Error::Config(
+            Finding::error(Location::file(path), "this is not a book")
+                .with_hint("a book is a folder with a book.yml, a Re:VIEW folder with config.yml and catalog.yml, or a Re:VIEW config file"),
+        ))
+    }
+
+    /// Whether `path` looks like something [`Book::open`] can open.
+    pub fn is_book(path: &Path) -> bool {
+        (path.is_dir() && (path.join("book.yml").is_file() || review::is_review_project(path)))
+            || (path.is_file()
+                && path.extension().is_some_and(|e| e == "yml" || e == "yaml")
+                && path
+                    .parent()
+                    .is_some_and(|d| d.join("catalog.yml").is_file()))
+    }
+
     /// Loads `root/book.yml`. `display_root` is how paths are shown in messages.
     pub fn load(root: &Path, project: &ProjectConfig) -> Result<Book> {
         let config_path = root.join("book.yml");
@@ -513,6 +555,7 @@ fn resolve(
                                 path,
                                 role,
                                 format,
+                                part_title: None,
                             });
                         }
                     }
@@ -604,6 +647,7 @@ fn resolve(
         stylesheets,
         toc_depth: file.toc_depth.unwrap_or(project.toc_depth).clamp(1, 6),
         secnolevel: file.secnolevel,
+        review: None,
     })
 }
 

@@ -1,0 +1,615 @@
+//! Load an unmodified Re:VIEW project: `config.yml` (with `inherit:` and `epubmaker:`
+//! overrides) and `catalog.yml` (PREDEF, CHAPS with parts, APPENDIX, POSTDEF) → [`Book`].
+//!
+//! Re:VIEW's config has hundreds of keys, most for its PDF maker, so it is read untyped and only
+//! the keys that matter for an EPUB are taken; a setting seihon cannot honour is a warning at
+//! its line, never a silent change of output.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{
+    Book, ChapterSource, Cover, Creator, Direction, Format, HistoryEntry, Metadata, ProjectConfig,
+    Role, Writing, check_book_file, display_path,
+};
+use crate::error::{Error, Finding, Location, Result};
+
+/// What the Re:VIEW reader needs from the project besides the chapter text.
+#[derive(Debug, Clone, Default)]
+pub struct ReviewSettings {
+    /// Where images are looked up (`imagedir`, default `images`), relative to the book folder.
+    pub imagedir: PathBuf,
+    /// `@<w>` dictionary from `words_file`.
+    pub words: HashMap<String, String>,
+    pub draft: bool,
+    pub tabwidth: usize,
+}
+
+/// Whether `dir` is a Re:VIEW project folder (a `config.yml` and a `catalog.yml`).
+pub fn is_review_project(dir: &Path) -> bool {
+    dir.join("config.yml").is_file() && dir.join("catalog.yml").is_file()
+}
+
+/// Reads a YAML file into a JSON value, with YAML 1.1 surprises turned off (`no` stays a
+/// string, ISBNs keep leading zeros).
+fn read_yaml(path: &Path, shown: &Path) -> Result<(Value, String)> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::Config(Finding::error(
+            Location::file(shown),
+            format!("cannot read this file: {e}"),
+        ))
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
+    let opts =
+        serde_saphyr::options! { strict_booleans: true, leading_zero_numbers_as_strings: true };
+    let value: Value = serde_saphyr::from_str_with_options(&text, opts).map_err(|e| {
+        let loc = e.location().map_or_else(
+            || Location::file(shown),
+            |l| Location::new(shown, l.line() as u32, l.column() as u32),
+        );
+        let msg = e.without_snippet().to_string();
+        let first = msg.lines().next().unwrap_or("").to_string();
+        Error::Config(Finding::error(
+            loc,
+            format!("this is not valid YAML: {first}"),
+        ))
+    })?;
+    Ok((
+        if value.is_null() {
+            Value::Object(Default::default())
+        } else {
+            value
+        },
+        text,
+    ))
+}
+
+/// Where `key:` is written in a YAML file (first occurrence), for messages about its value.
+fn key_location(text: &str, shown: &Path, key: &str) -> Location {
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with(&format!("{key}:")) || trimmed.starts_with(&format!("- {key}:")) {
+            let col = line.len() - trimmed.len() + 1;
+            return Location::new(shown, i as u32 + 1, col as u32);
+        }
+    }
+    Location::file(shown)
+}
+
+/// Deep merge: `over` wins; mappings merge key by key (Re:VIEW's `inherit:` semantics).
+fn merge(base: &mut Value, over: Value) {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(slot) => merge(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+/// Reads a config file and the files it inherits, depth first, refusing cycles.
+fn load_config(
+    dir: &Path,
+    file: &Path,
+    chain: &mut Vec<PathBuf>,
+    texts: &mut Vec<(PathBuf, String)>,
+) -> Result<Value> {
+    let shown = display_path(Path::new("."), &dir.join(file));
+    if chain.contains(&file.to_path_buf()) {
+        return Err(Error::Config(Finding::error(
+            Location::file(&shown),
+            format!(
+                "`inherit:` makes a loop: {}",
+                chain
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" → ")
+            ),
+        )));
+    }
+    let path = check_book_file(dir, file).map_err(|why| {
+        Error::Config(Finding::error(
+            Location::file(&shown),
+            format!("the settings file `{}` {why}", file.display()),
+        ))
+    })?;
+    let (mut value, text) = read_yaml(&path, &shown)?;
+    chain.push(file.to_path_buf());
+    let mut merged = Value::Object(Default::default());
+    if let Some(inherit) = value.as_object_mut().and_then(|o| o.remove("inherit")) {
+        for parent in strings(&inherit) {
+            let parent_value = load_config(dir, Path::new(&parent), chain, texts)?;
+            merge(&mut merged, parent_value);
+        }
+    }
+    merge(&mut merged, value);
+    chain.pop();
+    texts.push((shown, text));
+    Ok(merged)
+}
+
+/// A string, or each string of a list.
+fn strings(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => vec![s.clone()],
+        Value::Number(n) => vec![n.to_string()],
+        Value::Array(a) => a.iter().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn string(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A name as Re:VIEW writes it: `Name` or `{name: Name, file-as: …}`.
+fn names(v: &Value) -> Vec<(String, Option<String>)> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => vec![(s.trim().to_string(), None)],
+        Value::Object(o) => string(o.get("name"))
+            .map(|n| vec![(n, string(o.get("file-as")))])
+            .unwrap_or_default(),
+        Value::Array(a) => a.iter().flat_map(names).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// MARC relator codes Re:VIEW accepts as config keys, in its colophon order.
+const ROLES: &[&str] = &[
+    "aut", "csl", "trl", "dsr", "ill", "cov", "edt", "pbl", "prt", "pht",
+];
+
+/// Loads the Re:VIEW project in `dir` with the config file `config` (relative to `dir`).
+/// Warnings (settings seihon does not honour) are returned beside the book.
+pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
+    let mut texts = Vec::new();
+    let mut cfg = load_config(dir, config, &mut Vec::new(), &mut texts)?;
+    let shown_config = display_path(Path::new("."), &dir.join(config));
+    let config_text = texts.last().map(|(_, t)| t.clone()).unwrap_or_default();
+    let at = |key: &str| key_location(&config_text, &shown_config, key);
+    // `epubmaker:` settings override the top level when building an EPUB.
+    if let Some(epub) = cfg.get("epubmaker").cloned().filter(Value::is_object) {
+        merge(&mut cfg, epub);
+    }
+    let get = |k: &str| cfg.get(k);
+    let mut warnings = Vec::new();
+    let mut errors = Vec::new();
+
+    let (title, _) = get("booktitle")
+        .map(names)
+        .and_then(|n| n.into_iter().next())
+        .unwrap_or_else(|| {
+            warnings.push(Finding::warning(
+                at("booktitle"),
+                "this book has no `booktitle`; using Re:VIEW's default title",
+            ));
+            ("Re:VIEW Sample Book".into(), None)
+        });
+    let language = string(get("language")).unwrap_or_else(|| "ja".into());
+
+    let mut creators = Vec::new();
+    for role in ROLES {
+        for key in [format!("a-{role}"), role.to_string()] {
+            for (name, file_as) in get(&key).map(names).unwrap_or_default() {
+                creators.push(Creator {
+                    name,
+                    role: role.to_string(),
+                    file_as,
+                });
+            }
+        }
+    }
+    let publisher = ["pbl", "a-pbl"]
+        .iter()
+        .find_map(|k| get(k).map(names).and_then(|n| n.into_iter().next()))
+        .map(|(n, _)| n);
+
+    let date = string(get("date"));
+    let date = match date {
+        Some(d) if super::Date::parse(&d).is_some() => Some(d),
+        Some(d) => {
+            warnings.push(Finding::warning(
+                at("date"),
+                format!("`{d}` is not a YYYY-MM-DD date; it is left out of the metadata"),
+            ));
+            None
+        }
+        None => None,
+    };
+    let history = history(get("history"));
+    let rights = get("rights")
+        .map(strings)
+        .filter(|r| !r.is_empty())
+        .map(|r| r.join(" "));
+    let isbn = string(get("isbn")).and_then(|i| match super::normalize_isbn(&i) {
+        Ok(i) => Some(i),
+        Err(why) => {
+            warnings.push(Finding::warning(
+                at("isbn"),
+                format!("`{i}` is not a valid ISBN ({why}); it is left out"),
+            ));
+            None
+        }
+    });
+    let identifier = match (string(get("urnid")), &isbn) {
+        (Some(urn), _) => urn,
+        (None, Some(isbn)) => format!("urn:isbn:{}", isbn.replace(['-', ' '], "")),
+        (None, None) => {
+            let seed = format!("seihon:review:{title}");
+            format!(
+                "urn:uuid:{}",
+                uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
+            )
+        }
+    };
+    let direction = match string(get("direction")).as_deref() {
+        Some("rtl") => Direction::Rtl,
+        _ => Direction::Ltr,
+    };
+    // Vertical writing in Re:VIEW is CSS plus `direction: rtl`; the rtl spine implies it.
+    let writing = if direction == Direction::Rtl {
+        Writing::Vertical
+    } else {
+        Writing::Horizontal
+    };
+
+    let contentdir = PathBuf::from(string(get("contentdir")).unwrap_or_else(|| ".".into()));
+    let imagedir = PathBuf::from(string(get("imagedir")).unwrap_or_else(|| "images".into()));
+
+    let cover = match string(get("coverimage")) {
+        Some(file) => {
+            let rel = imagedir.join(&file);
+            match check_book_file(dir, &rel) {
+                Ok(_) => Cover::Image(rel),
+                Err(why) => {
+                    errors.push(
+                        Finding::error(at("coverimage"), format!("the cover image `{}` {why}", rel.display()))
+                            .with_hint("put the image in the image folder, or remove `coverimage:` to have a cover generated"),
+                    );
+                    Cover::Generated
+                }
+            }
+        }
+        None => Cover::Generated,
+    };
+
+    let mut stylesheets = Vec::new();
+    for css in get("stylesheet").map(strings).unwrap_or_default() {
+        let rel = PathBuf::from(&css);
+        match check_book_file(dir, &rel) {
+            Ok(_) => stylesheets.push(rel),
+            Err(why) => warnings.push(Finding::warning(
+                at("stylesheet"),
+                format!("the style sheet `{css}` {why}; the book is built without it"),
+            )),
+        }
+    }
+
+    let mut words = HashMap::new();
+    for file in get("words_file").map(strings).unwrap_or_default() {
+        match check_book_file(dir, Path::new(&file))
+            .ok()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+        {
+            Some(text) => {
+                for line in text.lines() {
+                    if let Some((k, v)) = line.split_once(',') {
+                        words.insert(
+                            k.trim().trim_matches('"').to_string(),
+                            v.trim().trim_matches('"').to_string(),
+                        );
+                    }
+                }
+            }
+            None => warnings.push(Finding::warning(
+                at("words_file"),
+                format!("the words file `{file}` cannot be read"),
+            )),
+        }
+    }
+
+    if string(get("math_format")).as_deref() == Some("imgmath") {
+        warnings.push(Finding::warning(
+            at("math_format"),
+            "`math_format: imgmath` needs LaTeX to render equations as images; seihon shows the TeX source instead",
+        ));
+    }
+    if string(get("math_format")).as_deref() == Some("mathjax") {
+        warnings.push(Finding::warning(
+            at("math_format"),
+            "`math_format: mathjax` loads a script from the web, which an EPUB must not; seihon shows the TeX source instead",
+        ));
+    }
+    if dir.join("review-ext.rb").is_file() {
+        warnings.push(Finding::warning(
+            Location::file(display_path(Path::new("."), &dir.join("review-ext.rb"))),
+            "this book's review-ext.rb (Ruby extensions to Re:VIEW) is not run by seihon; its changes to the output are not made",
+        ));
+    }
+
+    let catalog_path = dir.join(string(get("catalogfile")).unwrap_or_else(|| "catalog.yml".into()));
+    let catalog_shown = display_path(Path::new("."), &catalog_path);
+    let (catalog, catalog_text) = read_yaml(&catalog_path, &catalog_shown)?;
+    let chapters = chapters(
+        dir,
+        &contentdir,
+        &catalog,
+        &catalog_text,
+        &catalog_shown,
+        &mut errors,
+    );
+
+    if !errors.is_empty() {
+        return Err(Error::Book(errors));
+    }
+    let id = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "book".into());
+    let toc_depth = get("toclevel")
+        .and_then(Value::as_u64)
+        .map_or(3, |n| n as u8)
+        .clamp(1, 6);
+    let secnolevel = get("secnolevel")
+        .and_then(Value::as_u64)
+        .map_or(2, |n| n.min(6) as u8);
+    let book = Book {
+        id,
+        root: dir.to_path_buf(),
+        config_path: shown_config,
+        meta: Metadata {
+            title,
+            subtitle: string(get("subtitle")),
+            language,
+            identifier,
+            creators,
+            publisher,
+            date,
+            history,
+            isbn,
+            rights,
+            writing,
+            direction,
+        },
+        chapters,
+        cover,
+        stylesheets,
+        toc_depth: toc_depth.max(1),
+        secnolevel,
+        review: Some(ReviewSettings {
+            imagedir,
+            words,
+            draft: get("draft").and_then(Value::as_bool).unwrap_or(false),
+            tabwidth: get("tabwidth")
+                .and_then(Value::as_u64)
+                .map_or(8, |n| n as usize),
+        }),
+    };
+    let _ = project;
+    Ok((book, warnings))
+}
+
+/// Re:VIEW history: editions × printings, each `"YYYY-MM-DD"` or `"YYYY-MM-DD free text"`.
+fn history(v: Option<&Value>) -> Vec<HistoryEntry> {
+    let Some(Value::Array(editions)) = v else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (e, edition) in editions.iter().enumerate() {
+        for (p, printing) in strings(edition).into_iter().enumerate() {
+            let (date, rest) = match printing.split_once(char::is_whitespace) {
+                Some((d, rest)) if super::Date::parse(d).is_some() => {
+                    (d.to_string(), rest.trim().to_string())
+                }
+                _ if super::Date::parse(&printing).is_some() => (printing.clone(), String::new()),
+                _ => (String::new(), printing.clone()),
+            };
+            let text = if !rest.is_empty() {
+                rest
+            } else if e == 0 {
+                format!("初版第{}刷発行", p + 1)
+            } else {
+                format!("第{}版第{}刷発行", e + 1, p + 1)
+            };
+            out.push(HistoryEntry { date, text });
+        }
+    }
+    out
+}
+
+/// The catalog's files in reading order with their roles; parts become part pages.
+fn chapters(
+    dir: &Path,
+    contentdir: &Path,
+    catalog: &Value,
+    text: &str,
+    shown: &Path,
+    errors: &mut Vec<Finding>,
+) -> Vec<ChapterSource> {
+    let mut out: Vec<ChapterSource> = Vec::new();
+    let add = |file: &str, role: Role, errors: &mut Vec<Finding>, out: &mut Vec<ChapterSource>| {
+        let rel = contentdir.join(file.trim());
+        let loc = key_location(text, shown, file.trim());
+        let loc = if loc.line == 0 {
+            line_of(text, shown, file.trim())
+        } else {
+            loc
+        };
+        match check_book_file(dir, &rel) {
+            Ok(path) if rel.extension().is_some_and(|e| e == "re") => {
+                if out.iter().any(|c| c.rel == rel) {
+                    errors.push(Finding::error(
+                        loc,
+                        format!("`{file}` is listed twice in the catalog"),
+                    ));
+                } else {
+                    out.push(ChapterSource {
+                        rel,
+                        path,
+                        role,
+                        format: Format::Review,
+                        part_title: None,
+                    });
+                }
+            }
+            Ok(_) => errors.push(Finding::error(loc, format!("`{file}` is not a .re file"))),
+            Err(why) => errors.push(Finding::error(
+                loc,
+                format!("the chapter file `{}` {why}", rel.display()),
+            )),
+        }
+    };
+    let list = |key: &str| -> Vec<Value> {
+        catalog
+            .get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    for v in list("PREDEF") {
+        for f in strings(&v) {
+            add(&f, Role::Front, errors, &mut out);
+        }
+    }
+    if catalog.get("CHAPS").is_none() {
+        errors.push(
+            Finding::error(Location::file(shown), "the catalog has no `CHAPS:` list")
+                .with_hint("list the chapters under `CHAPS:`"),
+        );
+    }
+    let mut parts = 0;
+    for v in list("CHAPS") {
+        match v {
+            Value::Object(part) => {
+                for (title, members) in part {
+                    parts += 1;
+                    if title.ends_with(".re") {
+                        add(&title, Role::Part, errors, &mut out);
+                    } else {
+                        out.push(ChapterSource {
+                            rel: PathBuf::from(format!("part_{parts}")),
+                            path: PathBuf::new(),
+                            role: Role::Part,
+                            format: Format::Review,
+                            part_title: Some(title.clone()),
+                        });
+                    }
+                    for f in strings(&members) {
+                        add(&f, Role::Body, errors, &mut out);
+                    }
+                }
+            }
+            other => {
+                for f in strings(&other) {
+                    add(&f, Role::Body, errors, &mut out);
+                }
+            }
+        }
+    }
+    for v in list("APPENDIX") {
+        for f in strings(&v) {
+            add(&f, Role::Appendix, errors, &mut out);
+        }
+    }
+    for v in list("POSTDEF") {
+        for f in strings(&v) {
+            add(&f, Role::Back, errors, &mut out);
+        }
+    }
+    out
+}
+
+/// The line where `needle` first appears in `text` (catalog entries are list items).
+fn line_of(text: &str, shown: &Path, needle: &str) -> Location {
+    for (i, line) in text.lines().enumerate() {
+        if let Some(col) = line.find(needle) {
+            return Location::new(shown, i as u32 + 1, line[..col].chars().count() as u32 + 1);
+        }
+    }
+    Location::file(shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_of_editions_and_printings() {
+        let v: Value = serde_json::json!([["2017-09-30", "2018-10-16 改訂"], ["2019-01-01"]]);
+        let h = history(Some(&v));
+        assert_eq!(
+            h[0],
+            HistoryEntry {
+                date: "2017-09-30".into(),
+                text: "初版第1刷発行".into()
+            }
+        );
+        assert_eq!(
+            h[1],
+            HistoryEntry {
+                date: "2018-10-16".into(),
+                text: "改訂".into()
+            }
+        );
+        assert_eq!(
+            h[2],
+            HistoryEntry {
+                date: "2019-01-01".into(),
+                text: "第2版第1刷発行".into()
+            }
+        );
+    }
+
+    #[test]
+    fn inherit_merges_deeply_and_later_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("base.yml"),
+            "booktitle: Base\nepubmaker:\n  htmlext: html\n  toc: true\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("config.yml"),
+            "inherit: [base.yml]\nepubmaker:\n  htmlext: xhtml\n",
+        )
+        .unwrap();
+        let v = load_config(
+            dir.path(),
+            Path::new("config.yml"),
+            &mut Vec::new(),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(v["booktitle"], "Base");
+        assert_eq!(v["epubmaker"]["htmlext"], "xhtml");
+        assert_eq!(v["epubmaker"]["toc"], true);
+    }
+
+    #[test]
+    fn inherit_loop_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.yml"), "inherit: [b.yml]\n").unwrap();
+        std::fs::write(dir.path().join("b.yml"), "inherit: [a.yml]\n").unwrap();
+        let err = load_config(
+            dir.path(),
+            Path::new("a.yml"),
+            &mut Vec::new(),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("loop"), "{err}");
+    }
+}
