@@ -34,11 +34,13 @@ fn one_chapter_book(rel: &Path) -> Book {
             path: root.join(rel),
             role: Role::Body,
             format: Format::Markdown,
+            part_title: None,
         }],
         cover: Cover::Generated,
         stylesheets: Vec::new(),
         toc_depth: 3,
         secnolevel: 2,
+        review: None,
         root,
     }
 }

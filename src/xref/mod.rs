@@ -1,0 +1,999 @@
+//! Resolve: all Documents of a book → numbered, cross-referenced chapters.
+//!
+//! This is the one book-wide pass. It gives every chapter its output file, numbers chapters,
+//! sections, figures, tables and listings, makes ids unique across the book, turns links between
+//! source files into links between XHTML files, maps images to resources in the EPUB, and reports
+//! every reference it cannot resolve at the place it was written.
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use crate::book::{Book, ChapterSource, Format, Role, check_book_file};
+use crate::doc::*;
+use crate::error::{Finding, Location};
+use crate::xhtml::dom;
+
+mod ids;
+mod labels;
+mod visit;
+
+use ids::{file_stem, has_scheme, normalize, percent_decode, slug, unique};
+use labels::Labels;
+pub use visit::{visit_all_inlines_mut, visit_blocks_mut};
+
+/// A chapter ready to be written.
+#[derive(Debug, Clone)]
+pub struct Chapter {
+    pub doc: Document,
+    pub source: ChapterSource,
+    /// The chapter's stem, unique in the book: output file `xhtml/<stem>.xhtml`, id prefix.
+    pub stem: String,
+    /// Plain-text title (the first heading, else the file name).
+    pub title: String,
+    /// Headings for the table of contents, in order.
+    pub toc: Vec<TocEntry>,
+    /// Footnote label → number, in order of first reference.
+    pub footnotes: Vec<(String, u32)>,
+    /// Endnote label → number, in order of definition.
+    pub endnotes: Vec<(String, u32)>,
+    /// Language of the chapter when it differs from the book's.
+    pub lang: Option<String>,
+    /// The chapter's number label (`第1章`, `付録A`, `第I部`), when it has one.
+    pub number: Option<String>,
+}
+
+impl Chapter {
+    /// Path of the chapter's XHTML inside the package folder.
+    pub fn href(&self) -> String {
+        format!("xhtml/{}.xhtml", self.stem)
+    }
+}
+
+/// The ids of a footnote and of its (first) reference.
+pub fn footnote_ids(stem: &str, n: u32) -> (String, String) {
+    (format!("fn-{stem}-{n}"), format!("fnref-{stem}-{n}"))
+}
+
+/// The ids of an endnote and of its (first) reference.
+pub fn endnote_ids(stem: &str, n: u32) -> (String, String) {
+    (
+        format!("endnote-{stem}-{n}"),
+        format!("endnoteref-{stem}-{n}"),
+    )
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TocEntry {
+    pub level: u8,
+    pub id: String,
+    /// Number label and title, as shown in the table of contents.
+    pub label: String,
+}
+
+/// A file copied into the EPUB (an image, a style sheet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    pub source: PathBuf,
+    /// Path inside the package folder (`assets/images/cat.png`).
+    pub href: String,
+    pub media_type: &'static str,
+    /// Where the book first refers to it, for messages.
+    pub first_use: Location,
+}
+
+#[derive(Debug)]
+pub struct Resolved {
+    pub chapters: Vec<Chapter>,
+    pub resources: Vec<Resource>,
+    pub warnings: Vec<Finding>,
+}
+
+/// Media type of an image or style file by extension; `None` for anything an EPUB cannot carry
+/// without a fallback.
+pub fn media_type(path: &Path) -> Option<&'static str> {
+    Some(
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "png" => "image/png",
+            "jpg" | "jpeg" => "image/jpeg",
+            "gif" => "image/gif",
+            "svg" => "image/svg+xml",
+            "webp" => "image/webp",
+            "css" => "text/css",
+            _ => return None,
+        },
+    )
+}
+
+/// A referable object (listing, figure, table, equation, column, bibliography entry).
+#[derive(Debug, Clone)]
+struct Target {
+    chapter: usize,
+    /// The element id in the output (unique in the book).
+    id: String,
+    number: Option<String>,
+    caption: String,
+}
+
+/// A heading, for `@<hd>`-style references by label, caption or `parent|child` path.
+#[derive(Debug, Clone)]
+struct HeadingTarget {
+    id: String,
+    label: Option<String>,
+    caption: String,
+    number: Option<String>,
+    /// Labels and captions of the enclosing headings below the chapter title.
+    ancestors: Vec<(Option<String>, String)>,
+}
+
+/// What other chapters need to know about a chapter.
+#[derive(Debug, Clone, Default)]
+struct ChapterInfo {
+    /// The chapter id as Re:VIEW knows it: the file name without extension.
+    review_id: String,
+    stem: String,
+    number: Option<String>,
+    title: String,
+    ja: bool,
+}
+
+struct Resolver<'a> {
+    book: &'a Book,
+    errors: Vec<Finding>,
+    warnings: Vec<Finding>,
+    /// Every id in the output → its chapter.
+    ids: HashMap<String, usize>,
+    /// Per chapter: id as written → id in the output (they differ after a clash).
+    local: Vec<HashMap<String, String>>,
+    /// Per chapter: where each written id was first used.
+    first_use: Vec<HashMap<String, Location>>,
+    objects: HashMap<(usize, labels::ObjectKind, String), Target>,
+    headings: Vec<Vec<HeadingTarget>>,
+    bib: HashMap<String, Target>,
+    infos: Vec<ChapterInfo>,
+    by_review_id: HashMap<String, usize>,
+    by_source: HashMap<PathBuf, usize>,
+    resources: BTreeMap<PathBuf, Resource>,
+}
+
+/// File names the generated pages use; chapters never take them.
+const RESERVED_STEMS: &[&str] = &["cover", "titlepage", "colophon", "nav", "toc"];
+
+pub fn resolve(
+    book: &Book,
+    docs: Vec<(ChapterSource, Document)>,
+) -> Result<Resolved, Vec<Finding>> {
+    // Stems first: links between chapters need every chapter's file name.
+    let mut stems: HashSet<String> = RESERVED_STEMS.iter().map(|s| s.to_string()).collect();
+    let mut chapters: Vec<Chapter> = docs
+        .into_iter()
+        .map(|(source, doc)| {
+            let stem = unique(&mut stems, &file_stem(&source.rel));
+            let lang = doc.lang.clone();
+            Chapter {
+                doc,
+                source,
+                stem,
+                title: String::new(),
+                toc: Vec::new(),
+                footnotes: Vec::new(),
+                endnotes: Vec::new(),
+                lang,
+                number: None,
+            }
+        })
+        .collect();
+    let n = chapters.len();
+    let mut r = Resolver {
+        book,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        ids: HashMap::new(),
+        local: vec![HashMap::new(); n],
+        first_use: vec![HashMap::new(); n],
+        objects: HashMap::new(),
+        headings: vec![Vec::new(); n],
+        bib: HashMap::new(),
+        infos: vec![ChapterInfo::default(); n],
+        by_review_id: HashMap::new(),
+        by_source: chapters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (normalize(&c.source.rel), i))
+            .collect(),
+        resources: BTreeMap::new(),
+    };
+    for (ci, ch) in chapters.iter().enumerate() {
+        let review_id = ch
+            .source
+            .rel
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        r.by_review_id.entry(review_id.clone()).or_insert(ci);
+        r.infos[ci].review_id = review_id;
+        r.infos[ci].stem = ch.stem.clone();
+    }
+
+    // Pass 1: ids, numbers, titles — everything references need.
+    let mut counters = ChapterCounters::default();
+    for (ci, ch) in chapters.iter_mut().enumerate() {
+        r.number_chapter(ci, ch, &mut counters);
+    }
+    // Pass 2: links, images, notes and references, now that every target is known.
+    for (ci, ch) in chapters.iter_mut().enumerate() {
+        r.link_chapter(ci, ch);
+    }
+
+    if !r.errors.is_empty() {
+        return Err(r.errors);
+    }
+    let mut resources: Vec<Resource> = r.resources.into_values().collect();
+    resources.sort_by(|a, b| a.href.cmp(&b.href));
+    Ok(Resolved {
+        chapters,
+        resources,
+        warnings: r.warnings,
+    })
+}
+
+#[derive(Default)]
+struct ChapterCounters {
+    body: u32,
+    appendix: u32,
+    part: u32,
+    bib: u32,
+}
+
+impl Resolver<'_> {
+    /// An id written by the author. Ids must be unique in a chapter (a clash there is reported,
+    /// as Re:VIEW would write duplicate ids); across chapters a clash is renamed silently, so
+    /// every id in the book stays unique and links still find their target.
+    fn claim(&mut self, id: String, ci: usize, loc: &Location) -> String {
+        if let Some(first) = self.first_use[ci].get(&id) {
+            self.warnings.push(
+                Finding::warning(loc.clone(), format!("the id `{id}` is used twice in this chapter"))
+                    .with_hint(format!("it is first used at {first}; references find the first one. Give each its own id")),
+            );
+            return self.generate(&id, ci);
+        }
+        self.first_use[ci].insert(id.clone(), loc.clone());
+        let output = if self.ids.contains_key(&id) {
+            self.generate(&id, ci)
+        } else {
+            id.clone()
+        };
+        self.ids.insert(output.clone(), ci);
+        self.local[ci].insert(id, output.clone());
+        output
+    }
+
+    /// A generated id: made unique by a numeric suffix.
+    fn generate(&mut self, base: &str, ci: usize) -> String {
+        let mut id = base.to_string();
+        let mut n = 1;
+        while self.ids.contains_key(&id) {
+            n += 1;
+            id = format!("{base}-{n}");
+        }
+        self.ids.insert(id.clone(), ci);
+        id
+    }
+
+    fn labels(&self, ch: &Chapter) -> Labels {
+        Labels {
+            ja: ch
+                .lang
+                .as_deref()
+                .unwrap_or(&self.book.meta.language)
+                .starts_with("ja"),
+        }
+    }
+
+    fn number_chapter(&mut self, ci: usize, ch: &mut Chapter, counters: &mut ChapterCounters) {
+        let labels = self.labels(ch);
+        let numbered = ch.doc.blocks.iter().find_map(|b| match &b.kind {
+            BlockKind::Heading(h) if h.level == 1 => Some(h.numbered),
+            _ => None,
+        }) == Some(true);
+        // (label shown in the heading, prefix for section and object numbers)
+        let chapter_number: Option<(String, Option<String>)> = match (ch.source.role, numbered) {
+            (Role::Body, true) => {
+                counters.body += 1;
+                Some((
+                    labels.chapter(counters.body),
+                    Some(counters.body.to_string()),
+                ))
+            }
+            (Role::Appendix, true) => {
+                counters.appendix += 1;
+                let letter = char::from(b'A' + ((counters.appendix - 1) % 26) as u8);
+                Some((labels.appendix(letter), Some(letter.to_string())))
+            }
+            (Role::Part, true) => {
+                counters.part += 1;
+                Some((labels.part(counters.part), None))
+            }
+            _ => None,
+        };
+        // secnolevel 0 shows no numbers and drops the chapter prefix from object numbers.
+        let show = self.book.secnolevel >= 1;
+        let prefix = chapter_number
+            .as_ref()
+            .and_then(|(_, p)| p.clone())
+            .filter(|_| show);
+        ch.number = chapter_number.as_ref().map(|(l, _)| l.clone());
+
+        let stem = ch.stem.clone();
+        let shown = ch.source.rel.clone();
+        let secnolevel = self.book.secnolevel as usize;
+        let toc_depth = self.book.toc_depth;
+        let mut sections = [0u32; 7];
+        let mut objects: HashMap<labels::ObjectKind, u32> = HashMap::new();
+        let mut ancestors: Vec<(u8, Option<String>, String)> = Vec::new();
+        let mut toc = Vec::new();
+        let mut title = None;
+        let mut columns = 0u32;
+        let mut blocks = std::mem::take(&mut ch.doc.blocks);
+        visit_blocks_mut(&mut blocks, &mut |b| {
+            let loc = Location::new(&shown, b.pos.line, b.pos.col);
+            let mut count = |kind: labels::ObjectKind| {
+                let n = objects.entry(kind).or_insert(0);
+                *n += 1;
+                labels.object(kind, prefix.as_deref(), *n)
+            };
+            match &mut b.kind {
+                BlockKind::Heading(h) => {
+                    let text = plain_text(&h.content);
+                    if h.level == 1 && title.is_none() {
+                        title = Some(text.clone());
+                    }
+                    let label = h.id.clone();
+                    let id = match h.id.take() {
+                        Some(id) => self.claim(id, ci, &loc),
+                        None => self.generate(&slug(&text, &stem), ci),
+                    };
+                    h.id = Some(id.clone());
+                    let level = h.level as usize;
+                    if level == 1 {
+                        h.number = chapter_number
+                            .as_ref()
+                            .filter(|_| show)
+                            .map(|(l, _)| l.clone());
+                    } else if h.numbered && level < sections.len() {
+                        sections[level] += 1;
+                        sections[level + 1..].iter_mut().for_each(|c| *c = 0);
+                        if level <= secnolevel
+                            && let Some(p) = chapter_number.as_ref().and_then(|(_, p)| p.as_ref())
+                        {
+                            let parts: Vec<String> =
+                                sections[2..=level].iter().map(u32::to_string).collect();
+                            h.number = Some(format!("{p}.{}", parts.join(".")));
+                        }
+                    }
+                    ancestors.retain(|(l, _, _)| *l < h.level);
+                    if h.level > 1 {
+                        self.headings[ci].push(HeadingTarget {
+                            id: id.clone(),
+                            label: label.clone(),
+                            caption: text.clone(),
+                            number: h.number.clone(),
+                            ancestors: ancestors
+                                .iter()
+                                .map(|(_, l, c)| (l.clone(), c.clone()))
+                                .collect(),
+                        });
+                        ancestors.push((h.level, label, text.clone()));
+                    }
+                    if h.in_toc && h.level <= toc_depth {
+                        let label = match &h.number {
+                            Some(n) => format!("{n}\u{3000}{text}").trim().to_string(),
+                            None => text.clone(),
+                        };
+                        toc.push(TocEntry {
+                            level: h.level,
+                            id,
+                            label: if label.is_empty() {
+                                "—".into()
+                            } else {
+                                label
+                            },
+                        });
+                    }
+                }
+                BlockKind::Figure(f) => {
+                    let written = f.id.clone();
+                    f.id = f.id.take().map(|id| self.claim(id, ci, &loc));
+                    let kind = if f.as_table {
+                        labels::ObjectKind::Table
+                    } else {
+                        labels::ObjectKind::Image
+                    };
+                    if f.numbered {
+                        f.number = Some(count(kind));
+                    }
+                    let caption = f.caption.as_deref().map(plain_text).unwrap_or_default();
+                    self.index(ci, kind, written, &f.id, &f.number, caption);
+                }
+                BlockKind::Table(t) => {
+                    let written = t.id.clone();
+                    t.id = t.id.take().map(|id| self.claim(id, ci, &loc));
+                    if t.id.is_some() {
+                        t.number = Some(count(labels::ObjectKind::Table));
+                    }
+                    let caption = t.caption.as_deref().map(plain_text).unwrap_or_default();
+                    self.index(
+                        ci,
+                        labels::ObjectKind::Table,
+                        written,
+                        &t.id,
+                        &t.number,
+                        caption,
+                    );
+                }
+                BlockKind::Code(c) => {
+                    let written = c.id.clone();
+                    c.id = c.id.take().map(|id| self.claim(id, ci, &loc));
+                    if c.style == CodeStyle::List {
+                        c.number = Some(count(labels::ObjectKind::Listing));
+                    }
+                    let caption = c.caption.as_deref().map(plain_text).unwrap_or_default();
+                    self.index(
+                        ci,
+                        labels::ObjectKind::Listing,
+                        written,
+                        &c.id,
+                        &c.number,
+                        caption,
+                    );
+                }
+                BlockKind::Math(m) => {
+                    let written = m.id.clone();
+                    m.id = m.id.take().map(|id| self.claim(id, ci, &loc));
+                    if m.id.is_some() {
+                        m.number = Some(count(labels::ObjectKind::Equation));
+                    }
+                    let caption = m.caption.as_deref().map(plain_text).unwrap_or_default();
+                    self.index(
+                        ci,
+                        labels::ObjectKind::Equation,
+                        written,
+                        &m.id,
+                        &m.number,
+                        caption,
+                    );
+                }
+                BlockKind::Sidebar { id, title, .. } => {
+                    columns += 1;
+                    let written = id.clone();
+                    *id = Some(match id.take() {
+                        Some(i) => self.claim(i, ci, &loc),
+                        None => self.generate(&format!("{stem}-column-{columns}"), ci),
+                    });
+                    let caption = title.as_deref().map(plain_text).unwrap_or_default();
+                    self.index(ci, labels::ObjectKind::Column, written, id, &None, caption);
+                }
+                BlockKind::BibItem(item) => {
+                    counters.bib += 1;
+                    item.number = Some(counters.bib.to_string());
+                    let output = self.generate(&format!("bib-{}", item.id), ci);
+                    let target = Target {
+                        chapter: ci,
+                        id: output,
+                        number: item.number.clone(),
+                        caption: plain_text(&item.caption),
+                    };
+                    if self.bib.insert(item.id.clone(), target).is_some() {
+                        self.warnings.push(Finding::warning(
+                            loc.clone(),
+                            format!("the bibliography id `{}` is used twice", item.id),
+                        ));
+                    }
+                }
+                BlockKind::Anchor(id) => *id = self.claim(std::mem::take(id), ci, &loc),
+                BlockKind::Raw(nodes) => {
+                    for node in nodes {
+                        if let dom::Node::Element(e) = node {
+                            let mut found = Vec::new();
+                            e.walk(&mut |el| found.extend(el.attr("id").map(str::to_string)));
+                            for id in found {
+                                self.claim(id, ci, &loc);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        });
+        ch.doc.blocks = blocks;
+        ch.title = title
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| ch.stem.clone());
+        ch.toc = toc;
+        let info = &mut self.infos[ci];
+        info.number = ch.number.clone();
+        info.title = ch.title.clone();
+        info.ja = labels.ja;
+    }
+
+    fn index(
+        &mut self,
+        ci: usize,
+        kind: labels::ObjectKind,
+        written: Option<String>,
+        id: &Option<String>,
+        number: &Option<String>,
+        caption: String,
+    ) {
+        if let (Some(written), Some(id)) = (written, id) {
+            let target = Target {
+                chapter: ci,
+                id: id.clone(),
+                number: number.clone(),
+                caption,
+            };
+            self.objects.entry((ci, kind, written)).or_insert(target);
+        }
+    }
+
+    fn link_chapter(&mut self, ci: usize, ch: &mut Chapter) {
+        let shown = ch.source.rel.clone();
+        let dir = shown.parent().map(Path::to_path_buf).unwrap_or_default();
+        let format = ch.source.format;
+        let labels = self.labels(ch);
+        let mut note_refs: Vec<(String, Location)> = Vec::new();
+        let mut endnote_refs: Vec<(String, Location)> = Vec::new();
+        let mut doc = std::mem::replace(&mut ch.doc, Document::new(&shown));
+        visit_all_inlines_mut(&mut doc, &mut |inline| {
+            let loc = Location::new(&shown, inline.pos.line, inline.pos.col);
+            match &mut inline.kind {
+                InlineKind::Link { href, .. } => {
+                    if let Some(new) = self.link(href, ci, &dir, &loc) {
+                        *href = new;
+                    }
+                }
+                InlineKind::Image(img) => match self.image(img, ci, &dir, &loc) {
+                    Some(new) => img.src = new,
+                    // A missing icon was reported; its alt text stands in for it.
+                    None => inline.kind = InlineKind::Text(img.alt.clone()),
+                },
+                InlineKind::FootnoteRef(label) => note_refs.push((label.clone(), loc)),
+                InlineKind::EndnoteRef(label) => endnote_refs.push((label.clone(), loc)),
+                InlineKind::Ref {
+                    kind,
+                    target,
+                    content,
+                } => {
+                    inline.kind = self.reference(ci, &labels, *kind, target, content.take(), &loc);
+                }
+                _ => {}
+            }
+        });
+        visit_blocks_mut(&mut doc.blocks, &mut |b| {
+            if let BlockKind::Figure(f) = &mut b.kind {
+                let loc = Location::new(&shown, b.pos.line, b.pos.col);
+                match self.image(&f.image, ci, &dir, &loc) {
+                    Some(new) => f.image.src = new,
+                    None => f.image.src.clear(),
+                }
+            }
+        });
+        ch.footnotes = self.number_notes(&doc.footnotes, note_refs, format, &shown, false);
+        ch.endnotes = self.number_notes(&doc.endnotes, endnote_refs, format, &shown, true);
+        ch.doc = doc;
+    }
+
+    /// Notes are numbered in order of first reference; references to undefined notes are
+    /// errors and notes never referred to are left out with a warning.
+    fn number_notes(
+        &mut self,
+        defined: &[Footnote],
+        refs: Vec<(String, Location)>,
+        format: Format,
+        shown: &Path,
+        end: bool,
+    ) -> Vec<(String, u32)> {
+        let syntax = |label: &str| match (format, end) {
+            (Format::Review, false) => format!("@<fn>{{{label}}}"),
+            (Format::Review, true) => format!("@<endnote>{{{label}}}"),
+            _ => format!("[^{label}]"),
+        };
+        let kind = if end { "endnote" } else { "footnote" };
+        let mut numbers: Vec<(String, u32)> = Vec::new();
+        for (label, loc) in refs {
+            if !defined.iter().any(|f| f.label == label) {
+                let hint = match format {
+                    Format::Review => format!("add `//{kind}[{label}][…]` with the note's text"),
+                    _ => format!("add a line `[^{label}]: …` with the note's text"),
+                };
+                self.errors.push(
+                    Finding::error(
+                        loc,
+                        format!("the {kind} `{}` is never defined", syntax(&label)),
+                    )
+                    .with_hint(hint),
+                );
+            } else if !numbers.iter().any(|(l, _)| *l == label) {
+                let n = numbers.len() as u32 + 1;
+                numbers.push((label, n));
+            }
+        }
+        for f in defined {
+            if !numbers.iter().any(|(l, _)| *l == f.label) {
+                self.warnings.push(Finding::warning(
+                    Location::new(shown, f.pos.line, f.pos.col),
+                    format!(
+                        "the {kind} `{}` is never referred to; it is left out",
+                        f.label
+                    ),
+                ));
+            }
+        }
+        numbers
+    }
+
+    /// Rewrites a link between source files into one between XHTML files.
+    fn link(&mut self, href: &str, ci: usize, dir: &Path, loc: &Location) -> Option<String> {
+        if has_scheme(href) {
+            return None;
+        }
+        let (path, fragment) = match href.split_once('#') {
+            Some((p, f)) => (p, Some(f)),
+            None => (href, None),
+        };
+        let target = if path.is_empty() {
+            ci
+        } else {
+            let rel = normalize(&dir.join(percent_decode(path)));
+            // Re:VIEW authors link to the output name (`ch02.xhtml#x`); accept that too.
+            let by_output = self.infos.iter().position(|i| {
+                path == format!("{}.xhtml", i.review_id) || path == format!("{}.html", i.review_id)
+            });
+            match self.by_source.get(&rel).copied().or(by_output) {
+                Some(i) => i,
+                None => {
+                    self.errors.push(
+                        Finding::error(loc.clone(), format!("this link points to `{path}`, which is not a chapter of this book"))
+                            .with_hint("link to a chapter's source file (e.g. `ch02.md#section`), or write a full URL starting with https://"),
+                    );
+                    return None;
+                }
+            }
+        };
+        let fragment = match fragment {
+            Some(frag) => {
+                let written = percent_decode(frag);
+                match self.local[target].get(&written).or_else(|| {
+                    self.ids
+                        .get_key_value(&written)
+                        .filter(|(_, c)| **c == target)
+                        .map(|(k, _)| k)
+                }) {
+                    Some(output) => Some(output.clone()),
+                    None => {
+                        self.errors.push(
+                            Finding::error(loc.clone(), format!("this link points to `#{written}`, but no heading or element has that id there"))
+                                .with_hint("give the heading an id (`## Title {#id}`, `=={id} Title`) and link to it"),
+                        );
+                        return None;
+                    }
+                }
+            }
+            None => None,
+        };
+        // A bare `#id` stays within the page; anything else names the target's file.
+        let file = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{}.xhtml", self.infos[target].stem)
+        };
+        Some(match fragment {
+            Some(f) => format!("{file}#{f}"),
+            None => file,
+        })
+    }
+
+    /// Maps an image to its place in the EPUB, relative to the chapter's XHTML. `None` when it
+    /// cannot be used (reported here).
+    fn image(&mut self, img: &Image, ci: usize, dir: &Path, loc: &Location) -> Option<String> {
+        let rel = if img.by_id {
+            match self.find_review_image(&img.src, ci) {
+                Ok(rel) => rel,
+                Err(tried) => {
+                    self.warnings.push(
+                        Finding::warning(loc.clone(), format!("no image file for `{}`", img.src))
+                            .with_hint(format!(
+                                "looked for {}; the text is shown in its place",
+                                tried.join(", ")
+                            )),
+                    );
+                    return None;
+                }
+            }
+        } else {
+            if has_scheme(&img.src) {
+                self.errors.push(
+                    Finding::error(
+                        loc.clone(),
+                        format!(
+                            "the image `{}` is on the web; an EPUB must contain its images",
+                            img.src
+                        ),
+                    )
+                    .with_hint(
+                        "download the image into the book folder and refer to it by its path",
+                    ),
+                );
+                return None;
+            }
+            normalize(&dir.join(percent_decode(&img.src)))
+        };
+        if let Some(res) = self.resources.get(&rel) {
+            return Some(format!("../{}", res.href));
+        }
+        let src = &img.src;
+        let path = match check_book_file(&self.book.root, &rel) {
+            Ok(p) => p,
+            Err(why) => {
+                self.errors.push(Finding::error(
+                    loc.clone(),
+                    format!("the image `{src}` {why}"),
+                ));
+                return None;
+            }
+        };
+        let Some(media_type) = media_type(&rel).filter(|t| t.starts_with("image/")) else {
+            self.errors.push(
+                Finding::error(
+                    loc.clone(),
+                    format!("`{src}` is not an image type an EPUB can show"),
+                )
+                .with_hint("use PNG, JPEG, GIF, SVG or WebP"),
+            );
+            return None;
+        };
+        if media_type != "image/svg+xml" && imagesize::size(&path).is_err() {
+            self.errors.push(
+                Finding::error(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file", media_type.trim_start_matches("image/").to_uppercase()))
+                    .with_hint("export the image again from its original"),
+            );
+            return None;
+        }
+        let href = format!("assets/{}", rel.to_string_lossy().replace('\\', "/"));
+        self.resources.insert(
+            rel.clone(),
+            Resource {
+                source: path,
+                href: href.clone(),
+                media_type,
+                first_use: loc.clone(),
+            },
+        );
+        Some(format!("../{href}"))
+    }
+
+    /// Re:VIEW's image lookup: the first file that exists among
+    /// `images/html/CH/id.ext`, `images/html/CH-id.ext`, `images/html/id.ext`, `images/CH/id.ext`,
+    /// `images/CH-id.ext`, `images/id.ext`, for ext in png, jpg, jpeg, gif, svg.
+    fn find_review_image(&self, id: &str, ci: usize) -> Result<PathBuf, Vec<String>> {
+        let imagedir = self
+            .book
+            .review
+            .as_ref()
+            .map_or_else(|| PathBuf::from("images"), |r| r.imagedir.clone());
+        let chap = &self.infos[ci].review_id;
+        let bases = [
+            imagedir.join("html").join(chap).join(id),
+            imagedir.join("html").join(format!("{chap}-{id}")),
+            imagedir.join("html").join(id),
+            imagedir.join(chap).join(id),
+            imagedir.join(format!("{chap}-{id}")),
+            imagedir.join(id),
+        ];
+        let mut tried = Vec::new();
+        for base in &bases {
+            for ext in ["png", "jpg", "jpeg", "gif", "svg"] {
+                let mut name = base.clone().into_os_string();
+                name.push(format!(".{ext}"));
+                let rel = PathBuf::from(name);
+                if check_book_file(&self.book.root, &rel).is_ok() {
+                    return Ok(rel);
+                }
+            }
+            tried.push(format!("{}.*", base.display()));
+        }
+        Err(tried)
+    }
+
+    /// Turns a cross-reference into a link with generated text (Re:VIEW's wording).
+    fn reference(
+        &mut self,
+        ci: usize,
+        labels: &Labels,
+        kind: RefKind,
+        target: &str,
+        content: Option<Inlines>,
+        loc: &Location,
+    ) -> InlineKind {
+        use labels::ObjectKind as O;
+        let pos = Pos::new(loc.line, loc.col);
+        let (chapter, rest) = match target.split_once('|') {
+            Some((c, rest)) if self.by_review_id.contains_key(c.trim()) => {
+                (self.by_review_id[c.trim()], rest.trim())
+            }
+            _ => (ci, target.trim()),
+        };
+        let href = |this: &Self, chapter: usize, id: &str| {
+            if chapter == ci {
+                format!("#{id}")
+            } else {
+                format!("{}.xhtml#{id}", this.infos[chapter].stem)
+            }
+        };
+        let resolved: Result<(String, String, &'static str), String> = match kind {
+            RefKind::Chapter | RefKind::ChapterTitle | RefKind::ChapterRef => {
+                match self.by_review_id.get(target.trim()) {
+                    Some(&c) => {
+                        let info = &self.infos[c];
+                        let text = match (kind, &info.number) {
+                            (RefKind::Chapter, Some(n)) => n.clone(),
+                            (RefKind::ChapterRef, Some(n)) => {
+                                format!("{n}{}", labels.quoted(&info.title))
+                            }
+                            _ => info.title.clone(),
+                        };
+                        Ok((format!("{}.xhtml", info.stem), text, ""))
+                    }
+                    None => Err(format!(
+                        "there is no chapter `{}` in the catalog",
+                        target.trim()
+                    )),
+                }
+            }
+            RefKind::Listing
+            | RefKind::Image
+            | RefKind::ImageRef
+            | RefKind::Table
+            | RefKind::Equation
+            | RefKind::Column => {
+                let (object, class, what) = match kind {
+                    RefKind::Listing => (O::Listing, "listref", "listing"),
+                    RefKind::Image | RefKind::ImageRef => (O::Image, "imgref", "figure"),
+                    RefKind::Table => (O::Table, "tableref", "table"),
+                    RefKind::Equation => (O::Equation, "eqref", "equation"),
+                    _ => (O::Column, "columnref", "column"),
+                };
+                let found = self
+                    .objects
+                    .get(&(chapter, object, rest.to_string()))
+                    .cloned()
+                    .or_else(|| {
+                        // An image id can also be a table given as an image (`//imgtable`).
+                        (object == O::Table)
+                            .then(|| {
+                                self.objects
+                                    .get(&(chapter, O::Image, rest.to_string()))
+                                    .cloned()
+                            })
+                            .flatten()
+                    });
+                match found {
+                    Some(t) => {
+                        let number = t.number.clone().unwrap_or_default();
+                        let text = match kind {
+                            RefKind::ImageRef => format!("{number}{}", labels.quoted(&t.caption)),
+                            RefKind::Column => labels.column(&t.caption),
+                            _ if number.is_empty() => labels.quoted(&t.caption),
+                            _ => number,
+                        };
+                        Ok((href(self, t.chapter, &t.id), text, class))
+                    }
+                    None => Err(format!(
+                        "there is no {what} `{rest}` in {}",
+                        self.chapter_name(chapter, ci)
+                    )),
+                }
+            }
+            RefKind::Heading | RefKind::SectionNumber | RefKind::SectionTitle => match self
+                .find_heading(chapter, rest)
+            {
+                Ok(h) => {
+                    let text = match (kind, &h.number) {
+                        (RefKind::SectionNumber, Some(n)) => n.clone(),
+                        (RefKind::SectionNumber, None) => {
+                            self.warnings.push(Finding::warning(
+                                loc.clone(),
+                                format!("the section `{rest}` has no number; its title is shown"),
+                            ));
+                            h.caption.clone()
+                        }
+                        (RefKind::SectionTitle, _) => h.caption.clone(),
+                        (_, Some(n)) => labels.quoted(&format!("{n} {}", h.caption)),
+                        (_, None) => labels.quoted(&h.caption),
+                    };
+                    Ok((href(self, chapter, &h.id), text, "hd"))
+                }
+                Err(e) => Err(e),
+            },
+            RefKind::Bib => match self.bib.get(rest).cloned() {
+                Some(t) => Ok((
+                    href(self, t.chapter, &t.id),
+                    format!("[{}]", t.number.unwrap_or_default()),
+                    "bibref",
+                )),
+                None => Err(format!(
+                    "there is no bibliography entry `{rest}` (`//bibpaper[{rest}]…`)"
+                )),
+            },
+            RefKind::Any => match self.local[chapter].get(rest).cloned() {
+                Some(id) => Ok((href(self, chapter, &id), rest.to_string(), "")),
+                None => Err(format!(
+                    "there is no element with the id `{rest}` in {}",
+                    self.chapter_name(chapter, ci)
+                )),
+            },
+        };
+        match resolved {
+            Ok((href, text, class)) => {
+                let link = Inline::new(
+                    InlineKind::Link {
+                        href,
+                        content: content.unwrap_or_else(|| vec![Inline::text(text, pos)]),
+                    },
+                    pos,
+                );
+                if class.is_empty() {
+                    link.kind
+                } else {
+                    InlineKind::Span {
+                        class: class.into(),
+                        content: vec![link],
+                    }
+                }
+            }
+            Err(message) => {
+                self.errors.push(Finding::error(loc.clone(), format!("cannot resolve the reference `{target}`: {message}")).with_hint(
+                    "check the id (it is case-sensitive); for another chapter write `chapter|id`, e.g. `@<list>{ch02|sample}`",
+                ));
+                InlineKind::Text(target.to_string())
+            }
+        }
+    }
+
+    fn chapter_name(&self, chapter: usize, current: usize) -> String {
+        if chapter == current {
+            "this chapter".into()
+        } else {
+            format!("chapter `{}`", self.infos[chapter].review_id)
+        }
+    }
+
+    /// A heading by label or caption, optionally as a `parent|child` path.
+    fn find_heading(&self, chapter: usize, path: &str) -> Result<HeadingTarget, String> {
+        let parts: Vec<&str> = path.split('|').map(str::trim).collect();
+        let Some((last, parents)) = parts.split_last() else {
+            return Err("the reference is empty".into());
+        };
+        let matches = |name: &str, label: &Option<String>, caption: &str| {
+            label.as_deref() == Some(name) || caption == name
+        };
+        let found: Vec<&HeadingTarget> = self.headings[chapter]
+            .iter()
+            .filter(|h| matches(last, &h.label, &h.caption))
+            .filter(|h| {
+                parents
+                    .iter()
+                    .all(|p| h.ancestors.iter().any(|(l, c)| matches(p, l, c)))
+            })
+            .collect();
+        match found.as_slice() {
+            [one, ..] => Ok((*one).clone()),
+            [] => Err(format!(
+                "there is no section `{path}` in {}",
+                if chapter == usize::MAX {
+                    ""
+                } else {
+                    "that chapter"
+                }
+            )),
+        }
+    }
+}

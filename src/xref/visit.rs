@@ -1,0 +1,81 @@
+//! Walks over a document's blocks and inlines, for the passes that change them in place.
+use crate::doc::*;
+
+/// Visits every block, depth first, including those nested in lists, quotes and footnotes.
+pub fn visit_blocks_mut(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
+    for b in blocks {
+        f(b);
+        match &mut b.kind {
+            BlockKind::List(l) => l.items.iter_mut().for_each(|i| visit_blocks_mut(i, f)),
+            BlockKind::DefinitionList(items) => items
+                .iter_mut()
+                .flat_map(|i| i.definitions.iter_mut())
+                .for_each(|d| visit_blocks_mut(d, f)),
+            BlockKind::Quote { blocks, .. }
+            | BlockKind::Admonition { blocks, .. }
+            | BlockKind::Sidebar { blocks, .. }
+            | BlockKind::Div { blocks, .. } => visit_blocks_mut(blocks, f),
+            _ => {}
+        }
+    }
+}
+
+pub fn visit_inlines_mut(inlines: &mut [Inline], f: &mut dyn FnMut(&mut Inline)) {
+    for i in inlines {
+        f(i);
+        match &mut i.kind {
+            InlineKind::Emphasis(c)
+            | InlineKind::Strong(c)
+            | InlineKind::Superscript(c)
+            | InlineKind::Subscript(c)
+            | InlineKind::Deleted(c)
+            | InlineKind::Inserted(c)
+            | InlineKind::Underline(c)
+            | InlineKind::EmphasisDots(c)
+            | InlineKind::Span { content: c, .. }
+            | InlineKind::Link { content: c, .. }
+            | InlineKind::Ref {
+                content: Some(c), ..
+            } => visit_inlines_mut(c, f),
+            _ => {}
+        }
+    }
+}
+
+/// Visits every inline of a document: in blocks, captions, table cells and footnotes.
+pub fn visit_all_inlines_mut(doc: &mut Document, f: &mut dyn FnMut(&mut Inline)) {
+    let mut each_block = |b: &mut Block| match &mut b.kind {
+        BlockKind::Heading(h) => visit_inlines_mut(&mut h.content, f),
+        BlockKind::Para(c) => visit_inlines_mut(c, f),
+        BlockKind::DefinitionList(items) => items
+            .iter_mut()
+            .for_each(|i| visit_inlines_mut(&mut i.term, f)),
+        BlockKind::Code(Code {
+            caption: Some(c), ..
+        })
+        | BlockKind::Figure(Figure {
+            caption: Some(c), ..
+        })
+        | BlockKind::Quote {
+            attribution: Some(c),
+            ..
+        }
+        | BlockKind::Admonition { title: Some(c), .. }
+        | BlockKind::Sidebar { title: Some(c), .. } => visit_inlines_mut(c, f),
+        BlockKind::Table(t) => {
+            if let Some(c) = &mut t.caption {
+                visit_inlines_mut(c, f);
+            }
+            for row in t.head.iter_mut().chain(t.body.iter_mut()) {
+                row.cells
+                    .iter_mut()
+                    .for_each(|cell| visit_inlines_mut(&mut cell.content, f));
+            }
+        }
+        _ => {}
+    };
+    visit_blocks_mut(&mut doc.blocks, &mut each_block);
+    for note in &mut doc.footnotes {
+        visit_blocks_mut(&mut note.blocks, &mut each_block);
+    }
+}
