@@ -8,6 +8,7 @@ pub mod cover;
 pub mod doc;
 pub mod epub;
 pub mod error;
+pub mod highlight;
 pub mod pages;
 pub mod pipeline;
 pub mod reader;

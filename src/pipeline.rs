@@ -261,10 +261,9 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
     );
 
     // Style sheets and images.
-    pkg.tree.add(
-        format!("{PACKAGE_DIR}/{}", pages::CSS),
-        pages::render(&tera, "book.css", &page_ctx.for_page(pages::CSS))?,
-    );
+    let css = pages::render(&tera, "book.css", &page_ctx.for_page(pages::CSS))?
+        + &crate::highlight::stylesheet();
+    pkg.tree.add(format!("{PACKAGE_DIR}/{}", pages::CSS), css);
     pkg.manifest.push(item("css", pages::CSS, "text/css", ""));
     for (i, (rel, href)) in book.stylesheets.iter().zip(&stylesheets).enumerate() {
         pkg.tree

@@ -7,9 +7,12 @@ use crate::error::{Error, Finding, Location, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum NewFormat {
     Markdown,
+    /// A Re:VIEW project (config.yml, catalog.yml, .re chapters), as review-init makes.
+    Review,
 }
 
-/// Creates `books_dir/<id>/` with a `book.yml` and `ch01.md`. Refuses to touch an existing folder.
+/// Creates `books_dir/<id>/` with a first chapter and the metadata of its format (`book.yml`
+/// for Markdown; `config.yml` and `catalog.yml` for Re:VIEW). Refuses to touch an existing folder.
 pub fn new_book(books_dir: &Path, id: &str, format: NewFormat) -> Result<PathBuf> {
     let valid = !id.is_empty()
         && id
@@ -34,32 +37,63 @@ pub fn new_book(books_dir: &Path, id: &str, format: NewFormat) -> Result<PathBuf
     }
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::io(&dir, "cannot create the book folder", e))?;
-    let NewFormat::Markdown = format;
     let uuid = uuid::Uuid::new_v5(
         &uuid::Uuid::NAMESPACE_URL,
         format!("seihon:new:{id}").as_bytes(),
     );
-    let files = [
-        (
-            "book.yml",
-            format!(
-                "# Book settings: see the README for every key.\n\
-                 title: 新しい本\n\
-                 language: ja\n\
-                 identifier: urn:uuid:{uuid}\n\
-                 authors: [著者名]\n\
-                 publisher: 出版社名\n\
-                 date: 2026-01-01\n\
-                 history:\n  - \"2026-01-01: 初版発行\"\n\
-                 rights: © 2026 著者名\n\
-                 chapters: [ch01.md]\n"
+    let files: Vec<(&str, String)> = match format {
+        NewFormat::Markdown => vec![
+            (
+                "book.yml",
+                format!(
+                    "# Book settings: see the README for every key.\n\
+                     title: 新しい本\n\
+                     language: ja\n\
+                     identifier: urn:uuid:{uuid}\n\
+                     authors: [著者名]\n\
+                     publisher: 出版社名\n\
+                     date: 2026-01-01\n\
+                     history:\n  - \"2026-01-01: 初版発行\"\n\
+                     rights: © 2026 著者名\n\
+                     chapters: [ch01.md]\n"
+                ),
             ),
-        ),
-        (
-            "ch01.md",
-            "# 第一章\n\nここに本文を書きます。\n".to_string(),
-        ),
-    ];
+            (
+                "ch01.md",
+                "# 第一章\n\nここに本文を書きます。\n".to_string(),
+            ),
+        ],
+        NewFormat::Review => vec![
+            (
+                "config.yml",
+                format!(
+                    "# Re:VIEW settings (review-epubmaker reads the same file).\n\
+                     review_version: 5.0\n\
+                     bookname: {id}\n\
+                     language: ja\n\
+                     booktitle: 新しい本\n\
+                     aut: [著者名]\n\
+                     pbl: 出版社名\n\
+                     date: 2026-01-01\n\
+                     history: [[\"2026-01-01\"]]\n\
+                     rights: (C) 2026 著者名\n\
+                     urnid: urn:uuid:{uuid}\n\
+                     secnolevel: 2\n\
+                     toclevel: 2\n\
+                     colophon: true\n\
+                     epubmaker:\n  htmlext: xhtml\n"
+                ),
+            ),
+            (
+                "catalog.yml",
+                "PREDEF:\n\nCHAPS:\n  - ch01.re\n\nAPPENDIX:\n\nPOSTDEF:\n".to_string(),
+            ),
+            (
+                "ch01.re",
+                "= 第一章\n\nここに本文を書きます。\n".to_string(),
+            ),
+        ],
+    };
     for (name, text) in files {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| Error::io(&path, "cannot write", e))?;

@@ -283,9 +283,14 @@ impl Writer<'_> {
             },
         );
         let mut body = el("code");
-        match &c.markup {
-            Some(markup) => self.inlines(markup, &mut body),
-            None => body.push_text(&c.text),
+        match (&c.markup, &c.language) {
+            (Some(markup), _) => self.inlines(markup, &mut body),
+            // Highlighted at build time, as classes the style sheet colours.
+            (None, Some(lang)) => match crate::highlight::highlight(&c.text, lang) {
+                Some(nodes) => body.children = nodes,
+                None => body.push_text(&c.text),
+            },
+            (None, None) => body.push_text(&c.text),
         }
         let body = match c.first_line_number {
             Some(first) => number_lines(body, first),
