@@ -585,8 +585,9 @@ impl<'a> Parser<'a> {
                 if !for_html(&list) {
                     return;
                 }
+                let skipped = arg.chars().count() - text.chars().count();
+                let pos = cmd.args.first().map_or(at, |a| a.at(skipped));
                 let text = text.replace("\\n", "\n");
-                let pos = cmd.args.first().map_or(at, |a| a.at(0));
                 match self.raw_html(&text, pos) {
                     Some(nodes) => BlockKind::Raw(nodes),
                     None => return,

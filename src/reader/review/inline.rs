@@ -13,6 +13,22 @@ const INLINES: &[&str] = &[
     "include", "pageref",
 ];
 
+/// Names authors write from HTML or Markdown habits, and the Re:VIEW command they mean.
+const ALIASES: &[(&str, &str)] = &[
+    ("bold", "b"),
+    ("italic", "i"),
+    ("underline", "u"),
+    ("emph", "em"),
+    ("s", "del"),
+    ("strike", "del"),
+    ("image", "img"),
+    ("link", "href"),
+    ("url", "href"),
+    ("footnote", "fn"),
+    ("math", "m"),
+    ("index", "idx"),
+];
+
 /// At `c[i]`: `@<name>` followed by a fence → (name, index of the fence).
 fn command_at(c: &[char], i: usize) -> Option<(String, usize)> {
     if c.get(i) != Some(&'@') || c.get(i + 1) != Some(&'<') {
@@ -340,10 +356,16 @@ impl Parser<'_> {
                 Vec::new()
             }
             _ => {
-                let nearest = INLINES
+                let nearest = ALIASES
                     .iter()
-                    .min_by_key(|n| strsim::levenshtein(n, name))
-                    .copied()
+                    .find(|(alias, _)| *alias == name)
+                    .map(|(_, n)| *n)
+                    .or_else(|| {
+                        INLINES
+                            .iter()
+                            .min_by_key(|n| strsim::levenshtein(n, name))
+                            .copied()
+                    })
                     .unwrap_or("b");
                 self.error_hint(
                     at,
