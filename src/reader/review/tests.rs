@@ -1302,7 +1302,13 @@ fn corpus_reads_cleanly() {
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
         let shown = file.strip_prefix(root).unwrap();
-        let (_, findings) = read(&text, shown, &ReviewOptions::default());
+        let (doc, findings) = read(&text, shown, &ReviewOptions::default());
+        eprintln!(
+            "{}: {} blocks, {} footnotes",
+            shown.display(),
+            doc.blocks.len(),
+            doc.footnotes.len()
+        );
         for f in findings {
             eprintln!("{f}");
             let known = KNOWN.iter().any(|(file, line, msg)| {
@@ -1328,4 +1334,15 @@ fn dump() {
     let text = std::fs::read_to_string(&p).unwrap();
     let (d, f) = read(&text, Path::new(&p), &ReviewOptions::default());
     println!("{:#?}\n{f:#?}", d);
+}
+
+/// Cut anywhere, a file full of markup still reads without a panic.
+#[test]
+fn truncated_input_never_panics() {
+    let text = "\u{feff}= 章@<fn>{a}\r\n\n//lead{\nリード\n//}\n==[column]{c} コ\n * a\n ** b\n//beginchild\n : t\n\td\n//endchild\n//note[n]{\n//list[l][c]{\n@<b>{x}\t\\}\n//}\n//table[t]{\na\t.b\n------------\n..c\n//}\n//}\n==[/column]\n//image[i][@<m>$x$][scale=0.3]{\n//}\n//raw[|html|<p>x</p>]\n@<ruby>{a\\,b,c}@<href>|u, v|@<uchar>{41}\n#@mapfile(x)\n//footnote[a][注]\n//endnote[e][後]\n";
+    let opts = ReviewOptions::default();
+    for (i, _) in text.char_indices() {
+        let _ = read(&text[..i], Path::new("t.re"), &opts);
+        let _ = read(&text[i..], Path::new("t.re"), &opts);
+    }
 }
