@@ -1327,15 +1327,6 @@ fn corpus_reads_cleanly() {
 /// Errors in the corpus that are real mistakes of the books (checked by hand).
 const KNOWN: &[(&str, u32, &str)] = &[];
 
-#[test]
-#[ignore]
-fn dump() {
-    let p = std::env::var("RE_FILE").unwrap();
-    let text = std::fs::read_to_string(&p).unwrap();
-    let (d, f) = read(&text, Path::new(&p), &ReviewOptions::default());
-    println!("{:#?}\n{f:#?}", d);
-}
-
 /// Cut anywhere, a file full of markup still reads without a panic.
 #[test]
 fn truncated_input_never_panics() {
