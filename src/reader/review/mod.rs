@@ -362,8 +362,7 @@ impl<'a> Parser<'a> {
                 self.heading(h, &mut out);
                 continue;
             }
-            if let Some((depth, _)) = ul_marker(line) {
-                let _ = depth;
+            if ul_marker(line).is_some() {
                 let b = self.ulist();
                 out.push(b);
                 continue;
