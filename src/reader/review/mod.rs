@@ -1,0 +1,829 @@
+//! Re:VIEW reader: one `.re` chapter → [`Document`].
+//!
+//! Re:VIEW is line-oriented: each line is dispatched on how it starts (`#@`, `=`, a list
+//! marker, `//`, blank, text), in the order Re:VIEW's own compiler uses. Block commands
+//! (`//list{ … //}`) live in [`block`], inline commands (`@<b>{…}`) in [`inline`], table bodies
+//! in [`table`]. Mini-columns (`//note{`), `[column]` headings and `//beginchild` are containers
+//! whose content is parsed as ordinary document content; they are tracked on a stack of
+//! [`Frame`]s so a `//}`, `//endchild` or heading closes the right one.
+//!
+//! The reader never stops at the first problem: every finding is collected and returned beside
+//! the document, and whatever text could be kept is kept.
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::doc::*;
+use crate::error::{Finding, Location};
+use crate::reader::markdown::is_wide;
+
+mod block;
+mod inline;
+mod table;
+#[cfg(test)]
+mod tests;
+
+/// Options from the book's config.yml that change how a chapter reads.
+#[derive(Debug, Clone, Default)]
+pub struct ReviewOptions {
+    /// `@<w>{key}` / `@<wb>{key}` dictionary (from `words_file` CSVs; the loader fills it).
+    pub words: HashMap<String, String>,
+    /// `draft: true` shows `//comment` and `@<comment>`.
+    pub draft: bool,
+    /// Tab width for code bodies (default 8 when 0).
+    pub tabwidth: usize,
+}
+
+/// Reads one `.re` file. `shown` is the path for messages. Returns the document and every
+/// problem found (errors and warnings); the reader never stops at the first error and never panics.
+pub fn read(text: &str, shown: &Path, opts: &ReviewOptions) -> (Document, Vec<Finding>) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let mut p = Parser {
+        lines,
+        i: 0,
+        shown,
+        opts,
+        findings: Vec::new(),
+        doc: Document::new(shown),
+        stack: Vec::new(),
+        noindent: false,
+        olnum: None,
+        firstlinenum: None,
+        fn_refs: HashSet::new(),
+        endnote_refs: HashSet::new(),
+        printendnotes: false,
+    };
+    let (blocks, _) = p.blocks();
+    p.doc.blocks = blocks;
+    p.check_notes();
+    (p.doc, p.findings)
+}
+
+/// A container whose end is marked by a later line.
+#[derive(Debug, Clone)]
+enum Frame {
+    /// A tagged heading section (`[column]`, `[xcolumn]`, `[ref]`, `[sup]`) at this level.
+    Section { level: usize, tag: String },
+    /// A mini-column (`//note{`), closed by `//}`.
+    Mini { name: String, pos: Pos },
+    /// `//beginchild`, closed by `//endchild`.
+    Child,
+}
+
+struct Parser<'a> {
+    lines: Vec<&'a str>,
+    /// Index of the next line to read.
+    i: usize,
+    shown: &'a Path,
+    opts: &'a ReviewOptions,
+    findings: Vec<Finding>,
+    doc: Document,
+    stack: Vec<Frame>,
+    /// `//noindent` seen: the next paragraph gets class `noindent`.
+    noindent: bool,
+    /// `//olnum[n]`: the next numbered list starts at n.
+    olnum: Option<u64>,
+    /// `//firstlinenum[n]`: the next numbered listing starts at n.
+    firstlinenum: Option<u32>,
+    fn_refs: HashSet<String>,
+    endnote_refs: HashSet<String>,
+    printendnotes: bool,
+}
+
+/// Text with the source position of every character, so inline markup parsed from joined
+/// lines or unescaped arguments still reports exact lines and columns.
+#[derive(Debug, Clone, Default)]
+struct Src {
+    chars: Vec<char>,
+    pos: Vec<Pos>,
+    /// Position just after the last character.
+    end: Pos,
+}
+
+impl Src {
+    fn new(s: &str, at: Pos) -> Src {
+        let mut src = Src {
+            end: at,
+            ..Src::default()
+        };
+        src.push_str(s, at);
+        src
+    }
+
+    fn empty_at(at: Pos) -> Src {
+        Src {
+            end: at,
+            ..Src::default()
+        }
+    }
+
+    fn push_str(&mut self, s: &str, at: Pos) {
+        let mut p = at;
+        for c in s.chars() {
+            self.push(c, p);
+            p.col += 1;
+        }
+        self.end = p;
+    }
+
+    fn push(&mut self, c: char, p: Pos) {
+        self.chars.push(c);
+        self.pos.push(p);
+        self.end = Pos::new(p.line, p.col + 1);
+    }
+
+    fn append(&mut self, other: &Src) {
+        self.chars.extend_from_slice(&other.chars);
+        self.pos.extend_from_slice(&other.pos);
+        self.end = other.end;
+    }
+
+    fn len(&self) -> usize {
+        self.chars.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.chars.is_empty()
+    }
+
+    fn text(&self) -> String {
+        self.chars.iter().collect()
+    }
+
+    fn at(&self, i: usize) -> Pos {
+        self.pos.get(i).copied().unwrap_or(self.end)
+    }
+
+    fn slice(&self, a: usize, b: usize) -> Src {
+        Src {
+            chars: self.chars[a..b].to_vec(),
+            pos: self.pos[a..b].to_vec(),
+            end: self.at(b),
+        }
+    }
+
+    fn trim(&self) -> Src {
+        let a = self
+            .chars
+            .iter()
+            .position(|c| !c.is_whitespace())
+            .unwrap_or(self.len());
+        let b = self
+            .chars
+            .iter()
+            .rposition(|c| !c.is_whitespace())
+            .map_or(a, |i| i + 1);
+        self.slice(a, b.max(a))
+    }
+
+    /// Lines joined the way Re:VIEW joins a paragraph: nothing between two East Asian wide
+    /// characters, one space otherwise.
+    fn join(lines: &[Src]) -> Src {
+        let mut out = Src::default();
+        for line in lines {
+            if let (Some(&a), Some(&b)) = (out.chars.last(), line.chars.first())
+                && !(is_wide(a) && is_wide(b))
+            {
+                let at = out.end;
+                out.push(' ', at);
+            }
+            out.append(line);
+        }
+        out
+    }
+}
+
+/// A stripped line of text as a [`Src`] (columns counted from the line start).
+fn line_src(line: &str, ln: u32) -> Src {
+    Src::new(line, Pos::new(ln, 1)).trim()
+}
+
+fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+/// A parsed heading line.
+struct HeadLine {
+    level: usize,
+    tag: Option<String>,
+    label: Option<String>,
+    caption: Src,
+    pos: Pos,
+}
+
+/// `=`×N, optional `[tag]`, optional `{label}`, caption; `None` when the line is not a heading.
+fn heading_line(line: &str, ln: u32) -> Option<HeadLine> {
+    let level = line.chars().take_while(|&c| c == '=').count();
+    if level == 0 {
+        return None;
+    }
+    let chars: Vec<char> = line.chars().collect();
+    match chars.get(level) {
+        Some(' ' | '\t' | '[' | '{') => {}
+        _ => return None,
+    }
+    let mut k = level;
+    let mut tag = None;
+    if chars[k] == '['
+        && let Some(end) = chars[k + 1..].iter().position(|&c| c == ']')
+    {
+        tag = Some(chars[k + 1..k + 1 + end].iter().collect::<String>());
+        k += end + 2;
+    }
+    let mut label = None;
+    if chars.get(k) == Some(&'{')
+        && let Some(end) = chars[k + 1..].iter().position(|&c| c == '}')
+    {
+        label = Some(chars[k + 1..k + 1 + end].iter().collect::<String>());
+        k += end + 2;
+    }
+    let rest: String = chars[k..].iter().collect();
+    let caption = Src::new(&rest, Pos::new(ln, k as u32 + 1)).trim();
+    Some(HeadLine {
+        level,
+        tag,
+        label,
+        caption,
+        pos: Pos::new(ln, 1),
+    })
+}
+
+/// ` *…` → the nesting depth (number of `*`) and the item text's start (in chars).
+fn ul_marker(line: &str) -> Option<(usize, usize)> {
+    let lead = line.chars().take_while(|c| c.is_whitespace()).count();
+    if lead == 0 {
+        return None;
+    }
+    let stars = line.chars().skip(lead).take_while(|&c| c == '*').count();
+    (stars > 0).then_some((stars, lead + stars))
+}
+
+/// ` 12. …` → the item text's start (in chars).
+fn ol_marker(line: &str) -> Option<usize> {
+    let lead = line.chars().take_while(|c| c.is_whitespace()).count();
+    if lead == 0 {
+        return None;
+    }
+    let digits = line
+        .chars()
+        .skip(lead)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    (digits > 0 && line.chars().nth(lead + digits) == Some('.')).then_some(lead + digits + 1)
+}
+
+/// ` : term` (or the deprecated `: term` at column 0) → the term's start (in chars).
+fn dl_marker(line: &str) -> Option<usize> {
+    let lead = line.chars().take_while(|c| c.is_whitespace()).count();
+    let mut it = line.chars().skip(lead);
+    (it.next() == Some(':') && it.next().is_some_and(char::is_whitespace)).then_some(lead + 1)
+}
+
+fn starts_ws(line: &str) -> bool {
+    line.starts_with([' ', '\t'])
+}
+
+impl<'a> Parser<'a> {
+    fn location(&self, pos: Pos) -> Location {
+        Location::new(self.shown, pos.line, pos.col)
+    }
+
+    fn error(&mut self, pos: Pos, message: impl Into<String>) {
+        self.findings
+            .push(Finding::error(self.location(pos), message));
+    }
+
+    fn error_hint(&mut self, pos: Pos, message: impl Into<String>, hint: impl Into<String>) {
+        self.findings
+            .push(Finding::error(self.location(pos), message).with_hint(hint));
+    }
+
+    fn warning(&mut self, pos: Pos, message: impl Into<String>) {
+        self.findings
+            .push(Finding::warning(self.location(pos), message));
+    }
+
+    fn in_mini(&self) -> Option<(String, Pos)> {
+        self.stack.iter().rev().find_map(|f| match f {
+            Frame::Mini { name, pos } => Some((name.clone(), *pos)),
+            _ => None,
+        })
+    }
+
+    /// Blocks until the end of the innermost frame (or of the file). Returns the blocks and
+    /// whether the frame's own closing line was found (and consumed).
+    fn blocks(&mut self) -> (Vec<Block>, bool) {
+        let mut out = Vec::new();
+        while self.i < self.lines.len() {
+            let line = self.lines[self.i];
+            let ln = self.i as u32 + 1;
+            let at = Pos::new(ln, 1);
+            if line.starts_with("#@") {
+                self.directive(line, ln);
+                self.i += 1;
+                continue;
+            }
+            if let Some(h) = heading_line(line, ln) {
+                if let Some(tag) = h.tag.as_deref().and_then(|t| t.strip_prefix('/')) {
+                    self.i += 1;
+                    match self.stack.last() {
+                        Some(Frame::Section { tag: open, .. }) => {
+                            if open != tag {
+                                let msg = format!(
+                                    "`[/{tag}]` does not match the open `[{open}]` section"
+                                );
+                                self.error_hint(at, msg, format!("close it with `[/{open}]`"));
+                            }
+                            return (out, true);
+                        }
+                        _ => {
+                            self.error(
+                                at,
+                                format!(
+                                    "`[/{tag}]` closes nothing: no `[{tag}]` section is open here"
+                                ),
+                            );
+                            continue;
+                        }
+                    }
+                }
+                if let Some(Frame::Section { level, .. }) = self.stack.last()
+                    && h.level <= *level
+                {
+                    return (out, false);
+                }
+                self.i += 1;
+                self.heading(h, &mut out);
+                continue;
+            }
+            if ul_marker(line).is_some() {
+                let b = self.ulist();
+                out.push(b);
+                continue;
+            }
+            if ol_marker(line).is_some() {
+                let b = self.olist();
+                out.push(b);
+                continue;
+            }
+            if dl_marker(line).is_some() {
+                let b = self.dlist();
+                out.push(b);
+                continue;
+            }
+            if line.starts_with("//}") {
+                if matches!(self.stack.last(), Some(Frame::Mini { .. })) {
+                    self.i += 1;
+                    return (out, true);
+                }
+                if self.in_mini().is_some() {
+                    return (out, false);
+                }
+                self.error(at, "`//}` closes nothing: no block is open here");
+                self.i += 1;
+                continue;
+            }
+            if line.starts_with("//endchild") {
+                if matches!(self.stack.last(), Some(Frame::Child)) {
+                    self.i += 1;
+                    return (out, true);
+                }
+                if self.stack.iter().any(|f| matches!(f, Frame::Child)) {
+                    return (out, false);
+                }
+                self.error(at, "`//endchild` without a `//beginchild` before it");
+                self.i += 1;
+                continue;
+            }
+            if line.starts_with("//beginchild") {
+                self.i += 1;
+                self.beginchild(at, &mut out);
+                continue;
+            }
+            if line.starts_with("//") {
+                self.command(line, ln, &mut out);
+                continue;
+            }
+            if is_blank(line) {
+                self.i += 1;
+                continue;
+            }
+            let b = self.paragraph();
+            out.push(b);
+        }
+        (out, false)
+    }
+
+    /// A `#@` line outside verbatim bodies.
+    fn directive(&mut self, line: &str, ln: u32) {
+        let rest = &line[2..];
+        if rest.starts_with('#') {
+            return;
+        }
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let at = Pos::new(ln, 1);
+        match name.as_str() {
+            "warn" => {
+                let arg = rest[4..].trim();
+                let arg = arg
+                    .strip_prefix('(')
+                    .map(|a| a.strip_suffix(')').unwrap_or(a))
+                    .unwrap_or(arg);
+                self.warning(at, arg.to_string());
+            }
+            "mapfile" | "maprange" | "mapoutput" => self.warning(
+                at,
+                format!(
+                    "`#@{name}` is a review-preproc directive; seihon does not run the preprocessor, so the text between it and `#@end` is used as it is"
+                ),
+            ),
+            "end" | "defvar" | "require" | "provide" | "ok" => self.warning(
+                at,
+                format!(
+                    "`#@{name}` is a review-preproc directive; seihon does not run the preprocessor, so it has no effect"
+                ),
+            ),
+            _ => {}
+        }
+    }
+
+    fn heading(&mut self, h: HeadLine, out: &mut Vec<Block>) {
+        let mut level = h.level;
+        if level > 6 {
+            self.error_hint(
+                h.pos,
+                format!("a heading has at most 6 `=`, this one has {level}"),
+                "use `======` (level 6) or fewer",
+            );
+            level = 6;
+        }
+        let caption_empty = h.caption.is_empty();
+        let content = self.inlines(&h.caption);
+        let mut heading = Heading {
+            level: level as u8,
+            id: h.label.clone(),
+            numbered: true,
+            in_toc: true,
+            shown: true,
+            number: None,
+            content,
+        };
+        let mut section: Option<&'static str> = None;
+        match h.tag.as_deref() {
+            None => {}
+            Some("nonum") => heading.numbered = false,
+            Some("nodisp") => {
+                heading.numbered = false;
+                heading.shown = false;
+            }
+            Some("notoc") => {
+                heading.numbered = false;
+                heading.in_toc = false;
+            }
+            Some("column") => section = Some("column"),
+            Some("xcolumn") => section = Some("xcolumn"),
+            Some("ref") => section = Some("reference"),
+            Some("sup") => section = Some("supplement"),
+            Some(other) => self.error_hint(
+                h.pos,
+                format!("unknown heading tag `[{other}]`"),
+                "the tags are `[nonum]`, `[nodisp]`, `[notoc]`, `[column]`, `[xcolumn]`, `[ref]` and `[sup]`",
+            ),
+        }
+        if caption_empty {
+            self.warning(h.pos, "this heading has no caption");
+        }
+        let Some(class) = section else {
+            out.push(Block::new(BlockKind::Heading(heading), h.pos));
+            return;
+        };
+        self.stack.push(Frame::Section {
+            level,
+            tag: h.tag.clone().unwrap_or_default(),
+        });
+        let (inner, _) = self.blocks();
+        self.stack.pop();
+        let kind = if class == "column" {
+            BlockKind::Sidebar {
+                id: h.label,
+                title: (!caption_empty).then_some(heading.content),
+                blocks: inner,
+            }
+        } else {
+            heading.numbered = false;
+            heading.in_toc = false;
+            let mut blocks = vec![Block::new(BlockKind::Heading(heading), h.pos)];
+            blocks.extend(inner);
+            BlockKind::Div {
+                class: class.to_string(),
+                blocks,
+            }
+        };
+        out.push(Block::new(kind, h.pos));
+    }
+
+    /// Consecutive text lines until a blank line or a `//` / `#@` line.
+    fn paragraph(&mut self) -> Block {
+        let at = Pos::new(self.i as u32 + 1, 1);
+        let mut lines = Vec::new();
+        while let Some(&line) = self.lines.get(self.i) {
+            if is_blank(line) || line.starts_with("//") || line.starts_with("#@") {
+                break;
+            }
+            lines.push(line_src(line, self.i as u32 + 1));
+            self.i += 1;
+        }
+        let src = Src::join(&lines);
+        let content = self.inlines(&src);
+        let kind = if std::mem::take(&mut self.noindent) {
+            BlockKind::StyledPara {
+                class: "noindent".into(),
+                content,
+            }
+        } else {
+            BlockKind::Para(content)
+        };
+        Block::new(kind, at)
+    }
+
+    /// Paragraphs of a block body: blank lines split them.
+    fn body_paragraphs(&mut self, body: &[(u32, &str)]) -> Vec<(Pos, Inlines)> {
+        let mut out = Vec::new();
+        let mut cur: Vec<Src> = Vec::new();
+        let mut start = Pos::default();
+        for &(ln, line) in body.iter().chain(std::iter::once(&(0, ""))) {
+            if is_blank(line) {
+                if !cur.is_empty() {
+                    let src = Src::join(&cur);
+                    out.push((start, self.inlines(&src)));
+                    cur.clear();
+                }
+                continue;
+            }
+            if cur.is_empty() {
+                start = Pos::new(ln, 1);
+            }
+            cur.push(line_src(line, ln));
+        }
+        out
+    }
+
+    fn body_paras(&mut self, body: &[(u32, &str)]) -> Vec<Block> {
+        self.body_paragraphs(body)
+            .into_iter()
+            .map(|(pos, c)| Block::new(BlockKind::Para(c), pos))
+            .collect()
+    }
+
+    /// Item text plus continuation lines (lines starting with whitespace that are not a
+    /// marker of this list, as `is_marker` says).
+    fn item_text(&mut self, first: Src, is_marker: impl Fn(&str) -> bool) -> Inlines {
+        let mut parts = vec![first];
+        while let Some(&line) = self.lines.get(self.i) {
+            if line.starts_with("#@") {
+                self.directive(line, self.i as u32 + 1);
+                self.i += 1;
+                continue;
+            }
+            if starts_ws(line) && !is_blank(line) && !is_marker(line) {
+                parts.push(line_src(line, self.i as u32 + 1));
+                self.i += 1;
+                continue;
+            }
+            break;
+        }
+        let src = Src::join(&parts);
+        self.inlines(&src)
+    }
+
+    fn ulist(&mut self) -> Block {
+        let at = Pos::new(self.i as u32 + 1, 1);
+        // (depth, position, text) per item.
+        let mut items: Vec<(usize, Pos, Inlines)> = Vec::new();
+        while let Some(&line) = self.lines.get(self.i) {
+            let ln = self.i as u32 + 1;
+            if line.starts_with("#@") {
+                self.directive(line, ln);
+                self.i += 1;
+                continue;
+            }
+            let Some((depth, start)) = ul_marker(line) else {
+                break;
+            };
+            self.i += 1;
+            let rest: String = line.chars().skip(start).collect();
+            let first = Src::new(&rest, Pos::new(ln, start as u32 + 1)).trim();
+            let text = self.item_text(first, |l| ul_marker(l).is_some());
+            let prev = items.last().map_or(0, |i| i.0);
+            let depth = if depth > prev + 1 {
+                self.error_hint(
+                    Pos::new(ln, 1),
+                    format!(
+                        "this list item is {depth} levels deep, but the item before it is {prev}; a list nests one level at a time"
+                    ),
+                    format!("write `{}` here", "*".repeat(prev + 1)),
+                );
+                prev + 1
+            } else {
+                depth
+            };
+            items.push((depth, Pos::new(ln, 1), text));
+        }
+        let mut k = 0;
+        let list = build_ul(&items, &mut k, 1);
+        Block::new(BlockKind::List(list), at)
+    }
+
+    fn olist(&mut self) -> Block {
+        let at = Pos::new(self.i as u32 + 1, 1);
+        let mut items = Vec::new();
+        while let Some(&line) = self.lines.get(self.i) {
+            let ln = self.i as u32 + 1;
+            if line.starts_with("#@") {
+                self.directive(line, ln);
+                self.i += 1;
+                continue;
+            }
+            let Some(start) = ol_marker(line) else { break };
+            self.i += 1;
+            let rest: String = line.chars().skip(start).collect();
+            let first = Src::new(&rest, Pos::new(ln, start as u32 + 1)).trim();
+            let text = self.item_text(first, |l| ol_marker(l).is_some());
+            items.push(vec![Block::new(BlockKind::Para(text), Pos::new(ln, 1))]);
+        }
+        let start = self.olnum.take().unwrap_or(1);
+        Block::new(
+            BlockKind::List(List {
+                start: Some(start),
+                items,
+            }),
+            at,
+        )
+    }
+
+    fn dlist(&mut self) -> Block {
+        let at = Pos::new(self.i as u32 + 1, 1);
+        let mut items = Vec::new();
+        while let Some(&line) = self.lines.get(self.i) {
+            let ln = self.i as u32 + 1;
+            let Some(start) = dl_marker(line) else { break };
+            if !starts_ws(line) {
+                self.warning(
+                    Pos::new(ln, 1),
+                    "a definition list term at column 1 (`: term`) is deprecated; write ` : term` with a leading space",
+                );
+            }
+            self.i += 1;
+            let rest: String = line.chars().skip(start).collect();
+            let term_src = Src::new(&rest, Pos::new(ln, start as u32 + 1)).trim();
+            let term = self.inlines(&term_src);
+            // Description: following lines up to one that starts non-blank or is a marker.
+            let mut desc: Vec<(u32, &str)> = Vec::new();
+            while let Some(&l) = self.lines.get(self.i) {
+                let dln = self.i as u32 + 1;
+                if l.starts_with("#@") {
+                    self.directive(l, dln);
+                    self.i += 1;
+                    continue;
+                }
+                let ends = (!l.is_empty() && !starts_ws(l))
+                    || dl_marker(l).is_some()
+                    || ol_marker(l).is_some()
+                    || ul_marker(l).is_some();
+                if ends {
+                    break;
+                }
+                desc.push((dln, l));
+                self.i += 1;
+            }
+            let definition = self.body_paras(&desc);
+            items.push(DefinitionItem {
+                term,
+                definitions: vec![definition],
+            });
+        }
+        Block::new(BlockKind::DefinitionList(items), at)
+    }
+
+    /// `//beginchild` … `//endchild`: the blocks between join the last item of the list just
+    /// before.
+    fn beginchild(&mut self, at: Pos, out: &mut Vec<Block>) {
+        self.stack.push(Frame::Child);
+        let (inner, closed) = self.blocks();
+        self.stack.pop();
+        if !closed {
+            self.error_hint(
+                at,
+                "`//beginchild` opened here is never closed with `//endchild`",
+                "add a line `//endchild` after the blocks that belong to the list item",
+            );
+        }
+        match out.last_mut().map(|b| &mut b.kind) {
+            Some(BlockKind::List(list)) if !list.items.is_empty() => {
+                if let Some(item) = list.items.last_mut() {
+                    item.extend(inner);
+                }
+            }
+            Some(BlockKind::DefinitionList(items)) if !items.is_empty() => {
+                if let Some(item) = items.last_mut() {
+                    match item.definitions.last_mut() {
+                        Some(d) => d.extend(inner),
+                        None => item.definitions.push(inner),
+                    }
+                }
+            }
+            _ => {
+                self.error_hint(
+                    at,
+                    "`//beginchild` must come right after a list",
+                    "put `//beginchild` directly after the list whose last item the blocks belong to",
+                );
+                out.extend(inner);
+            }
+        }
+    }
+
+    /// End-of-file checks on footnotes and endnotes.
+    fn check_notes(&mut self) {
+        if !self.printendnotes
+            && let Some(first) = self.doc.endnotes.first()
+        {
+            let pos = first.pos;
+            self.error_hint(
+                pos,
+                "this file defines endnotes but never prints them",
+                "add a line `//printendnotes` where the endnotes should appear",
+            );
+        }
+        let unused: Vec<(Pos, String)> = self
+            .doc
+            .footnotes
+            .iter()
+            .filter(|f| !self.fn_refs.contains(&f.label))
+            .map(|f| {
+                (
+                    f.pos,
+                    format!(
+                        "footnote `{0}` is never referenced with `@<fn>{{{0}}}`",
+                        f.label
+                    ),
+                )
+            })
+            .chain(
+                self.doc
+                    .endnotes
+                    .iter()
+                    .filter(|f| !self.endnote_refs.contains(&f.label))
+                    .map(|f| {
+                        (
+                            f.pos,
+                            format!(
+                                "endnote `{0}` is never referenced with `@<endnote>{{{0}}}`",
+                                f.label
+                            ),
+                        )
+                    }),
+            )
+            .collect();
+        for (pos, msg) in unused {
+            self.warning(pos, msg);
+        }
+    }
+}
+
+/// Builds nested bulleted lists from (depth, pos, text) items, starting at `items[*k]`.
+fn build_ul(items: &[(usize, Pos, Inlines)], k: &mut usize, depth: usize) -> List {
+    let mut list = List {
+        start: None,
+        items: Vec::new(),
+    };
+    while *k < items.len() {
+        let (d, pos, text) = &items[*k];
+        if *d < depth {
+            break;
+        }
+        if *d > depth {
+            let pos = *pos;
+            let child = build_ul(items, k, depth + 1);
+            let block = Block::new(BlockKind::List(child), pos);
+            match list.items.last_mut() {
+                Some(item) => item.push(block),
+                None => list.items.push(vec![block]),
+            }
+            continue;
+        }
+        list.items
+            .push(vec![Block::new(BlockKind::Para(text.clone()), *pos)]);
+        *k += 1;
+    }
+    list
+}
