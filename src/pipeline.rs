@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::book::{Book, ChapterSource, Cover, Format, ProjectConfig, Role};
 use crate::doc::Document;
 use crate::epub;
-use crate::error::{Error, Finding, Location, Result};
+use crate::error::{Error, Finding, Location, Result, Severity};
 use crate::pages::{self, ManifestItem, PageContext, SpineItem};
 use crate::reader;
 use crate::stage::{self, Tree};
@@ -106,14 +106,21 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
     }
     // Resolve even after reading problems, so one build reports every mistake at once.
     let resolved = xref::resolve(&book, docs);
-    let resolved = match resolved {
-        Ok(r) if findings.is_empty() => r,
-        Ok(_) => return Err(Error::Book(findings)),
+    let has_errors = findings.iter().any(|f| f.severity == Severity::Error);
+    let mut resolved = match resolved {
+        Ok(r) if !has_errors => r,
+        Ok(r) => {
+            findings.extend(r.warnings);
+            return Err(Error::Book(findings));
+        }
         Err(more) => {
             findings.extend(more);
             return Err(Error::Book(findings));
         }
     };
+    // Reading warnings come first, in chapter order, then the resolver's.
+    findings.append(&mut resolved.warnings);
+    resolved.warnings = findings;
 
     let time = build_time(&book);
     let tera = pages::load_templates(&project.root, &book.root)?;
@@ -480,16 +487,20 @@ fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
     };
     match src.format {
         Format::Markdown => reader::markdown::read(&text, &src.rel),
-        Format::Review | Format::DocBook => {
-            let kind = if src.format == Format::Review {
-                "Re:VIEW"
-            } else {
-                "DocBook"
+        Format::Review => {
+            let settings = book.review.clone().unwrap_or_default();
+            let opts = reader::review::ReviewOptions {
+                words: settings.words,
+                draft: settings.draft,
+                tabwidth: settings.tabwidth,
             };
+            reader::review::read(&text, &src.rel, &opts)
+        }
+        Format::DocBook => {
             let f = Finding::error(
                 Location::file(&book.config_path),
                 format!(
-                    "`{}` is a {kind} file; this version of seihon reads only Markdown",
+                    "`{}` is a DocBook file; this version of seihon reads Markdown and Re:VIEW",
                     src.rel.display()
                 ),
             );

@@ -1,7 +1,12 @@
 //! The corpus suite: real books from `$SEIHON_CORPUS` (`.ci/run` sets it; the corpus is other
-//! people's work and is never copied into this repository). Re:VIEW and DocBook books join this
-//! suite with their readers; until then it checks that the corpus is where CI says it is.
-use std::path::PathBuf;
+//! people's work and is never copied into this repository — tests copy a book to a temporary
+//! folder and build it there). Every Re:VIEW book must build unmodified, pass epubcheck with
+//! no errors and no warnings, and keep all of its running text.
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::*;
 
 fn corpus() -> Option<PathBuf> {
     match std::env::var_os("SEIHON_CORPUS") {
@@ -11,6 +16,280 @@ fn corpus() -> Option<PathBuf> {
             None
         }
     }
+}
+
+fn books(kind: &str) -> Vec<PathBuf> {
+    let Some(dir) = corpus() else {
+        return Vec::new();
+    };
+    let mut books: Vec<PathBuf> = std::fs::read_dir(dir.join(kind))
+        .unwrap_or_else(|e| panic!("{}/{kind}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    books.sort();
+    assert!(!books.is_empty(), "no {kind} books in the corpus");
+    books
+}
+
+/// A plain grey PNG, standing in for a file a corpus book names but does not ship.
+fn grey_png(width: u32, height: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, width, height);
+    enc.set_color(png::ColorType::Grayscale);
+    let mut w = enc.write_header().unwrap();
+    w.write_image_data(&vec![0x99; (width * height) as usize])
+        .unwrap();
+    drop(w);
+    out
+}
+
+/// Copies a corpus book into `project/<name>`, supplying stand-ins for files it names but lacks.
+fn stage_book(project: &TempProject, book: &Path) -> PathBuf {
+    let name = book.file_name().unwrap().to_string_lossy().into_owned();
+    let to = project.path().join(&name);
+    copy_dir(book, &to);
+    let config = std::fs::read_to_string(to.join("config.yml")).unwrap_or_default();
+    for line in config.lines() {
+        if let Some(cover) = line.strip_prefix("coverimage:") {
+            let cover = cover.trim().trim_matches('"');
+            let path = to.join("images").join(cover);
+            if !path.exists() {
+                eprintln!(
+                    "{name}: the cover image images/{cover} is not in the corpus (too large to ship); using a grey 600×850 stand-in"
+                );
+                std::fs::write(&path, grey_png(600, 850)).unwrap();
+            }
+        }
+    }
+    to
+}
+
+#[test]
+fn every_review_book_builds_unmodified_and_passes_epubcheck() {
+    for book in books("review") {
+        let project = TempProject::new();
+        let staged = stage_book(&project, &book);
+        let name = staged.file_name().unwrap().to_string_lossy().into_owned();
+        let out = project.seihon(&["build", &name]);
+        assert!(
+            out.status.success(),
+            "{name} did not build:\n{}",
+            text(&out)
+        );
+        let epub = project.epub(&name);
+        let messages = epubcheck(&epub);
+        assert!(
+            messages.is_empty(),
+            "epubcheck on {name}:\n{}",
+            messages.join("\n")
+        );
+        assert_running_text_kept(&staged, &epub);
+    }
+}
+
+/// Every run of plain text in the book's paragraphs, headings, list items, table cells, notes
+/// and listings must appear in the EPUB's XHTML (whitespace aside).
+fn assert_running_text_kept(book: &Path, epub: &Path) {
+    let mut all_text = String::new();
+    for name in entry_names(epub).iter().filter(|n| n.ends_with(".xhtml")) {
+        let xhtml = read_entry(epub, name);
+        let doc =
+            seihon::xhtml::dom::parse_document(&xhtml).unwrap_or_else(|e| panic!("{name}: {e}"));
+        all_text.push_str(&doc.root.text_content());
+    }
+    let all_text: String = all_text.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for re in re_files(book) {
+        let source = std::fs::read_to_string(&re).unwrap();
+        for (line_no, chunk) in running_text(&source) {
+            checked += 1;
+            if !all_text.contains(&chunk) {
+                missing.push(format!("{}:{line_no}: {chunk}", re.display()));
+            }
+        }
+    }
+    assert!(
+        checked > 20,
+        "{}: too little text checked ({checked})",
+        book.display()
+    );
+    assert!(
+        missing.is_empty(),
+        "text lost from {}:\n{}",
+        book.display(),
+        missing.join("\n")
+    );
+}
+
+fn re_files(book: &Path) -> Vec<PathBuf> {
+    let catalog = std::fs::read_to_string(book.join("catalog.yml")).unwrap();
+    let config = std::fs::read_to_string(book.join("config.yml")).unwrap_or_default();
+    let contentdir = config
+        .lines()
+        .find_map(|l| l.strip_prefix("contentdir:"))
+        .map(|d| d.trim().trim_matches('"').to_string())
+        .unwrap_or_else(|| ".".into());
+    catalog
+        .split(|c: char| c.is_whitespace() || c == ':')
+        .filter(|w| w.ends_with(".re"))
+        .map(|w| {
+            book.join(&contentdir)
+                .join(w.trim_matches(|c| c == '"' || c == '\''))
+        })
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// Blocks whose bodies are not running text in an EPUB (other builders, drafts, image
+/// fallbacks, TeX).
+const NOT_TEXT: &[&str] = &[
+    "embed",
+    "raw",
+    "comment",
+    "texequation",
+    "graph",
+    "image",
+    "indepimage",
+    "numberlessimage",
+    "tsize",
+];
+
+/// Plain-text chunks (4+ characters, whitespace removed) with their line numbers.
+fn running_text(source: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut skipping = false;
+    for (i, line) in source.lines().enumerate() {
+        let line_no = i + 1;
+        if line.starts_with("#@") {
+            continue;
+        }
+        if line.starts_with("//}") {
+            skipping = false;
+            continue;
+        }
+        if skipping {
+            continue;
+        }
+        let mut text = line.to_string();
+        if let Some(rest) = line.strip_prefix("//") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase())
+                .collect();
+            if NOT_TEXT.contains(&name.as_str()) {
+                skipping = line.trim_end().ends_with('{');
+                continue;
+            }
+            // Only the text arguments of notes carry running text (`//footnote[id][text]`).
+            text = match name.as_str() {
+                "footnote" | "endnote" => rest
+                    .splitn(3, "][")
+                    .nth(1)
+                    .unwrap_or("")
+                    .trim_end_matches(']')
+                    .to_string(),
+                _ => continue,
+            };
+        }
+        // Table header separators are markup, not text.
+        if text.trim().len() >= 12 && text.trim().chars().all(|c| c == '-' || c == '=') {
+            continue;
+        }
+        let text = text.trim_start_matches('=').to_string();
+        let text = strip_heading_options(&text);
+        for chunk in plain_chunks(&text) {
+            let chunk: String = chunk.chars().filter(|c| !c.is_whitespace()).collect();
+            if chunk.chars().count() >= 4 {
+                out.push((line_no, chunk));
+            }
+        }
+    }
+    out
+}
+
+fn strip_heading_options(s: &str) -> String {
+    let mut s = s.trim_start().to_string();
+    for (open, close) in [('[', ']'), ('{', '}')] {
+        if s.starts_with(open)
+            && let Some(end) = s.find(close)
+        {
+            s = s[end + 1..].to_string();
+        }
+    }
+    s
+}
+
+/// The text between inline commands, plus the content of styling commands (whose text shows as
+/// written). List markers and table tabs separate chunks.
+fn plain_chunks(line: &str) -> Vec<String> {
+    const SHOWN: &[&str] = &[
+        "b", "i", "tt", "code", "em", "strong", "u", "ami", "bou", "tcy", "sup", "sub", "del",
+        "ins", "ttb", "tti", "balloon", "idx",
+    ];
+    let line = line.trim_start();
+    let line = line
+        .trim_start_matches('*')
+        .strip_prefix(' ')
+        .or_else(|| line.strip_prefix(": "))
+        .unwrap_or(line);
+    // A numbered item (` 1. text`) shows its number only as list markup.
+    let line = match line.split_once(". ") {
+        Some((n, rest)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => rest,
+        _ => line,
+    };
+    let mut chunks = vec![String::new()];
+    let mut rest = line;
+    while let Some(at) = rest.find("@<") {
+        chunks.last_mut().unwrap().push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(close) = after.find('>') else { break };
+        let name = &after[..close];
+        let body = &after[close + 1..];
+        let (open, end_char) = match body.chars().next() {
+            Some('{') => ('{', '}'),
+            Some('$') => ('$', '$'),
+            Some('|') => ('|', '|'),
+            _ => {
+                chunks.last_mut().unwrap().push_str("@<");
+                rest = after;
+                continue;
+            }
+        };
+        let inner = &body[open.len_utf8()..];
+        let mut end = None;
+        let mut escaped = false;
+        for (i, c) in inner.char_indices() {
+            if open == '{' && c == '\\' && !escaped {
+                escaped = true;
+                continue;
+            }
+            if c == end_char && !escaped {
+                end = Some(i);
+                break;
+            }
+            escaped = false;
+        }
+        let Some(end) = end else { break };
+        let content = inner[..end].replace("\\}", "}").replace("\\\\", "\\");
+        if SHOWN.contains(&name) {
+            chunks.push(content);
+        }
+        chunks.push(String::new());
+        rest = &inner[end + end_char.len_utf8()..];
+    }
+    chunks.last_mut().unwrap().push_str(rest);
+    // Table cells are separated by tabs; a cell's leading `.` is Re:VIEW's escape.
+    chunks
+        .into_iter()
+        .flat_map(|c| {
+            c.split('\t')
+                .map(|cell| cell.strip_prefix('.').unwrap_or(cell).to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 #[test]
@@ -27,4 +306,13 @@ fn corpus_holds_review_and_docbook_books_with_reference_epubs() {
             .count();
         assert!(entries > 0, "{sub} is empty");
     }
+}
+
+#[test]
+fn plain_chunks_skip_references_and_keep_styled_text() {
+    assert_eq!(
+        plain_chunks("本文@<b>{太字}と@<fn>{x}です"),
+        ["本文", "太字", "と", "です"]
+    );
+    assert_eq!(plain_chunks(" * 項目@<code>$a}b$"), ["項目", "a}b", ""]);
 }

@@ -224,6 +224,8 @@ pub fn resolve(
     }
 
     if !r.errors.is_empty() {
+        // Warnings too: a failed build still shows everything found.
+        r.errors.append(&mut r.warnings);
         return Err(r.errors);
     }
     let mut resources: Vec<Resource> = r.resources.into_values().collect();
@@ -644,8 +646,12 @@ impl Resolver<'_> {
         } else {
             let rel = normalize(&dir.join(percent_decode(path)));
             // Re:VIEW authors link to the output name (`ch02.xhtml#x`); accept that too.
+            // Re:VIEW authors link to the output name (`ch02.xhtml#x`), and references this
+            // pass generated name the output file; accept both.
             let by_output = self.infos.iter().position(|i| {
-                path == format!("{}.xhtml", i.review_id) || path == format!("{}.html", i.review_id)
+                [&i.review_id, &i.stem]
+                    .iter()
+                    .any(|n| path == format!("{n}.xhtml") || path == format!("{n}.html"))
             });
             match self.by_source.get(&rel).copied().or(by_output) {
                 Some(i) => i,
