@@ -1,17 +1,21 @@
-//! Golden XHTML for each Markdown construct: `fixtures/markdown/<name>.md` is read, resolved
-//! and written as a one-chapter book, and the chapter's body must equal `<name>.xhtml`.
-//! `SEIHON_BLESS=1 cargo test --test golden` rewrites the expected files (review the diff!).
+//! Golden XHTML for each construct of each reader: `fixtures/<format>/<name>.<ext>` is read,
+//! resolved and written as a one-chapter book, and the chapter's body must equal
+//! `<name>.xhtml` beside it. `SEIHON_BLESS=1 cargo test --test golden` rewrites the expected
+//! files (review the diff!).
 use std::path::{Path, PathBuf};
 
+use seihon::book::review::ReviewSettings;
 use seihon::book::{Book, ChapterSource, Cover, Direction, Format, Metadata, Role, Writing};
+use seihon::error::Severity;
 use seihon::xhtml::{dom, write};
 
-fn fixture_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/markdown")
+fn fixture_dir(format: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(format)
 }
 
-fn one_chapter_book(rel: &Path) -> Book {
-    let root = fixture_dir();
+fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
     Book {
         id: "golden".into(),
         config_path: "book.yml".into(),
@@ -33,49 +37,71 @@ fn one_chapter_book(rel: &Path) -> Book {
             rel: rel.into(),
             path: root.join(rel),
             role: Role::Body,
-            format: Format::Markdown,
+            format,
             part_title: None,
         }],
         cover: Cover::Generated,
         stylesheets: Vec::new(),
         toc_depth: 3,
         secnolevel: 2,
-        review: None,
-        root,
+        review: (format == Format::Review).then(|| ReviewSettings {
+            imagedir: "images".into(),
+            words: [("seihon".to_string(), "製本".to_string())]
+                .into_iter()
+                .collect(),
+            draft: false,
+            tabwidth: 8,
+        }),
+        root: root.to_path_buf(),
     }
 }
 
-/// The XHTML body seihon writes for one Markdown file.
-fn render(name: &str) -> String {
-    let rel = PathBuf::from(format!("{name}.md"));
-    let book = one_chapter_book(&rel);
-    let text = std::fs::read_to_string(fixture_dir().join(&rel)).unwrap();
-    let (doc, findings) = seihon::reader::markdown::read(&text, &rel);
-    assert!(findings.is_empty(), "{name}: {findings:?}");
+/// The XHTML body seihon writes for one source file.
+fn render(format: Format, dir: &Path, file: &str) -> String {
+    let rel = PathBuf::from(file);
+    let book = one_chapter_book(dir, &rel, format);
+    let text = std::fs::read_to_string(dir.join(&rel)).unwrap();
+    let (doc, findings) = match format {
+        Format::Markdown => seihon::reader::markdown::read(&text, &rel),
+        _ => {
+            let settings = book.review.clone().unwrap_or_default();
+            let opts = seihon::reader::review::ReviewOptions {
+                words: settings.words,
+                draft: settings.draft,
+                tabwidth: settings.tabwidth,
+            };
+            seihon::reader::review::read(&text, &rel, &opts)
+        }
+    };
+    let errors: Vec<_> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{file}: {errors:?}");
     let resolved = seihon::xref::resolve(&book, vec![(book.chapters[0].clone(), doc)])
-        .unwrap_or_else(|f| panic!("{name}: {f:?}"));
+        .unwrap_or_else(|f| panic!("{file}: {f:?}"));
     dom::serialize_nodes(&write::write_chapter(&resolved.chapters[0], true)) + "\n"
 }
 
-#[test]
-fn every_markdown_construct_matches_its_golden_xhtml() {
-    let mut names: Vec<String> = std::fs::read_dir(fixture_dir())
+fn check_all(format: Format, dir_name: &str, ext: &str, at_least: usize) {
+    let dir = fixture_dir(dir_name);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
         .filter_map(|e| {
             e.file_name()
                 .to_str()?
-                .strip_suffix(".md")
+                .strip_suffix(ext)
                 .map(str::to_string)
         })
         .collect();
     names.sort();
-    assert!(names.len() >= 10, "fixtures missing: {names:?}");
+    assert!(names.len() >= at_least, "fixtures missing: {names:?}");
     let bless = std::env::var_os("SEIHON_BLESS").is_some();
     let mut failures = Vec::new();
     for name in &names {
-        let got = render(name);
-        let expected_path = fixture_dir().join(format!("{name}.xhtml"));
+        let got = render(format, &dir, &format!("{name}{ext}"));
+        let expected_path = dir.join(format!("{name}.xhtml"));
         if bless {
             std::fs::write(&expected_path, &got).unwrap();
             continue;
@@ -93,4 +119,14 @@ fn every_markdown_construct_matches_its_golden_xhtml() {
         dom::parse_fragment(&got).unwrap_or_else(|e| panic!("{name}: not well-formed: {e}"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_markdown_construct_matches_its_golden_xhtml() {
+    check_all(Format::Markdown, "markdown", ".md", 10);
+}
+
+#[test]
+fn every_review_command_matches_its_golden_xhtml() {
+    check_all(Format::Review, "review", ".re", 60);
 }
