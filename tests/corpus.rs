@@ -186,10 +186,11 @@ fn running_text(source: &str) -> Vec<(usize, String)> {
             // Only the text arguments of notes carry running text (`//footnote[id][text]`).
             text = match name.as_str() {
                 "footnote" | "endnote" => rest
-                    .splitn(3, "][")
-                    .nth(1)
+                    .split_once("][")
+                    .map_or("", |(_, t)| t)
+                    .trim_end()
+                    .strip_suffix(']')
                     .unwrap_or("")
-                    .trim_end_matches(']')
                     .to_string(),
                 _ => continue,
             };

@@ -326,6 +326,12 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
             "`math_format: imgmath` needs LaTeX to render equations as images; seihon shows the TeX source instead",
         ));
     }
+    if string(get("math_format")).as_deref() == Some("mathml") {
+        warnings.push(Finding::warning(
+            at("math_format"),
+            "`math_format: mathml`: seihon does not convert TeX to MathML yet; equations show their TeX source, marked as such",
+        ));
+    }
     if string(get("math_format")).as_deref() == Some("mathjax") {
         warnings.push(Finding::warning(
             at("math_format"),
@@ -441,7 +447,12 @@ fn chapters(
 ) -> Vec<ChapterSource> {
     let mut out: Vec<ChapterSource> = Vec::new();
     let add = |file: &str, role: Role, errors: &mut Vec<Finding>, out: &mut Vec<ChapterSource>| {
-        let rel = contentdir.join(file.trim());
+        // `contentdir: .` must not show up as `./ch01.re` in messages.
+        let rel: PathBuf = contentdir
+            .join(file.trim())
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect();
         let loc = key_location(text, shown, file.trim());
         let loc = if loc.line == 0 {
             line_of(text, shown, file.trim())

@@ -1,0 +1,146 @@
+//! Re:VIEW mistakes are reported like a good compiler: every problem in the book at once, each
+//! at its file:line:col in plain words. Errors fail the build and keep the previous EPUB;
+//! defects Re:VIEW only warns about are warnings, and the EPUB stays valid.
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+fn sample() -> (TempProject, std::path::PathBuf) {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/review-nyumon"), "rv");
+    (project, book)
+}
+
+fn append(path: &Path, text: &str) {
+    let mut s = std::fs::read_to_string(path).unwrap();
+    s.push_str(text);
+    std::fs::write(path, s).unwrap();
+}
+
+/// The 1-based line where `needle` starts in the file.
+fn line_of(path: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with(needle))
+        .expect(needle)
+        + 1
+}
+
+#[test]
+fn every_error_in_a_chapter_is_reported_with_its_location() {
+    let (project, book) = sample();
+    assert!(project.seihon(&["build"]).status.success());
+    let before = std::fs::read(project.epub("rv")).unwrap();
+    let ch01 = book.join("ch01.re");
+    append(
+        &ch01,
+        "\n//lisst[a][b]{\nx\n//}\n\n//image[only-one-arg]\n\n@<list>{nosuch}を参照。\n\n//emlist{\nnever closed\n",
+    );
+    let out = project.seihon(&["build", "rv"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let at = |needle: &str| format!("books/rv/ch01.re:{}:1: error:", line_of(&ch01, needle));
+    // Unknown command, with the nearest known one suggested.
+    assert!(
+        all.contains(&format!("{} unknown command `//lisst`", at("//lisst"))),
+        "{all}"
+    );
+    assert!(all.contains("`//list`"), "{all}");
+    // Wrong number of arguments.
+    assert!(
+        all.contains(&at("//image[only")) && all.contains("takes 2 to 3 arguments"),
+        "{all}"
+    );
+    // Unclosed block.
+    assert!(
+        all.contains(&at("//emlist{")) && all.contains("never closed"),
+        "{all}"
+    );
+    // Unresolved reference.
+    assert!(
+        all.contains(&format!(
+            "{} cannot resolve the reference `nosuch`",
+            at("@<list>{nosuch}")
+        )),
+        "{all}"
+    );
+    assert!(!all.contains("panicked"), "{all}");
+    assert_eq!(
+        std::fs::read(project.epub("rv")).unwrap(),
+        before,
+        "the previous EPUB was changed"
+    );
+}
+
+#[test]
+fn duplicate_id_and_missing_image_are_warnings_at_their_lines_and_the_epub_stays_valid() {
+    let (project, book) = sample();
+    let ch02 = book.join("ch02.re");
+    // A heading label equal to an image id: Re:VIEW writes the id twice.
+    append(
+        &ch02,
+        "\n=={flow} 図と同じラベル\n\n//image[nofile][ファイルのない図]\n",
+    );
+    let out = project.seihon(&["build", "rv"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains(&format!(
+            "books/rv/ch02.re:{}:1: warning: the id `flow` is used twice in this chapter",
+            line_of(&ch02, "=={flow}")
+        )),
+        "{all}"
+    );
+    assert!(
+        all.contains(&format!(
+            "books/rv/ch02.re:{}:1: warning: no image file for `nofile`",
+            line_of(&ch02, "//image[nofile]")
+        )),
+        "{all}"
+    );
+    let messages = epubcheck(&project.epub("rv"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}
+
+#[test]
+fn review_ext_and_unsupported_settings_are_warned_about_once() {
+    let (project, book) = sample();
+    std::fs::write(book.join("review-ext.rb"), "# extensions\n").unwrap();
+    append(&book.join("config.yml"), "math_format: imgmath\n");
+    append(
+        &book.join("ch01.re"),
+        "\n#@mapfile(hello.c)\nint x;\n#@end\n",
+    );
+    let out = project.seihon(&["build", "rv"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert_eq!(
+        all.lines().filter(|l| l.contains("review-ext.rb")).count(),
+        1,
+        "{all}"
+    );
+    assert!(
+        all.contains("books/rv/config.yml:") && all.contains("imgmath"),
+        "{all}"
+    );
+    assert!(all.contains("`#@mapfile`"), "{all}");
+}
+
+#[test]
+fn a_review_config_file_given_by_path_builds_and_new_scaffolds_a_review_book() {
+    let project = TempProject::new();
+    let out = project.seihon(&["new", "fresh", "--format", "review"]);
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::copy(
+        project.path().join("books/fresh/config.yml"),
+        project.path().join("books/fresh/config-epub.yml"),
+    )
+    .unwrap();
+    let out = project.seihon(&["build", "books/fresh/config-epub.yml"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let messages = epubcheck(&project.epub("fresh"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}
