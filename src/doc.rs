@@ -422,6 +422,71 @@ pub enum InlineKind {
     Raw(Vec<crate::xhtml::dom::Node>),
 }
 
+impl InlineKind {
+    /// The nested inline content, for the variants that have some. Every pass that walks
+    /// inlines goes through this one list, so a new variant cannot be forgotten by one of them.
+    pub fn children(&self) -> Option<&Inlines> {
+        match self {
+            InlineKind::Emphasis(c)
+            | InlineKind::Strong(c)
+            | InlineKind::Bold(c)
+            | InlineKind::Italic(c)
+            | InlineKind::Superscript(c)
+            | InlineKind::Subscript(c)
+            | InlineKind::Deleted(c)
+            | InlineKind::Inserted(c)
+            | InlineKind::Underline(c)
+            | InlineKind::EmphasisDots(c)
+            | InlineKind::Keyword { word: c, .. }
+            | InlineKind::Span { content: c, .. }
+            | InlineKind::Link { content: c, .. }
+            | InlineKind::Ref {
+                content: Some(c), ..
+            } => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn children_mut(&mut self) -> Option<&mut Inlines> {
+        match self {
+            InlineKind::Emphasis(c)
+            | InlineKind::Strong(c)
+            | InlineKind::Bold(c)
+            | InlineKind::Italic(c)
+            | InlineKind::Superscript(c)
+            | InlineKind::Subscript(c)
+            | InlineKind::Deleted(c)
+            | InlineKind::Inserted(c)
+            | InlineKind::Underline(c)
+            | InlineKind::EmphasisDots(c)
+            | InlineKind::Keyword { word: c, .. }
+            | InlineKind::Span { content: c, .. }
+            | InlineKind::Link { content: c, .. }
+            | InlineKind::Ref {
+                content: Some(c), ..
+            } => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// Appends an inline, merging adjacent text runs, so writers and tests see one run per
+/// stretch of text.
+pub fn push_merged(out: &mut Inlines, inline: Inline) {
+    if let (
+        Some(Inline {
+            kind: InlineKind::Text(prev),
+            ..
+        }),
+        InlineKind::Text(next),
+    ) = (out.last_mut(), &inline.kind)
+    {
+        prev.push_str(next);
+        return;
+    }
+    out.push(inline);
+}
+
 /// Plain text of inline content (for titles in the nav, alt text, ids).
 pub fn plain_text(inlines: &[Inline]) -> String {
     let mut out = String::new();
@@ -431,28 +496,16 @@ pub fn plain_text(inlines: &[Inline]) -> String {
 
 fn push_plain(inlines: &[Inline], out: &mut String) {
     for inline in inlines {
+        if let Some(children) = inline.kind.children() {
+            push_plain(children, out);
+            continue;
+        }
         match &inline.kind {
             InlineKind::Text(t) | InlineKind::Code(t) | InlineKind::TateChuYoko(t) => {
                 out.push_str(t)
             }
             InlineKind::Math(t) => out.push_str(t),
             InlineKind::Ruby { base, .. } => out.push_str(base),
-            InlineKind::Keyword { word, .. } => push_plain(word, out),
-            InlineKind::Emphasis(c)
-            | InlineKind::Bold(c)
-            | InlineKind::Italic(c)
-            | InlineKind::Strong(c)
-            | InlineKind::Superscript(c)
-            | InlineKind::Subscript(c)
-            | InlineKind::Deleted(c)
-            | InlineKind::Inserted(c)
-            | InlineKind::Underline(c)
-            | InlineKind::EmphasisDots(c)
-            | InlineKind::Span { content: c, .. }
-            | InlineKind::Link { content: c, .. } => push_plain(c, out),
-            InlineKind::Ref {
-                content: Some(c), ..
-            } => push_plain(c, out),
             InlineKind::Image(img) => out.push_str(&img.alt),
             InlineKind::LineBreak => out.push(' '),
             InlineKind::Raw(nodes) => {
@@ -464,10 +517,7 @@ fn push_plain(inlines: &[Inline], out: &mut String) {
                     }
                 }
             }
-            InlineKind::Ref { content: None, .. }
-            | InlineKind::FootnoteRef(_)
-            | InlineKind::EndnoteRef(_)
-            | InlineKind::IndexTerm(_) => {}
+            _ => {}
         }
     }
 }

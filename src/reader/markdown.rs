@@ -651,22 +651,6 @@ fn lone_image(content: &[Inline]) -> Option<Image> {
     found
 }
 
-/// Adjacent text runs merge, so the writer and tests see one run per stretch of text.
-fn push_merged(out: &mut Inlines, inline: Inline) {
-    if let (
-        Some(Inline {
-            kind: InlineKind::Text(prev),
-            ..
-        }),
-        InlineKind::Text(next),
-    ) = (out.last_mut(), &inline.kind)
-    {
-        prev.push_str(next);
-        return;
-    }
-    out.push(inline);
-}
-
 fn last_char(out: &Inlines) -> Option<char> {
     match &out.last()?.kind {
         InlineKind::Text(t) | InlineKind::Code(t) => t.chars().last(),

@@ -23,21 +23,8 @@ pub fn visit_blocks_mut(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
 pub fn visit_inlines_mut(inlines: &mut [Inline], f: &mut dyn FnMut(&mut Inline)) {
     for i in inlines {
         f(i);
-        match &mut i.kind {
-            InlineKind::Emphasis(c)
-            | InlineKind::Strong(c)
-            | InlineKind::Superscript(c)
-            | InlineKind::Subscript(c)
-            | InlineKind::Deleted(c)
-            | InlineKind::Inserted(c)
-            | InlineKind::Underline(c)
-            | InlineKind::EmphasisDots(c)
-            | InlineKind::Span { content: c, .. }
-            | InlineKind::Link { content: c, .. }
-            | InlineKind::Ref {
-                content: Some(c), ..
-            } => visit_inlines_mut(c, f),
-            _ => {}
+        if let Some(children) = i.kind.children_mut() {
+            visit_inlines_mut(children, f);
         }
     }
 }

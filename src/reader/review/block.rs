@@ -1,6 +1,6 @@
 //! Block commands: `//name[arg]…` with an optional `{ … //}` body.
-use super::inline::push_merged;
 use super::{Frame, Parser, Src};
+use crate::doc::push_merged;
 use crate::doc::*;
 use crate::xhtml::dom;
 

@@ -106,22 +106,6 @@ fn split_pair(src: &Src) -> (Src, Option<Src>) {
     (first.trim(), None)
 }
 
-/// Adjacent text runs merge, so the writer and tests see one run per stretch of text.
-pub(super) fn push_merged(out: &mut Inlines, inline: Inline) {
-    if let (
-        Some(Inline {
-            kind: InlineKind::Text(prev),
-            ..
-        }),
-        InlineKind::Text(next),
-    ) = (out.last_mut(), &inline.kind)
-    {
-        prev.push_str(next);
-        return;
-    }
-    out.push(inline);
-}
-
 impl Parser<'_> {
     /// Inline markup of `src`.
     pub(super) fn inlines(&mut self, src: &Src) -> Inlines {
