@@ -129,6 +129,8 @@ struct HeadingTarget {
 struct ChapterInfo {
     /// The chapter id as Re:VIEW knows it: the file name without extension.
     review_id: String,
+    /// The output id of the chapter's title heading.
+    title_id: Option<String>,
     stem: String,
     number: Option<String>,
     title: String,
@@ -150,6 +152,8 @@ struct Resolver<'a> {
     bib: HashMap<String, Target>,
     infos: Vec<ChapterInfo>,
     by_review_id: HashMap<String, usize>,
+    /// Texts for cross-references to targets without a title (see [`resolve_with`]).
+    xref_texts: HashMap<String, String>,
     by_source: HashMap<PathBuf, usize>,
     resources: BTreeMap<PathBuf, Resource>,
 }
@@ -160,6 +164,16 @@ const RESERVED_STEMS: &[&str] = &["cover", "titlepage", "colophon", "nav", "toc"
 pub fn resolve(
     book: &Book,
     docs: Vec<(ChapterSource, Document)>,
+) -> Result<Resolved, Vec<Finding>> {
+    resolve_with(book, docs, &HashMap::new())
+}
+
+/// Like [`resolve`], with the text a reader found for cross-reference targets that have no
+/// heading or caption (DocBook `xreflabel`, a `varlistentry` term), by id.
+pub fn resolve_with(
+    book: &Book,
+    docs: Vec<(ChapterSource, Document)>,
+    xref_texts: &HashMap<String, String>,
 ) -> Result<Resolved, Vec<Finding>> {
     // Stems first: links between chapters need every chapter's file name.
     let mut stems: HashSet<String> = RESERVED_STEMS.iter().map(|s| s.to_string()).collect();
@@ -194,6 +208,7 @@ pub fn resolve(
         bib: HashMap::new(),
         infos: vec![ChapterInfo::default(); n],
         by_review_id: HashMap::new(),
+        xref_texts: xref_texts.clone(),
         by_source: chapters
             .iter()
             .enumerate()
@@ -333,6 +348,7 @@ impl Resolver<'_> {
         let mut ancestors: Vec<(u8, Option<String>, String)> = Vec::new();
         let mut toc = Vec::new();
         let mut title = None;
+        let mut title_id = None;
         let mut columns = 0u32;
         let mut blocks = std::mem::take(&mut ch.doc.blocks);
         visit_blocks_mut(&mut blocks, &mut |b| {
@@ -345,7 +361,8 @@ impl Resolver<'_> {
             match &mut b.kind {
                 BlockKind::Heading(h) => {
                     let text = plain_text(&h.content);
-                    if h.level == 1 && title.is_none() {
+                    let is_title = h.level == 1 && title.is_none();
+                    if is_title {
                         title = Some(text.clone());
                     }
                     let label = h.id.clone();
@@ -354,6 +371,9 @@ impl Resolver<'_> {
                         None => self.generate(&slug(&text, &stem), ci),
                     };
                     h.id = Some(id.clone());
+                    if is_title {
+                        title_id = Some(id.clone());
+                    }
                     let level = h.level as usize;
                     if level == 1 {
                         h.number = chapter_number
@@ -513,6 +533,7 @@ impl Resolver<'_> {
         let info = &mut self.infos[ci];
         info.number = ch.number.clone();
         info.title = ch.title.clone();
+        info.title_id = title_id;
         info.ja = labels.ja;
     }
 
@@ -552,7 +573,7 @@ impl Resolver<'_> {
                         *href = new;
                     }
                 }
-                InlineKind::Image(img) => match self.image(img, ci, &dir, &loc) {
+                InlineKind::Image(img) => match self.image(img, ci, &dir, &loc, format) {
                     Some(new) => img.src = new,
                     // A missing icon was reported; its alt text stands in for it.
                     None => inline.kind = InlineKind::Text(img.alt.clone()),
@@ -572,7 +593,7 @@ impl Resolver<'_> {
         visit_blocks_mut(&mut doc.blocks, &mut |b| {
             if let BlockKind::Figure(f) = &mut b.kind {
                 let loc = Location::new(&shown, b.pos.line, b.pos.col);
-                match self.image(&f.image, ci, &dir, &loc) {
+                match self.image(&f.image, ci, &dir, &loc, format) {
                     Some(new) => f.image.src = new,
                     None => f.image.src.clear(),
                 }
@@ -699,7 +720,14 @@ impl Resolver<'_> {
 
     /// Maps an image to its place in the EPUB, relative to the chapter's XHTML. `None` when it
     /// cannot be used (reported here).
-    fn image(&mut self, img: &Image, ci: usize, dir: &Path, loc: &Location) -> Option<String> {
+    fn image(
+        &mut self,
+        img: &Image,
+        ci: usize,
+        dir: &Path,
+        loc: &Location,
+        format: Format,
+    ) -> Option<String> {
         let rel = if img.by_id {
             match self.find_review_image(&img.src, ci) {
                 Ok(rel) => rel,
@@ -738,6 +766,15 @@ impl Resolver<'_> {
         let src = &img.src;
         let path = match check_book_file(&self.book.root, &rel) {
             Ok(p) => p,
+            // Real DocBook books name images they do not ship: the alt text stands in, marked.
+            Err(why) if format == Format::DocBook => {
+                self.warnings.push(
+                    Finding::warning(loc.clone(), format!("the image `{src}` {why}")).with_hint(
+                        "its text alternative is shown in its place; `seihon release` refuses this",
+                    ),
+                );
+                return None;
+            }
             Err(why) => {
                 self.errors.push(Finding::error(
                     loc.clone(),
@@ -929,12 +966,18 @@ impl Resolver<'_> {
                     "there is no bibliography entry `{rest}` (`//bibpaper[{rest}]…`)"
                 )),
             },
-            RefKind::Any => match self.local[chapter].get(rest).cloned() {
-                Some(id) => Ok((href(self, chapter, &id), rest.to_string(), "")),
-                None => Err(format!(
-                    "there is no element with the id `{rest}` in {}",
-                    self.chapter_name(chapter, ci)
-                )),
+            RefKind::Any => match self.any_target(chapter, rest, labels) {
+                Some((target_chapter, id, text)) => {
+                    let text = text.unwrap_or_else(|| {
+                        self.warnings.push(
+                            Finding::warning(loc.clone(), format!("the target `{rest}` has no title or label, so the link shows its id"))
+                                .with_hint("give the target an xreflabel or a title, or write the link text yourself"),
+                        );
+                        rest.to_string()
+                    });
+                    Ok((href(self, target_chapter, &id), text, ""))
+                }
+                None => Err(format!("no element in the book has the id `{rest}`")),
             },
         };
         match resolved {
@@ -962,6 +1005,51 @@ impl Resolver<'_> {
                 InlineKind::Text(target.to_string())
             }
         }
+    }
+
+    /// An element by id anywhere in the book (the given chapter first), with the text a link to
+    /// it shows: number and title for chapters and sections, the number of a numbered object,
+    /// else the reader's text for it (an `xreflabel`), else `None`.
+    fn any_target(
+        &self,
+        chapter: usize,
+        written: &str,
+        labels: &Labels,
+    ) -> Option<(usize, String, Option<String>)> {
+        let order = std::iter::once(chapter).chain((0..self.infos.len()).filter(|&c| c != chapter));
+        let (c, id) = order
+            .into_iter()
+            .find_map(|c| self.local[c].get(written).map(|id| (c, id.clone())))?;
+        let given = self
+            .xref_texts
+            .get(written)
+            .filter(|t| !t.trim().is_empty())
+            .cloned();
+        let info = &self.infos[c];
+        let text = if info.title_id.as_deref() == Some(id.as_str()) {
+            Some(match &info.number {
+                Some(n) => format!("{n}{}", labels.quoted(&info.title)),
+                None => given.unwrap_or_else(|| info.title.clone()),
+            })
+        } else if let Some(h) = self.headings[c].iter().find(|h| h.id == id) {
+            Some(match &h.number {
+                Some(n) => labels.quoted(&format!("{n} {}", h.caption)),
+                None => labels.quoted(given.as_deref().unwrap_or(&h.caption)),
+            })
+        } else if let Some(t) = self
+            .objects
+            .iter()
+            .find(|((oc, _, _), t)| *oc == c && t.id == id)
+            .map(|(_, t)| t)
+        {
+            t.number
+                .clone()
+                .or(given)
+                .or_else(|| (!t.caption.is_empty()).then(|| labels.quoted(&t.caption)))
+        } else {
+            given
+        };
+        Some((c, id, text.filter(|t| !t.trim().is_empty())))
     }
 
     fn chapter_name(&self, chapter: usize, current: usize) -> String {
