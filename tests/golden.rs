@@ -52,6 +52,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
             draft: false,
             tabwidth: 8,
         }),
+        docbook: None,
         root: root.to_path_buf(),
     }
 }

@@ -11,6 +11,7 @@ use serde_saphyr::Spanned;
 
 use crate::error::{Error, Finding, Location, Result};
 
+pub mod docbook;
 pub mod review;
 
 /// The project's `seihon.yml` (optional): folders and defaults for every book.
@@ -347,6 +348,8 @@ pub struct Book {
     pub secnolevel: u8,
     /// Settings of a Re:VIEW project (image folder, dictionary), when the book is one.
     pub review: Option<review::ReviewSettings>,
+    /// The main file of a DocBook book (relative to `root`): its chapters come from reading it.
+    pub docbook: Option<PathBuf>,
 }
 
 const CREATOR_ROLES: &[&str] = &[
@@ -365,6 +368,14 @@ impl Book {
         if path.is_dir() && review::is_review_project(path) {
             return review::load(path, Path::new("config.yml"), project);
         }
+        if path.is_dir()
+            && let Some(main) = docbook::find_main(path)
+        {
+            return docbook::load(&main).map(|b| (b, Vec::new()));
+        }
+        if docbook::is_docbook_file(path) {
+            return docbook::load(path).map(|b| (b, Vec::new()));
+        }
         let is_yaml = path.extension().is_some_and(|e| e == "yml" || e == "yaml");
         if path.is_file() && is_yaml {
             let dir = path
@@ -376,13 +387,16 @@ impl Book {
         }
         Err(Error::Config(
             Finding::error(Location::file(path), "this is not a book")
-                .with_hint("a book is a folder with a book.yml, a Re:VIEW folder with config.yml and catalog.yml, or a Re:VIEW config file"),
+                .with_hint("a book is a folder with a book.yml, a Re:VIEW folder with config.yml and catalog.yml, a Re:VIEW config file, or a DocBook main file (or a folder holding one)"),
         ))
     }
 
     /// Whether `path` looks like something [`Book::open`] can open.
     pub fn is_book(path: &Path) -> bool {
-        (path.is_dir() && (path.join("book.yml").is_file() || review::is_review_project(path)))
+        docbook::is_docbook_file(path)
+            || (path.is_dir() && docbook::find_main(path).is_some())
+            || (path.is_dir()
+                && (path.join("book.yml").is_file() || review::is_review_project(path)))
             || (path.is_file()
                 && path.extension().is_some_and(|e| e == "yml" || e == "yaml")
                 && path
@@ -648,6 +662,7 @@ fn resolve(
         toc_depth: file.toc_depth.unwrap_or(project.toc_depth).clamp(1, 6),
         secnolevel: file.secnolevel,
         review: None,
+        docbook: None,
     })
 }
 

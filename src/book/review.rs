@@ -395,6 +395,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         stylesheets,
         toc_depth: toc_depth.max(1),
         secnolevel,
+        docbook: None,
         review: Some(ReviewSettings {
             imagedir,
             words,

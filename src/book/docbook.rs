@@ -1,0 +1,105 @@
+//! Load a DocBook book: a main file given by path, or a folder holding exactly one DocBook root
+//! document. The chapters and metadata come from reading the document itself (its `info`), so
+//! loading only finds the main file; the pipeline reads it and fills the book in.
+use std::path::{Path, PathBuf};
+
+use super::{Book, Cover, Direction, Metadata, Writing, display_path};
+use crate::error::{Error, Finding, Location, Result};
+
+const EXTENSIONS: &[&str] = &["xml", "docbook", "dbk"];
+
+/// Whether `path` has a DocBook file extension.
+pub fn is_docbook_file(path: &Path) -> bool {
+    path.is_file()
+        && path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Whether the file's root element is a DocBook book or article (read from its first 64 KiB:
+/// the DOCTYPE and comments come first).
+fn is_root_document(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = vec![0; 64 * 1024];
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let n = f.read(&mut head).unwrap_or(0);
+    let text = String::from_utf8_lossy(&head[..n]);
+    let mut rest = text.as_ref();
+    // Skip the prolog: declarations, comments, processing instructions, the DOCTYPE.
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        if rest.starts_with('?') || rest.starts_with('!') {
+            continue;
+        }
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == ':' || *c == '-')
+            .collect();
+        let local = name.rsplit(':').next().unwrap_or("");
+        return matches!(local, "book" | "article" | "set");
+    }
+    false
+}
+
+/// The one DocBook root document in `dir`, if there is exactly one.
+pub fn find_main(dir: &Path) -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_docbook_file(p) && is_root_document(p))
+        .collect();
+    (found.len() == 1).then(|| found.remove(0))
+}
+
+/// A book for the DocBook main file `main`; its folder is the book's root.
+pub fn load(main: &Path) -> Result<Book> {
+    let root = main
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let file = main.file_name().map(PathBuf::from).unwrap_or_default();
+    if !is_root_document(main) {
+        return Err(Error::Config(
+            Finding::error(
+                Location::file(display_path(Path::new("."), main)),
+                "this file is not a DocBook book or article",
+            )
+            .with_hint("give the main file, whose root element is <book> or <article>"),
+        ));
+    }
+    let id = main
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "book".into());
+    Ok(Book {
+        id: id.clone(),
+        config_path: display_path(Path::new("."), main),
+        meta: Metadata {
+            title: id,
+            subtitle: None,
+            language: "en".into(),
+            identifier: String::new(),
+            creators: Vec::new(),
+            publisher: None,
+            date: None,
+            history: Vec::new(),
+            isbn: None,
+            rights: None,
+            writing: Writing::Horizontal,
+            direction: Direction::Ltr,
+        },
+        chapters: Vec::new(),
+        cover: Cover::Generated,
+        stylesheets: Vec::new(),
+        toc_depth: 2,
+        secnolevel: 2,
+        review: None,
+        docbook: Some(file),
+        root,
+    })
+}
