@@ -7,22 +7,97 @@ use super::*;
 fn is_block(name: &str) -> bool {
     matches!(
         name,
-        "para" | "simpara" | "formalpara" | "itemizedlist" | "orderedlist" | "variablelist"
-            | "simplelist" | "segmentedlist" | "calloutlist" | "programlisting" | "screen"
-            | "synopsis" | "literallayout" | "address" | "example" | "informalexample" | "figure"
-            | "informalfigure" | "mediaobject" | "graphic" | "screenshot" | "table"
-            | "informaltable" | "sidebar" | "note" | "tip" | "warning" | "caution" | "important"
-            | "blockquote" | "epigraph" | "procedure" | "equation" | "informalequation"
-            | "qandaset" | "glosslist" | "glossentry" | "bibliolist" | "biblioentry"
-            | "bibliomixed" | "bridgehead" | "section" | "sect1" | "sect2" | "sect3" | "sect4"
-            | "sect5" | "simplesect" | "refsect1" | "refsect2" | "refsect3" | "refsection"
-            | "refsynopsisdiv" | "refnamediv" | "refentry" | "reference" | "glossary"
-            | "bibliography" | "index" | "setindex" | "glossdiv" | "bibliodiv" | "indexdiv"
-            | "qandadiv" | "chapter" | "appendix" | "preface" | "article" | "part" | "colophon"
-            | "dedication" | "acknowledgements" | "legalnotice" | "partintro" | "task"
-            | "revhistory" | "cmdsynopsis" | "funcsynopsis" | "classsynopsis" | "abstract"
-            | "highlights" | "programlistingco" | "screenco" | "mediaobjectco" | "toc" | "lot"
-            | "msgset" | "productionset" | "informalexample_" | "refmeta" | "indexentry"
+        "para"
+            | "simpara"
+            | "formalpara"
+            | "itemizedlist"
+            | "orderedlist"
+            | "variablelist"
+            | "simplelist"
+            | "segmentedlist"
+            | "calloutlist"
+            | "programlisting"
+            | "screen"
+            | "synopsis"
+            | "literallayout"
+            | "address"
+            | "example"
+            | "informalexample"
+            | "figure"
+            | "informalfigure"
+            | "mediaobject"
+            | "graphic"
+            | "screenshot"
+            | "table"
+            | "informaltable"
+            | "sidebar"
+            | "note"
+            | "tip"
+            | "warning"
+            | "caution"
+            | "important"
+            | "blockquote"
+            | "epigraph"
+            | "procedure"
+            | "equation"
+            | "informalequation"
+            | "qandaset"
+            | "glosslist"
+            | "glossentry"
+            | "bibliolist"
+            | "biblioentry"
+            | "bibliomixed"
+            | "bridgehead"
+            | "section"
+            | "sect1"
+            | "sect2"
+            | "sect3"
+            | "sect4"
+            | "sect5"
+            | "simplesect"
+            | "refsect1"
+            | "refsect2"
+            | "refsect3"
+            | "refsection"
+            | "refsynopsisdiv"
+            | "refnamediv"
+            | "refentry"
+            | "reference"
+            | "glossary"
+            | "bibliography"
+            | "index"
+            | "setindex"
+            | "glossdiv"
+            | "bibliodiv"
+            | "indexdiv"
+            | "qandadiv"
+            | "chapter"
+            | "appendix"
+            | "preface"
+            | "article"
+            | "part"
+            | "colophon"
+            | "dedication"
+            | "acknowledgements"
+            | "legalnotice"
+            | "partintro"
+            | "task"
+            | "revhistory"
+            | "cmdsynopsis"
+            | "funcsynopsis"
+            | "classsynopsis"
+            | "abstract"
+            | "highlights"
+            | "programlistingco"
+            | "screenco"
+            | "mediaobjectco"
+            | "toc"
+            | "lot"
+            | "msgset"
+            | "productionset"
+            | "informalexample_"
+            | "refmeta"
+            | "indexentry"
     )
 }
 
@@ -34,11 +109,36 @@ fn is_heading_part(name: &str) -> bool {
 fn is_section(name: &str) -> bool {
     matches!(
         name,
-        "section" | "sect1" | "sect2" | "sect3" | "sect4" | "sect5" | "simplesect" | "refsect1"
-            | "refsect2" | "refsect3" | "refsection" | "refsynopsisdiv" | "glossdiv"
-            | "bibliodiv" | "indexdiv" | "chapter" | "appendix" | "preface" | "article"
-            | "glossary" | "bibliography" | "index" | "setindex" | "colophon" | "dedication"
-            | "acknowledgements" | "legalnotice" | "refentry" | "reference" | "part"
+        "section"
+            | "sect1"
+            | "sect2"
+            | "sect3"
+            | "sect4"
+            | "sect5"
+            | "simplesect"
+            | "refsect1"
+            | "refsect2"
+            | "refsect3"
+            | "refsection"
+            | "refsynopsisdiv"
+            | "glossdiv"
+            | "bibliodiv"
+            | "indexdiv"
+            | "chapter"
+            | "appendix"
+            | "preface"
+            | "article"
+            | "glossary"
+            | "bibliography"
+            | "index"
+            | "setindex"
+            | "colophon"
+            | "dedication"
+            | "acknowledgements"
+            | "legalnotice"
+            | "refentry"
+            | "reference"
+            | "part"
     )
 }
 
@@ -216,9 +316,9 @@ impl<'a> Conv<'a> {
     /// An element we do not know that holds blocks is read as a block container.
     fn has_block_child(&self, el: &XElem) -> bool {
         !inlines::is_inline(&el.local)
-            && el
-                .elems()
-                .any(|c| is_block(&c.local) && !matches!(c.local.as_str(), "graphic" | "mediaobject"))
+            && el.elems().any(|c| {
+                is_block(&c.local) && !matches!(c.local.as_str(), "graphic" | "mediaobject")
+            })
     }
 
     fn flush_gloss(&mut self, gloss: &mut Vec<&'a XElem>, out: &mut Vec<Block>) {
@@ -282,7 +382,9 @@ impl<'a> Conv<'a> {
             return;
         }
         let mut class = None;
+        let mut pos = pos;
         if let Some(p) = first_para.take() {
+            pos = p.pos;
             self.anchor_block(p, out);
             class = p.attr("role").map(str::to_string).filter(|r| !r.is_empty());
         }
@@ -296,6 +398,12 @@ impl<'a> Conv<'a> {
     /// One block-level element.
     pub(super) fn block(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
         let name = el.local.as_str();
+        if inlines::is_inline(name) && !is_block(name) {
+            let mut pending = Vec::new();
+            self.inline(el, &mut pending);
+            self.flush_para(&mut pending, el.pos, out, &mut None);
+            return;
+        }
         match name {
             "para" | "simpara" => self.mixed(el, level, out, Some(el)),
             "formalpara" => self.formalpara(el, level, out),
@@ -585,9 +693,10 @@ impl<'a> Conv<'a> {
         }
         if !title.is_empty() {
             let bold = Inline::new(InlineKind::Bold(title), el.pos);
-            match blocks.iter_mut().find(|b| {
-                matches!(b.kind, BlockKind::Para(_) | BlockKind::StyledPara { .. })
-            }) {
+            match blocks
+                .iter_mut()
+                .find(|b| matches!(b.kind, BlockKind::Para(_) | BlockKind::StyledPara { .. }))
+            {
                 Some(Block {
                     kind: BlockKind::Para(c) | BlockKind::StyledPara { content: c, .. },
                     ..
@@ -778,7 +887,9 @@ impl<'a> Conv<'a> {
         }
         markup.retain(|i| !matches!(&i.kind, InlineKind::Text(t) if t.is_empty()));
         let text = plain_text(&markup);
-        let has_markup = markup.iter().any(|i| !matches!(i.kind, InlineKind::Text(_)));
+        let has_markup = markup
+            .iter()
+            .any(|i| !matches!(i.kind, InlineKind::Text(_)));
         let first_line_number = (el.attr("linenumbering") == Some("numbered")).then(|| {
             el.attr("startinglinenumber")
                 .and_then(|s| s.trim().parse().ok())
@@ -869,7 +980,8 @@ impl<'a> Conv<'a> {
                 if std::ptr::eq(c, media) || is_heading_part(&c.local) {
                     continue;
                 }
-                if c.local == "screenshot" && find_media(c).is_some_and(|m| std::ptr::eq(m, media)) {
+                if c.local == "screenshot" && find_media(c).is_some_and(|m| std::ptr::eq(m, media))
+                {
                     continue;
                 }
                 self.block(c, level, out);
@@ -928,7 +1040,10 @@ impl<'a> Conv<'a> {
             } else if candidates.is_empty() {
                 "this has no image; its text is shown instead".to_string()
             } else {
-                let names: Vec<&str> = candidates.iter().filter_map(|d| d.attr("fileref")).collect();
+                let names: Vec<&str> = candidates
+                    .iter()
+                    .filter_map(|d| d.attr("fileref"))
+                    .collect();
                 format!(
                     "none of the images ({}) is in a format EPUB readers show (PNG, JPEG, GIF, SVG, WebP); its text is shown instead",
                     names.join(", ")
@@ -958,7 +1073,9 @@ impl<'a> Conv<'a> {
             None => {
                 self.warn(
                     d,
-                    format!("the image `{src}` is outside the book folder; its text is shown instead"),
+                    format!(
+                        "the image `{src}` is outside the book folder; its text is shown instead"
+                    ),
                 );
                 (
                     Image {
@@ -973,7 +1090,8 @@ impl<'a> Conv<'a> {
     }
 
     pub(super) fn math(&mut self, el: &'a XElem) -> Math {
-        let mathml = find_math(el).map(|m| vec![crate::xhtml::dom::Node::Element(to_mathml(m, true))]);
+        let mathml =
+            find_math(el).map(|m| vec![crate::xhtml::dom::Node::Element(to_mathml(m, true))]);
         let tex = ["mathphrase", "texmath", "alt"]
             .iter()
             .find_map(|n| find_desc(el, n))
@@ -1096,7 +1214,11 @@ impl<'a> Conv<'a> {
                     definitions.push(b);
                 }
                 "glosssee" | "glossseealso" => {
-                    let label = if c.local == "glosssee" { "See" } else { "See also" };
+                    let label = if c.local == "glosssee" {
+                        "See"
+                    } else {
+                        "See also"
+                    };
                     definitions.push(vec![self.glosssee(c, label)]);
                 }
                 "indexterm" => {

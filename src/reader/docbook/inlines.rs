@@ -7,32 +7,128 @@ use super::*;
 fn is_code(name: &str) -> bool {
     matches!(
         name,
-        "literal" | "code" | "command" | "filename" | "option" | "envar" | "varname" | "function"
-            | "parameter" | "classname" | "constant" | "type" | "methodname" | "property"
-            | "systemitem" | "computeroutput" | "prompt" | "markup" | "tag" | "sgmltag" | "uri"
-            | "token" | "symbol" | "structname" | "structfield" | "returnvalue" | "errorcode"
-            | "errorname" | "errortype" | "errortext" | "interfacename" | "exceptionname"
-            | "ooclass" | "ooexception" | "oointerface" | "initializer" | "modifier"
-            | "varargs" | "void" | "literallayout_" | "package" | "namespace" | "macroname"
-            | "database" | "keycode" | "msgtext"
+        "literal"
+            | "code"
+            | "command"
+            | "filename"
+            | "option"
+            | "envar"
+            | "varname"
+            | "function"
+            | "parameter"
+            | "classname"
+            | "constant"
+            | "type"
+            | "methodname"
+            | "property"
+            | "systemitem"
+            | "computeroutput"
+            | "prompt"
+            | "markup"
+            | "tag"
+            | "sgmltag"
+            | "uri"
+            | "token"
+            | "symbol"
+            | "structname"
+            | "structfield"
+            | "returnvalue"
+            | "errorcode"
+            | "errorname"
+            | "errortype"
+            | "errortext"
+            | "interfacename"
+            | "exceptionname"
+            | "ooclass"
+            | "ooexception"
+            | "oointerface"
+            | "initializer"
+            | "modifier"
+            | "varargs"
+            | "void"
+            | "literallayout_"
+            | "package"
+            | "namespace"
+            | "macroname"
+            | "database"
+            | "keycode"
+            | "msgtext"
     )
 }
 
 fn is_span(name: &str) -> bool {
     matches!(
         name,
-        "guimenu" | "guibutton" | "guilabel" | "guimenuitem" | "guisubmenu" | "guiicon"
-            | "keycap" | "keysym" | "accel" | "mousebutton" | "acronym" | "abbrev"
-            | "application" | "productname" | "productnumber" | "hardware" | "interface"
-            | "orgname" | "personname" | "author" | "editor" | "othercredit" | "firstname"
-            | "surname" | "honorific" | "lineage" | "othername" | "remark" | "comment"
-            | "citation" | "date" | "pubdate" | "edition" | "publishername" | "holder" | "year"
-            | "street" | "city" | "country" | "postcode" | "state" | "pob" | "phone" | "fax"
-            | "shortaffil" | "jobtitle" | "label" | "revnumber" | "authorinitials"
-            | "keywordset" | "keyword" | "subjectset" | "orgdiv" | "contrib" | "affiliation"
-            | "corpauthor" | "collab" | "publisher" | "issuenum" | "volumenum" | "pagenums"
-            | "isbn" | "issn" | "biblioid" | "releaseinfo" | "refentrytitle" | "manvolnum"
-            | "refname" | "refpurpose" | "lineannotation"
+        "guimenu"
+            | "guibutton"
+            | "guilabel"
+            | "guimenuitem"
+            | "guisubmenu"
+            | "guiicon"
+            | "keycap"
+            | "keysym"
+            | "accel"
+            | "mousebutton"
+            | "acronym"
+            | "abbrev"
+            | "application"
+            | "productname"
+            | "productnumber"
+            | "hardware"
+            | "interface"
+            | "orgname"
+            | "personname"
+            | "author"
+            | "editor"
+            | "othercredit"
+            | "firstname"
+            | "surname"
+            | "honorific"
+            | "lineage"
+            | "othername"
+            | "remark"
+            | "comment"
+            | "citation"
+            | "date"
+            | "pubdate"
+            | "edition"
+            | "publishername"
+            | "holder"
+            | "year"
+            | "street"
+            | "city"
+            | "country"
+            | "postcode"
+            | "state"
+            | "pob"
+            | "phone"
+            | "fax"
+            | "shortaffil"
+            | "jobtitle"
+            | "label"
+            | "revnumber"
+            | "authorinitials"
+            | "keywordset"
+            | "keyword"
+            | "subjectset"
+            | "orgdiv"
+            | "contrib"
+            | "affiliation"
+            | "corpauthor"
+            | "collab"
+            | "publisher"
+            | "issuenum"
+            | "volumenum"
+            | "pagenums"
+            | "isbn"
+            | "issn"
+            | "biblioid"
+            | "releaseinfo"
+            | "refentrytitle"
+            | "manvolnum"
+            | "refname"
+            | "refpurpose"
+            | "lineannotation"
     )
 }
 
@@ -42,13 +138,46 @@ pub(super) fn is_inline(name: &str) -> bool {
         || is_span(name)
         || matches!(
             name,
-            "emphasis" | "userinput" | "replaceable" | "menuchoice" | "keycombo" | "shortcut"
-                | "quote" | "citetitle" | "firstterm" | "foreignphrase" | "wordasword"
-                | "glossterm" | "trademark" | "subscript" | "superscript" | "phrase" | "xref"
-                | "link" | "ulink" | "olink" | "email" | "footnote" | "footnoteref" | "anchor"
-                | "indexterm" | "inlinemediaobject" | "inlinegraphic" | "inlineequation" | "co"
-                | "coref" | "citerefentry" | "optional" | "term" | "member" | "alt"
-                | "mathphrase" | "title" | "attribution" | "biblioref" | "ref"
+            "emphasis"
+                | "userinput"
+                | "replaceable"
+                | "menuchoice"
+                | "keycombo"
+                | "shortcut"
+                | "quote"
+                | "citetitle"
+                | "firstterm"
+                | "foreignphrase"
+                | "wordasword"
+                | "glossterm"
+                | "trademark"
+                | "subscript"
+                | "superscript"
+                | "phrase"
+                | "xref"
+                | "link"
+                | "ulink"
+                | "olink"
+                | "email"
+                | "footnote"
+                | "footnoteref"
+                | "anchor"
+                | "indexterm"
+                | "inlinemediaobject"
+                | "inlinegraphic"
+                | "inlineequation"
+                | "co"
+                | "coref"
+                | "citerefentry"
+                | "optional"
+                | "term"
+                | "member"
+                | "alt"
+                | "mathphrase"
+                | "title"
+                | "attribution"
+                | "biblioref"
+                | "ref"
         )
 }
 
@@ -329,7 +458,10 @@ impl<'a> Conv<'a> {
             "footnote" => self.footnote(el, out),
             "footnoteref" => {
                 let target = el.attr("linkend").map(str::trim).unwrap_or_default();
-                out.push(Inline::new(InlineKind::FootnoteRef(target.to_string()), pos));
+                out.push(Inline::new(
+                    InlineKind::FootnoteRef(target.to_string()),
+                    pos,
+                ));
             }
             "anchor" => {
                 if let Some(id) = el.id() {
@@ -448,9 +580,6 @@ impl<'a> Conv<'a> {
                     let mut blocks = Vec::new();
                     self.blocks_into(el, 6, &mut blocks);
                     let flat = super::blocks::flatten_blocks(blocks);
-                    if !flat.is_empty() {
-                        push_merged(out, Inline::text(" ", pos));
-                    }
                     for i in flat {
                         push_merged(out, i);
                     }
@@ -463,7 +592,9 @@ impl<'a> Conv<'a> {
         let pos = el.pos;
         let content = self.inlines(el);
         let visible = !plain_text(&content).trim().is_empty()
-            || content.iter().any(|i| matches!(i.kind, InlineKind::Image(_)));
+            || content
+                .iter()
+                .any(|i| matches!(i.kind, InlineKind::Image(_)));
         if let Some(target) = el.attr("linkend").map(str::trim).filter(|s| !s.is_empty()) {
             out.push(Inline::new(
                 InlineKind::Ref {
@@ -481,7 +612,10 @@ impl<'a> Conv<'a> {
             .map(str::trim)
             .unwrap_or_default();
         if href.is_empty() {
-            self.warn(el, format!("this `<{}>` has no target; its text is kept", el.local));
+            self.warn(
+                el,
+                format!("this `<{}>` has no target; its text is kept", el.local),
+            );
             out.extend(content);
             return;
         }
@@ -502,10 +636,7 @@ impl<'a> Conv<'a> {
                 el,
                 format!("the URL `{href}` contains spaces; they are written as %20"),
             );
-            href = href
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join("%20");
+            href = href.split_whitespace().collect::<Vec<_>>().join("%20");
         }
         let content = if visible {
             content
@@ -549,9 +680,12 @@ impl<'a> Conv<'a> {
 
 /// A link to a relative file (not a URL, not a fragment) that is not an image.
 fn is_relative_file(href: &str) -> bool {
-    let scheme = href
-        .split_once(':')
-        .is_some_and(|(s, _)| !s.is_empty() && !s.contains('/') && s.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)));
+    let scheme = href.split_once(':').is_some_and(|(s, _)| {
+        !s.is_empty()
+            && !s.contains('/')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    });
     if scheme || href.starts_with('#') || href.starts_with("//") {
         return false;
     }

@@ -64,7 +64,8 @@ impl<'a> Conv<'a> {
                 .flat_map(|i| i.elems())
                 .find(|e| {
                     e.local == "biblioid"
-                        && e.attr("class").is_some_and(|c| c.eq_ignore_ascii_case("isbn"))
+                        && e.attr("class")
+                            .is_some_and(|c| c.eq_ignore_ascii_case("isbn"))
                 })
                 .map(|e| squash(&e.text()))
         });
@@ -108,8 +109,10 @@ impl<'a> Conv<'a> {
                     person(c)
                 };
                 if !p.is_empty() {
-                    m.others
-                        .push((p, marc(c.attr("class").or_else(|| c.attr("role"))).to_string()));
+                    m.others.push((
+                        p,
+                        marc(c.attr("class").or_else(|| c.attr("role"))).to_string(),
+                    ));
                 }
             }
             "publisher" => {

@@ -136,7 +136,10 @@ impl<'a> Conv<'a> {
 
     fn loc(&self, el_file: u32, pos: Pos) -> Location {
         Location::new(
-            self.files.get(el_file as usize).cloned().unwrap_or_default(),
+            self.files
+                .get(el_file as usize)
+                .cloned()
+                .unwrap_or_default(),
             pos.line,
             pos.col,
         )
@@ -190,8 +193,7 @@ impl<'a> Conv<'a> {
                 self.xref_texts.insert(id.to_string(), text);
             }
         }
-        if el.local == "programlisting" || el.local == "screen" || el.local == "programlistingco"
-        {
+        if el.local == "programlisting" || el.local == "screen" || el.local == "programlistingco" {
             let mut n = 0;
             number_callouts(el, &mut n, &mut self.callouts);
         }
@@ -209,8 +211,10 @@ impl<'a> Conv<'a> {
 
     /// Every `linkend`/`endterm` must name an id; an xref target needs text.
     fn check_links(&mut self, el: &'a XElem) {
-        if matches!(el.local.as_str(), "xref" | "link" | "footnoteref" | "glossterm" | "firstterm")
-            && let Some(target) = el.attr("linkend").map(str::trim)
+        if matches!(
+            el.local.as_str(),
+            "xref" | "link" | "footnoteref" | "glossterm" | "firstterm"
+        ) && let Some(target) = el.attr("linkend").map(str::trim)
         {
             let target = target.to_string();
             let endterm = el.attr("endterm").map(str::trim).map(str::to_string);
@@ -428,7 +432,10 @@ fn title_el(el: &XElem) -> Option<&XElem> {
 
 /// Whitespace collapsed to single spaces, trimmed.
 fn squash(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    s.split([' ', '\t', '\n', '\r'])
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The text an xref to `el` shows, or "".
@@ -436,7 +443,10 @@ fn xref_text(el: &XElem) -> String {
     if let Some(l) = el.attr("xreflabel").map(squash).filter(|s| !s.is_empty()) {
         return l;
     }
-    if let Some(t) = title_el(el).map(|t| squash(&t.text())).filter(|s| !s.is_empty()) {
+    if let Some(t) = title_el(el)
+        .map(|t| squash(&t.text()))
+        .filter(|s| !s.is_empty())
+    {
         return t;
     }
     match el.local.as_str() {
@@ -446,7 +456,10 @@ fn xref_text(el: &XElem) -> String {
             .map(|t| squash(&t.text()))
             .collect::<Vec<_>>()
             .join(", "),
-        "glossentry" => el.child("glossterm").map(|t| squash(&t.text())).unwrap_or_default(),
+        "glossentry" => el
+            .child("glossterm")
+            .map(|t| squash(&t.text()))
+            .unwrap_or_default(),
         "refentry" => el
             .child("refmeta")
             .and_then(|m| m.child("refentrytitle"))

@@ -217,16 +217,21 @@ impl<'a> Conv<'a> {
                 col += 1;
             }
             // CALS placement by column name.
-            let (start, end) = if let Some(span) = e.attr("spanname").and_then(|s| cols.spans.get(s.trim())) {
-                (cols.names.get(&span.0).copied(), cols.names.get(&span.1).copied())
-            } else {
-                (
-                    e.attr("namest")
-                        .or_else(|| e.attr("colname"))
-                        .and_then(|n| cols.names.get(n.trim()).copied()),
-                    e.attr("nameend").and_then(|n| cols.names.get(n.trim()).copied()),
-                )
-            };
+            let (start, end) =
+                if let Some(span) = e.attr("spanname").and_then(|s| cols.spans.get(s.trim())) {
+                    (
+                        cols.names.get(&span.0).copied(),
+                        cols.names.get(&span.1).copied(),
+                    )
+                } else {
+                    (
+                        e.attr("namest")
+                            .or_else(|| e.attr("colname"))
+                            .and_then(|n| cols.names.get(n.trim()).copied()),
+                        e.attr("nameend")
+                            .and_then(|n| cols.names.get(n.trim()).copied()),
+                    )
+                };
             if let Some(s) = start
                 && s > col
             {

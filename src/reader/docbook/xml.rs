@@ -406,7 +406,10 @@ impl Loader {
             } else {
                 "entity loop"
             };
-            return Err(Finding::error(loc, format!("{kind}: {}", chain.join(" → "))));
+            return Err(Finding::error(
+                loc,
+                format!("{kind}: {}", chain.join(" → ")),
+            ));
         }
         if canon.is_dir() {
             return Err(Finding::error(
@@ -415,7 +418,10 @@ impl Loader {
             ));
         }
         let bytes = std::fs::read(&canon).map_err(|e| {
-            Finding::error(loc.clone(), format!("cannot read the {what} file `{href}`: {e}"))
+            Finding::error(
+                loc.clone(),
+                format!("cannot read the {what} file `{href}`: {e}"),
+            )
         })?;
         let file = self.register(&canon);
         let text = self.decode(file, bytes);
@@ -542,7 +548,12 @@ impl Loader {
                 XNode::Text(_) => {}
             }
         }
-        if root.is_none() && !self.findings.iter().any(|f| f.severity == crate::error::Severity::Error) {
+        if root.is_none()
+            && !self
+                .findings
+                .iter()
+                .any(|f| f.severity == crate::error::Severity::Error)
+        {
             self.error(file, Pos::new(1, 1), "this file has no root element");
         }
         root
@@ -550,7 +561,13 @@ impl Loader {
 
     /// Reads `<!DOCTYPE name ext-id? [subset]? >` starting after `<!DOCTYPE`; returns the offset
     /// after its `>`.
-    fn doctype(&mut self, ents: &mut Entities, src: Src, text: &str, mut i: usize) -> Option<usize> {
+    fn doctype(
+        &mut self,
+        ents: &mut Entities,
+        src: Src,
+        text: &str,
+        mut i: usize,
+    ) -> Option<usize> {
         let bytes = text.as_bytes();
         while i < bytes.len() && bytes[i] != b'[' && bytes[i] != b'>' {
             if bytes[i] == b'"' || bytes[i] == b'\'' {
@@ -563,13 +580,21 @@ impl Loader {
             i += 1;
         }
         if i >= bytes.len() {
-            self.error(src.file, src.pos(i.min(text.len())), "the DOCTYPE is never closed with `>`");
+            self.error(
+                src.file,
+                src.pos(i.min(text.len())),
+                "the DOCTYPE is never closed with `>`",
+            );
             return None;
         }
         if bytes[i] == b'[' {
             i = self.decls(ents, text, src, i + 1, true, 0);
             if !text[i..].starts_with(']') {
-                self.error(src.file, src.pos(i), "the DOCTYPE's internal subset is never closed with `]>`");
+                self.error(
+                    src.file,
+                    src.pos(i),
+                    "the DOCTYPE's internal subset is never closed with `]>`",
+                );
                 return None;
             }
             i += 1;
@@ -596,7 +621,11 @@ impl Loader {
         depth: usize,
     ) -> usize {
         if depth > MAX_ENTITY_DEPTH {
-            self.error(src.file, src.pos(i), "parameter entities are nested too deeply");
+            self.error(
+                src.file,
+                src.pos(i),
+                "parameter entities are nested too deeply",
+            );
             return text.len();
         }
         loop {
@@ -622,7 +651,11 @@ impl Loader {
                 match trimmed.find("-->") {
                     Some(end) => i += end + 3,
                     None => {
-                        self.error(src.file, src.pos(i), "this comment is never closed with `-->`");
+                        self.error(
+                            src.file,
+                            src.pos(i),
+                            "this comment is never closed with `-->`",
+                        );
                         return text.len();
                     }
                 }
@@ -729,7 +762,14 @@ impl Loader {
     }
 
     /// `<!ENTITY` already read; returns the offset after the closing `>`.
-    fn entity_decl(&mut self, ents: &mut Entities, text: &str, src: Src, mut i: usize, depth: usize) -> usize {
+    fn entity_decl(
+        &mut self,
+        ents: &mut Entities,
+        text: &str,
+        src: Src,
+        mut i: usize,
+        depth: usize,
+    ) -> usize {
         let decl_pos = src.pos(i.saturating_sub(8));
         let skip_ws = |i: &mut usize| {
             let rest = &text[*i..];
@@ -744,7 +784,11 @@ impl Loader {
             rest[..end].to_string()
         };
         let bad = |l: &mut Self, i: usize| {
-            l.error(src.file, decl_pos, "this `<!ENTITY` declaration is malformed");
+            l.error(
+                src.file,
+                decl_pos,
+                "this `<!ENTITY` declaration is malformed",
+            );
             match text[i..].find('>') {
                 Some(k) => i + k + 1,
                 None => text.len(),
@@ -762,7 +806,10 @@ impl Loader {
         }
         skip_ws(&mut i);
         let quoted = |i: &mut usize| -> Option<String> {
-            let q = text[*i..].chars().next().filter(|c| *c == '"' || *c == '\'')?;
+            let q = text[*i..]
+                .chars()
+                .next()
+                .filter(|c| *c == '"' || *c == '\'')?;
             let end = text[*i + 1..].find(q)?;
             let s = text[*i + 1..*i + 1 + end].to_string();
             *i += end + 2;
@@ -822,7 +869,14 @@ impl Loader {
 
     /// An entity value literal: parameter entity and character references are replaced now,
     /// general entity references are kept for when the entity is used.
-    fn literal(&mut self, ents: &mut Entities, lit: &str, file: u32, pos: Pos, depth: usize) -> String {
+    fn literal(
+        &mut self,
+        ents: &mut Entities,
+        lit: &str,
+        file: u32,
+        pos: Pos,
+        depth: usize,
+    ) -> String {
         let mut out = String::with_capacity(lit.len());
         let mut rest = lit;
         while let Some(k) = rest.find(['%', '&']) {
@@ -847,7 +901,11 @@ impl Loader {
                             }
                         }
                         _ => {
-                            self.warning(file, pos, format!("the parameter entity `%{name};` is not declared"));
+                            self.warning(
+                                file,
+                                pos,
+                                format!("the parameter entity `%{name};` is not declared"),
+                            );
                         }
                     }
                     rest = &r[end + 1..];
@@ -900,7 +958,9 @@ impl Loader {
                         self.error(
                             src.file,
                             src.pos(start),
-                            format!("elements are nested more than {MAX_ELEMENT_DEPTH} levels deep"),
+                            format!(
+                                "elements are nested more than {MAX_ELEMENT_DEPTH} levels deep"
+                            ),
                         );
                         ok = false;
                         break;
@@ -931,7 +991,11 @@ impl Loader {
                     self.reference(ents, name, src.file, pos, depth, &mut stack, out, expanding);
                 }
                 Event::DocType(_) => {
-                    self.error(src.file, src.pos(start), "a DOCTYPE may only come before the root element");
+                    self.error(
+                        src.file,
+                        src.pos(start),
+                        "a DOCTYPE may only come before the root element",
+                    );
                 }
                 Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
                 Event::Eof => break,
@@ -948,7 +1012,13 @@ impl Loader {
         ok
     }
 
-    fn start_tag(&mut self, ents: &Entities, e: &quick_xml::events::BytesStart<'_>, src: Src, start: usize) -> XElem {
+    fn start_tag(
+        &mut self,
+        ents: &Entities,
+        e: &quick_xml::events::BytesStart<'_>,
+        src: Src,
+        start: usize,
+    ) -> XElem {
         let pos = src.pos(start);
         let mut el = XElem::new(e.name().0, src.file, pos);
         for attr in e.attributes().with_checks(false) {
@@ -958,7 +1028,11 @@ impl Loader {
                     el.attrs.push((a.key.0.to_string(), value));
                 }
                 Err(err) => {
-                    self.error(src.file, pos, format!("bad attribute syntax in `<{}>`: {err}", el.name));
+                    self.error(
+                        src.file,
+                        pos,
+                        format!("bad attribute syntax in `<{}>`: {err}", el.name),
+                    );
                     break;
                 }
             }
@@ -966,14 +1040,25 @@ impl Loader {
         el
     }
 
-    fn attr_value(&mut self, ents: &Entities, raw: &str, file: u32, pos: Pos, depth: usize) -> String {
+    fn attr_value(
+        &mut self,
+        ents: &Entities,
+        raw: &str,
+        file: u32,
+        pos: Pos,
+        depth: usize,
+    ) -> String {
         let mut out = String::with_capacity(raw.len());
         let mut rest = raw;
         while let Some(k) = rest.find('&') {
             out.push_str(&rest[..k]);
             let r = &rest[k + 1..];
             let Some(end) = r.find(';') else {
-                self.error(file, pos, "a `&` in an attribute value must start an entity such as `&amp;`");
+                self.error(
+                    file,
+                    pos,
+                    "a `&` in an attribute value must start an entity such as `&amp;`",
+                );
                 out.push('&');
                 rest = r;
                 continue;
@@ -984,7 +1069,11 @@ impl Loader {
                 match char_ref(name) {
                     Some(c) => out.push(c),
                     None => {
-                        self.error(file, pos, format!("`&{name};` is not a valid character reference"));
+                        self.error(
+                            file,
+                            pos,
+                            format!("`&{name};` is not a valid character reference"),
+                        );
                     }
                 }
             } else if let Some(v) = ["amp", "lt", "gt", "quot", "apos"]
@@ -1010,7 +1099,11 @@ impl Loader {
             } else if let Some(v) = entities::builtin(name) {
                 out.push_str(v);
             } else {
-                self.warning(file, pos, format!("the entity `&{name};` is not defined; it is kept as written"));
+                self.warning(
+                    file,
+                    pos,
+                    format!("the entity `&{name};` is not defined; it is kept as written"),
+                );
                 out.push('&');
                 out.push_str(name);
                 out.push(';');
@@ -1042,7 +1135,11 @@ impl Loader {
         if name.starts_with('#') {
             match char_ref(name) {
                 Some(c) => push_text(stack, out, c.encode_utf8(&mut [0; 4]), file, pos),
-                None => self.error(file, pos, format!("`&{name};` is not a valid character reference")),
+                None => self.error(
+                    file,
+                    pos,
+                    format!("`&{name};` is not a valid character reference"),
+                ),
             }
             return;
         }
@@ -1115,7 +1212,14 @@ impl Loader {
                             fixed: Pos::new(1, 1),
                         };
                         expanding.push(name.to_string());
-                        self.parse_content(ents, &text[start..], src, depth + 1, &mut nodes, expanding);
+                        self.parse_content(
+                            ents,
+                            &text[start..],
+                            src,
+                            depth + 1,
+                            &mut nodes,
+                            expanding,
+                        );
                         expanding.pop();
                         self.open.pop();
                     }
@@ -1206,7 +1310,9 @@ impl Loader {
     fn xinclude(&mut self, inc: &XElem, scope: &mut Vec<(String, String)>) -> Vec<XNode> {
         let fallback = inc.elems().find(|c| c.local == "fallback").cloned();
         let use_fallback = |l: &mut Self, scope: &mut Vec<(String, String)>| -> Vec<XNode> {
-            let mut fb = fallback.clone().unwrap_or_else(|| XElem::new("fallback", inc.file, inc.pos));
+            let mut fb = fallback
+                .clone()
+                .unwrap_or_else(|| XElem::new("fallback", inc.file, inc.pos));
             l.resolve(&mut fb, scope);
             fb.children
         };
