@@ -872,10 +872,9 @@ impl<'a> Conv<'a> {
             kind: InlineKind::Text(t),
             ..
         }) = markup.first_mut()
+            && let Some(rest) = t.strip_prefix("\r\n").or_else(|| t.strip_prefix('\n'))
         {
-            if let Some(rest) = t.strip_prefix("\r\n").or_else(|| t.strip_prefix('\n')) {
-                *t = rest.to_string();
-            }
+            *t = rest.to_string();
         }
         if let Some(Inline {
             kind: InlineKind::Text(t),

@@ -115,19 +115,15 @@ impl<'a> Conv<'a> {
                     ));
                 }
             }
-            "publisher" => {
-                if m.publisher.is_none() {
-                    m.publisher = c
-                        .child("publishername")
-                        .map(|n| squash(&n.text()))
-                        .or_else(|| Some(squash(&c.text())))
-                        .filter(|s| !s.is_empty());
-                }
+            "publisher" if m.publisher.is_none() => {
+                m.publisher = c
+                    .child("publishername")
+                    .map(|n| squash(&n.text()))
+                    .or_else(|| Some(squash(&c.text())))
+                    .filter(|s| !s.is_empty());
             }
-            "publishername" => {
-                if m.publisher.is_none() {
-                    m.publisher = Some(squash(&c.text())).filter(|s| !s.is_empty());
-                }
+            "publishername" if m.publisher.is_none() => {
+                m.publisher = Some(squash(&c.text())).filter(|s| !s.is_empty());
             }
             "copyright" => {
                 let years: Vec<String> = c

@@ -669,7 +669,7 @@ impl Loader {
                 let mut level = 0usize;
                 let mut j = i;
                 loop {
-                    let Some(k) = text[j..].find(|c| c == '<' || c == ']') else {
+                    let Some(k) = text[j..].find(['<', ']']) else {
                         return text.len();
                     };
                     j += k;
@@ -1128,7 +1128,7 @@ impl Loader {
         file: u32,
         pos: Pos,
         depth: usize,
-        stack: &mut Vec<XElem>,
+        stack: &mut [XElem],
         out: &mut Vec<XNode>,
         expanding: &mut Vec<String>,
     ) {
