@@ -25,6 +25,25 @@ fn person(el: &XElem) -> String {
     squash(&el.text())
 }
 
+/// Text content, with the URL of an empty `ulink`/`link` in its place (legal notices).
+fn text_with_urls(el: &XElem, out: &mut String) {
+    use super::xml::XNode;
+    for n in &el.children {
+        match n {
+            XNode::Text(t) => out.push_str(&t.text),
+            XNode::Elem(c) if c.local == "ulink" || c.local == "link" => {
+                let t = c.text();
+                if t.trim().is_empty() {
+                    out.push_str(c.attr("url").or_else(|| c.attr_local("href")).unwrap_or(""));
+                } else {
+                    out.push_str(&t);
+                }
+            }
+            XNode::Elem(c) => text_with_urls(c, out),
+        }
+    }
+}
+
 /// MARC relator code for an `othercredit` class (DocBook 5) or role.
 fn marc(class: Option<&str>) -> &'static str {
     match class.unwrap_or("").to_ascii_lowercase().as_str() {
@@ -151,7 +170,11 @@ impl<'a> Conv<'a> {
                 let paras: Vec<String> = c
                     .elems()
                     .filter(|e| !matches!(e.local.as_str(), "title" | "info"))
-                    .map(|e| squash(&e.text()))
+                    .map(|e| {
+                        let mut t = String::new();
+                        text_with_urls(e, &mut t);
+                        squash(&t)
+                    })
                     .filter(|s| !s.is_empty())
                     .collect();
                 if !paras.is_empty() {
