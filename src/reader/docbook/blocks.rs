@@ -1508,33 +1508,40 @@ fn image_rank(format: Option<&str>, src: &str) -> Option<u8> {
     rank(&ext).or_else(|| if ext.is_empty() { rank(&key) } else { None })
 }
 
-/// Trims the whitespace at both ends of inline content (and drops empty text runs).
+/// Trims the whitespace at both ends of inline content (and drops empty text runs), looking
+/// past invisible index terms and anchors.
 pub(super) fn trim_inlines(inlines: &mut Inlines) {
-    while let Some(Inline {
-        kind: InlineKind::Text(t),
-        ..
-    }) = inlines.first_mut()
-    {
-        let s = t.trim_start();
-        if s.is_empty() {
-            inlines.remove(0);
-        } else {
-            *t = s.to_string();
-            break;
+    let mut i = 0;
+    while i < inlines.len() {
+        match &mut inlines[i].kind {
+            InlineKind::Text(t) => {
+                let s = t.trim_start();
+                if s.is_empty() {
+                    inlines.remove(i);
+                    continue;
+                }
+                *t = s.to_string();
+                break;
+            }
+            InlineKind::IndexTerm(_) | InlineKind::Raw(_) => i += 1,
+            _ => break,
         }
     }
-    while let Some(Inline {
-        kind: InlineKind::Text(t),
-        ..
-    }) = inlines.last_mut()
-    {
-        let s = t.trim_end();
-        if s.is_empty() {
-            inlines.pop();
-        } else {
-            let n = s.len();
-            t.truncate(n);
-            break;
+    let mut j = inlines.len();
+    while j > 0 {
+        match &mut inlines[j - 1].kind {
+            InlineKind::Text(t) => {
+                let n = t.trim_end().len();
+                if n == 0 {
+                    inlines.remove(j - 1);
+                    j -= 1;
+                    continue;
+                }
+                t.truncate(n);
+                break;
+            }
+            InlineKind::IndexTerm(_) | InlineKind::Raw(_) => j -= 1,
+            _ => break,
         }
     }
 }

@@ -597,6 +597,14 @@ fn inline_elements() {
 }
 
 #[test]
+fn index_terms_and_anchors_do_not_keep_layout_spaces() {
+    let i =
+        one_inline("\n  <indexterm><primary>x</primary></indexterm>\n  Text <anchor id=\"a\"/>\n");
+    assert_eq!(i.len(), 3);
+    assert_eq!(i[1].kind, t("Text"));
+}
+
+#[test]
 fn japanese_quotes() {
     let (b, _) = read_str(&format!(
         "{DTD4}<book lang=\"ja\"><chapter><title>章</title><para><quote>引用</quote></para></chapter></book>"
