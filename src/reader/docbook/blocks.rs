@@ -1,0 +1,1547 @@
+//! Block elements: divisions and sections, paragraphs, lists, listings, figures, admonitions…
+use super::xml::{XElem, XNode};
+use super::*;
+
+/// Elements read in block context (everything else in a block container is inline content
+/// and gathered into a paragraph).
+fn is_block(name: &str) -> bool {
+    matches!(
+        name,
+        "para"
+            | "simpara"
+            | "formalpara"
+            | "itemizedlist"
+            | "orderedlist"
+            | "variablelist"
+            | "simplelist"
+            | "segmentedlist"
+            | "calloutlist"
+            | "programlisting"
+            | "screen"
+            | "synopsis"
+            | "literallayout"
+            | "address"
+            | "example"
+            | "informalexample"
+            | "figure"
+            | "informalfigure"
+            | "mediaobject"
+            | "graphic"
+            | "screenshot"
+            | "table"
+            | "informaltable"
+            | "sidebar"
+            | "note"
+            | "tip"
+            | "warning"
+            | "caution"
+            | "important"
+            | "blockquote"
+            | "epigraph"
+            | "procedure"
+            | "equation"
+            | "informalequation"
+            | "qandaset"
+            | "glosslist"
+            | "glossentry"
+            | "bibliolist"
+            | "biblioentry"
+            | "bibliomixed"
+            | "bridgehead"
+            | "section"
+            | "sect1"
+            | "sect2"
+            | "sect3"
+            | "sect4"
+            | "sect5"
+            | "simplesect"
+            | "refsect1"
+            | "refsect2"
+            | "refsect3"
+            | "refsection"
+            | "refsynopsisdiv"
+            | "refnamediv"
+            | "refentry"
+            | "reference"
+            | "glossary"
+            | "bibliography"
+            | "index"
+            | "setindex"
+            | "glossdiv"
+            | "bibliodiv"
+            | "indexdiv"
+            | "qandadiv"
+            | "chapter"
+            | "appendix"
+            | "preface"
+            | "article"
+            | "part"
+            | "colophon"
+            | "dedication"
+            | "acknowledgements"
+            | "legalnotice"
+            | "partintro"
+            | "task"
+            | "revhistory"
+            | "cmdsynopsis"
+            | "funcsynopsis"
+            | "classsynopsis"
+            | "abstract"
+            | "highlights"
+            | "programlistingco"
+            | "screenco"
+            | "mediaobjectco"
+            | "toc"
+            | "lot"
+            | "msgset"
+            | "productionset"
+            | "informalexample_"
+            | "refmeta"
+            | "indexentry"
+    )
+}
+
+/// Children that belong to their parent's heading or metadata, not to its content.
+fn is_heading_part(name: &str) -> bool {
+    matches!(name, "title" | "subtitle" | "titleabbrev") || super::is_info(name)
+}
+
+fn is_section(name: &str) -> bool {
+    matches!(
+        name,
+        "section"
+            | "sect1"
+            | "sect2"
+            | "sect3"
+            | "sect4"
+            | "sect5"
+            | "simplesect"
+            | "refsect1"
+            | "refsect2"
+            | "refsect3"
+            | "refsection"
+            | "refsynopsisdiv"
+            | "glossdiv"
+            | "bibliodiv"
+            | "indexdiv"
+            | "chapter"
+            | "appendix"
+            | "preface"
+            | "article"
+            | "glossary"
+            | "bibliography"
+            | "index"
+            | "setindex"
+            | "colophon"
+            | "dedication"
+            | "acknowledgements"
+            | "legalnotice"
+            | "refentry"
+            | "reference"
+            | "part"
+    )
+}
+
+/// The title a division may go without.
+fn default_title(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "glossary" => "Glossary",
+        "bibliography" => "Bibliography",
+        "index" | "setindex" => "Index",
+        "preface" => "Preface",
+        "dedication" => "Dedication",
+        "colophon" => "Colophon",
+        "legalnotice" => "Legal Notice",
+        "acknowledgements" => "Acknowledgements",
+        "refsynopsisdiv" => "Synopsis",
+        "abstract" => "Abstract",
+        _ => return None,
+    })
+}
+
+impl<'a> Conv<'a> {
+    /// A division or section: its heading at `level`, then its content one level down.
+    pub(super) fn section(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+        let level = level.clamp(1, 6);
+        let heading = self.heading(el, level);
+        out.push(heading);
+        let next = (level + 1).min(6);
+        match el.local.as_str() {
+            "refentry" => self.refentry_body(el, next, out),
+            "part" => {
+                if let Some(pi) = el.child("partintro") {
+                    self.anchor_block(pi, out);
+                    self.blocks_into(pi, next, out);
+                }
+                // Nested parts' chapters inside a chapter-level part (rare) keep their text.
+                if level > 1 {
+                    for c in el.elems().filter(|c| c.local != "partintro") {
+                        if !is_heading_part(&c.local) {
+                            self.block(c, next, out);
+                        }
+                    }
+                }
+            }
+            _ => self.blocks_into(el, next, out),
+        }
+    }
+
+    fn heading(&mut self, el: &'a XElem, level: u8) -> Block {
+        let mut content = match title_el(el) {
+            Some(t) => self.inlines(t),
+            None => Vec::new(),
+        };
+        if el.local == "refentry" && plain_text(&content).trim().is_empty() {
+            let name = xref_text(el);
+            if !name.is_empty() {
+                content = vec![Inline::text(name, el.pos)];
+            }
+        }
+        if plain_text(&content).trim().is_empty() {
+            let text = match default_title(&el.local) {
+                Some(t) => t.to_string(),
+                None => {
+                    let words = first_words(el);
+                    let what = if title_el(el).is_some() {
+                        "an empty title"
+                    } else {
+                        "no title"
+                    };
+                    self.warn(
+                        el,
+                        format!(
+                            "this `<{}>` has {what}; the table of contents shows “{words}” instead",
+                            el.local
+                        ),
+                    );
+                    words
+                }
+            };
+            content.retain(|i| !matches!(i.kind, InlineKind::Text(_)));
+            content.insert(0, Inline::text(text, el.pos));
+        }
+        Block::new(
+            BlockKind::Heading(Heading {
+                level,
+                id: el.id().map(str::to_string),
+                numbered: true,
+                in_toc: true,
+                shown: true,
+                number: None,
+                content,
+            }),
+            el.pos,
+        )
+    }
+
+    fn refentry_body(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+        for c in el.elems() {
+            match c.local.as_str() {
+                "refmeta" | "indexterm" => {}
+                "refnamediv" => {
+                    self.anchor_block(c, out);
+                    let names: Vec<String> = c
+                        .elems()
+                        .filter(|e| e.local == "refname")
+                        .map(|e| squash(&e.text()))
+                        .collect();
+                    let mut content = vec![Inline::text(names.join(", "), c.pos)];
+                    if let Some(p) = c.child("refpurpose") {
+                        content.push(Inline::text(" — ", p.pos));
+                        content.extend(self.inlines(p));
+                    }
+                    trim_inlines(&mut content);
+                    out.push(Block::new(BlockKind::Para(content), c.pos));
+                }
+                _ if is_heading_part(&c.local) => {}
+                _ => self.block(c, level, out),
+            }
+        }
+    }
+
+    /// An `Anchor` block for an element whose model node has no id field.
+    pub(super) fn anchor_block(&mut self, el: &XElem, out: &mut Vec<Block>) {
+        if let Some(id) = el.id() {
+            out.push(Block::new(BlockKind::Anchor(id.to_string()), el.pos));
+        }
+    }
+
+    /// The content of a block container: block children converted, runs of inline content
+    /// (text, inline elements) gathered into paragraphs.
+    pub(super) fn blocks_into(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+        self.mixed(el, level, out, None);
+    }
+
+    /// Mixed content; `para` gives the class and id of the first paragraph when `el` is a para.
+    fn mixed(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>, para: Option<&'a XElem>) {
+        let mut pending: Inlines = Vec::new();
+        let mut pending_pos = el.pos;
+        let mut gloss: Vec<&'a XElem> = Vec::new();
+        let mut first_para = para;
+        for n in nodes(el) {
+            match n {
+                XNode::Text(t) => {
+                    if pending.is_empty() {
+                        pending_pos = t.pos;
+                    }
+                    self.text(&t.text, t.pos, &mut pending);
+                }
+                XNode::Elem(c) if para.is_none() && is_heading_part(&c.local) => {}
+                XNode::Elem(c) if c.local == "glossentry" => {
+                    self.flush_para(&mut pending, pending_pos, out, &mut first_para);
+                    gloss.push(c);
+                }
+                XNode::Elem(c) if is_block(&c.local) || self.has_block_child(c) => {
+                    self.flush_gloss(&mut gloss, out);
+                    self.flush_para(&mut pending, pending_pos, out, &mut first_para);
+                    self.block(c, level, out);
+                }
+                XNode::Elem(c) => {
+                    self.flush_gloss(&mut gloss, out);
+                    if pending.is_empty() {
+                        pending_pos = c.pos;
+                    }
+                    self.inline(c, &mut pending);
+                }
+            }
+        }
+        self.flush_gloss(&mut gloss, out);
+        self.flush_para(&mut pending, pending_pos, out, &mut first_para);
+        if let Some(p) = first_para {
+            // A para with no inline text at all still keeps its id.
+            self.anchor_block(p, out);
+        }
+    }
+
+    /// An element we do not know that holds blocks is read as a block container.
+    fn has_block_child(&self, el: &XElem) -> bool {
+        !inlines::is_inline(&el.local)
+            && el.elems().any(|c| {
+                is_block(&c.local) && !matches!(c.local.as_str(), "graphic" | "mediaobject")
+            })
+    }
+
+    fn flush_gloss(&mut self, gloss: &mut Vec<&'a XElem>, out: &mut Vec<Block>) {
+        if gloss.is_empty() {
+            return;
+        }
+        let pos = gloss[0].pos;
+        let items = gloss.drain(..).map(|g| self.glossentry(g)).collect();
+        out.push(Block::new(BlockKind::DefinitionList(items), pos));
+    }
+
+    fn flush_para(
+        &mut self,
+        pending: &mut Inlines,
+        pos: Pos,
+        out: &mut Vec<Block>,
+        first_para: &mut Option<&'a XElem>,
+    ) {
+        if pending.is_empty() {
+            return;
+        }
+        let mut content = std::mem::take(pending);
+        trim_inlines(&mut content);
+        if content.is_empty() {
+            return;
+        }
+        let visible = content.iter().any(|i| {
+            !matches!(i.kind, InlineKind::IndexTerm(_) | InlineKind::Raw(_))
+                || matches!(&i.kind, InlineKind::Raw(n) if n.iter().any(|n| matches!(n, crate::xhtml::dom::Node::Element(e) if e.name == "math")))
+        });
+        if !visible {
+            // Only index terms and anchors: anchors become blocks, index terms join the
+            // previous paragraph when there is one.
+            let mut terms = Vec::new();
+            for i in content {
+                match i.kind {
+                    InlineKind::Raw(nodes) => {
+                        for n in nodes {
+                            if let crate::xhtml::dom::Node::Element(e) = n
+                                && let Some(id) = e.attr("id")
+                            {
+                                out.push(Block::new(BlockKind::Anchor(id.to_string()), i.pos));
+                            }
+                        }
+                    }
+                    _ => terms.push(i),
+                }
+            }
+            if terms.is_empty() {
+                return;
+            }
+            if let Some(Block {
+                kind: BlockKind::Para(c) | BlockKind::StyledPara { content: c, .. },
+                ..
+            }) = out.last_mut()
+            {
+                c.extend(terms);
+            } else {
+                out.push(Block::new(BlockKind::Para(terms), pos));
+            }
+            return;
+        }
+        let mut class = None;
+        let mut pos = pos;
+        if let Some(p) = first_para.take() {
+            pos = p.pos;
+            self.anchor_block(p, out);
+            class = p.attr("role").map(str::to_string).filter(|r| !r.is_empty());
+        }
+        let kind = match class {
+            Some(class) => BlockKind::StyledPara { class, content },
+            None => BlockKind::Para(content),
+        };
+        out.push(Block::new(kind, pos));
+    }
+
+    /// One block-level element.
+    pub(super) fn block(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+        let name = el.local.as_str();
+        if inlines::is_inline(name) && !is_block(name) {
+            let mut pending = Vec::new();
+            self.inline(el, &mut pending);
+            self.flush_para(&mut pending, el.pos, out, &mut None);
+            return;
+        }
+        match name {
+            "para" | "simpara" => self.mixed(el, level, out, Some(el)),
+            "formalpara" => self.formalpara(el, level, out),
+            "itemizedlist" | "orderedlist" => {
+                self.anchor_block(el, out);
+                self.caption(el, out);
+                let start = (name == "orderedlist").then(|| {
+                    el.attr("startingnumber")
+                        .and_then(|s| s.trim().parse().ok())
+                        .unwrap_or(1)
+                });
+                let mut items = Vec::new();
+                for li in el.elems() {
+                    if li.local == "listitem" {
+                        let mut b = Vec::new();
+                        self.anchor_block(li, &mut b);
+                        self.blocks_into(li, level, &mut b);
+                        items.push(b);
+                    } else if !is_heading_part(&li.local) {
+                        let mut b = Vec::new();
+                        self.block(li, level, &mut b);
+                        out.extend(b);
+                    }
+                }
+                out.push(Block::new(BlockKind::List(List { start, items }), el.pos));
+            }
+            "variablelist" => {
+                self.anchor_block(el, out);
+                self.caption(el, out);
+                let mut items = Vec::new();
+                for e in el.elems() {
+                    if e.local == "varlistentry" {
+                        items.push(self.varlistentry(e, level));
+                    } else if !is_heading_part(&e.local) {
+                        self.block(e, level, out);
+                    }
+                }
+                out.push(Block::new(BlockKind::DefinitionList(items), el.pos));
+            }
+            "simplelist" => self.simplelist(el, out),
+            "segmentedlist" => self.segmentedlist(el, out),
+            "calloutlist" => {
+                self.anchor_block(el, out);
+                self.caption(el, out);
+                let mut items = Vec::new();
+                for c in el.elems().filter(|c| c.local == "callout") {
+                    let mut b = Vec::new();
+                    self.anchor_block(c, &mut b);
+                    self.blocks_into(c, level, &mut b);
+                    items.push(b);
+                }
+                out.push(Block::new(
+                    BlockKind::List(List {
+                        start: Some(1),
+                        items,
+                    }),
+                    el.pos,
+                ));
+            }
+            "procedure" => self.procedure(el, level, out),
+            "programlisting" => self.code(el, CodeStyle::Example, out),
+            "screen" => self.code(el, CodeStyle::Command, out),
+            "synopsis" | "literallayout" | "address" => self.code(el, CodeStyle::Box, out),
+            "cmdsynopsis" | "funcsynopsis" | "classsynopsis" => {
+                let text = squash(&el.text());
+                out.push(Block::new(
+                    BlockKind::Code(Code {
+                        style: CodeStyle::Box,
+                        id: el.id().map(str::to_string),
+                        number: None,
+                        caption: None,
+                        language: None,
+                        first_line_number: None,
+                        text,
+                        markup: None,
+                    }),
+                    el.pos,
+                ));
+            }
+            "programlistingco" | "screenco" | "mediaobjectco" => {
+                self.anchor_block(el, out);
+                for c in el.elems().filter(|c| c.local != "areaspec") {
+                    self.block(c, level, out);
+                }
+            }
+            "example" | "informalexample" | "task" | "abstract" | "highlights" => {
+                let mut blocks = Vec::new();
+                self.anchor_block(el, &mut blocks);
+                self.caption(el, &mut blocks);
+                self.blocks_into(el, level, &mut blocks);
+                let class = if name == "informalexample" {
+                    "example".to_string()
+                } else {
+                    name.to_string()
+                };
+                out.push(Block::new(BlockKind::Div { class, blocks }, el.pos));
+            }
+            "figure" | "informalfigure" | "mediaobject" | "graphic" | "screenshot" => {
+                self.figure(el, level, out)
+            }
+            "table" | "informaltable" => self.table(el, out),
+            "sidebar" => {
+                let title = title_el(el).map(|t| self.inlines(t));
+                let mut blocks = Vec::new();
+                self.blocks_into(el, level, &mut blocks);
+                out.push(Block::new(
+                    BlockKind::Sidebar {
+                        id: el.id().map(str::to_string),
+                        title,
+                        blocks,
+                    },
+                    el.pos,
+                ));
+            }
+            "note" | "tip" | "warning" | "caution" | "important" => {
+                let kind = match name {
+                    "note" => AdmonitionKind::Note,
+                    "tip" => AdmonitionKind::Tip,
+                    "warning" => AdmonitionKind::Warning,
+                    "caution" => AdmonitionKind::Caution,
+                    _ => AdmonitionKind::Important,
+                };
+                self.anchor_block(el, out);
+                let title = title_el(el).map(|t| self.inlines(t));
+                let mut blocks = Vec::new();
+                self.blocks_into(el, level, &mut blocks);
+                out.push(Block::new(
+                    BlockKind::Admonition {
+                        kind,
+                        title,
+                        blocks,
+                    },
+                    el.pos,
+                ));
+            }
+            "blockquote" | "epigraph" => {
+                self.anchor_block(el, out);
+                let attribution = el.child("attribution").map(|a| {
+                    let mut i = self.inlines(a);
+                    trim_inlines(&mut i);
+                    i
+                });
+                let mut blocks = Vec::new();
+                self.caption(el, &mut blocks);
+                for n in nodes(el) {
+                    if let XNode::Elem(c) = n
+                        && (c.local == "attribution" || is_heading_part(&c.local))
+                    {
+                        continue;
+                    }
+                    match n {
+                        XNode::Elem(c) if is_block(&c.local) => self.block(c, level, &mut blocks),
+                        XNode::Elem(c) => {
+                            let mut i = Vec::new();
+                            self.inline(c, &mut i);
+                            trim_inlines(&mut i);
+                            if !i.is_empty() {
+                                blocks.push(Block::new(BlockKind::Para(i), c.pos));
+                            }
+                        }
+                        XNode::Text(t) if !t.text.trim().is_empty() => {
+                            blocks.push(Block::new(
+                                BlockKind::Para(vec![Inline::text(squash(&t.text), t.pos)]),
+                                t.pos,
+                            ));
+                        }
+                        XNode::Text(_) => {}
+                    }
+                }
+                out.push(Block::new(
+                    BlockKind::Quote {
+                        blocks,
+                        attribution,
+                    },
+                    el.pos,
+                ));
+            }
+            "equation" | "informalequation" => {
+                let caption = title_el(el).map(|t| self.inlines(t));
+                let mut math = self.math(el);
+                math.id = el.id().map(str::to_string);
+                math.caption = caption;
+                out.push(Block::new(BlockKind::Math(math), el.pos));
+            }
+            "qandaset" | "qandadiv" => self.qanda(el, level, out),
+            "glosslist" => {
+                self.anchor_block(el, out);
+                self.caption(el, out);
+                let items = el
+                    .elems()
+                    .filter(|e| e.local == "glossentry")
+                    .map(|g| self.glossentry(g))
+                    .collect();
+                out.push(Block::new(BlockKind::DefinitionList(items), el.pos));
+            }
+            "glossentry" => {
+                let item = self.glossentry(el);
+                out.push(Block::new(BlockKind::DefinitionList(vec![item]), el.pos));
+            }
+            "bibliolist" => {
+                self.anchor_block(el, out);
+                self.caption(el, out);
+                self.blocks_into(el, level, out);
+            }
+            "biblioentry" | "bibliomixed" => self.bibitem(el, out),
+            "bridgehead" => {
+                let mut content = self.inlines(el);
+                trim_inlines(&mut content);
+                if content.is_empty() {
+                    content.push(Inline::text(first_words(el), el.pos));
+                }
+                out.push(Block::new(
+                    BlockKind::Heading(Heading {
+                        level: 4,
+                        id: el.id().map(str::to_string),
+                        numbered: false,
+                        in_toc: false,
+                        shown: true,
+                        number: None,
+                        content,
+                    }),
+                    el.pos,
+                ));
+            }
+            "revhistory" => self.revhistory(el, out),
+            "refnamediv" | "refmeta" => {
+                let mut tmp = Vec::new();
+                self.anchor_block(el, out);
+                let text = squash(&el.text());
+                if !text.is_empty() {
+                    tmp.push(Block::new(
+                        BlockKind::Para(vec![Inline::text(text, el.pos)]),
+                        el.pos,
+                    ));
+                }
+                out.extend(tmp);
+            }
+            "partintro" => {
+                self.anchor_block(el, out);
+                self.blocks_into(el, level, out);
+            }
+            "toc" | "lot" => {}
+            "indexentry" => {
+                let text = squash(&el.text());
+                out.push(Block::new(
+                    BlockKind::Para(vec![Inline::text(text, el.pos)]),
+                    el.pos,
+                ));
+            }
+            _ if is_section(name) => self.section(el, level, out),
+            _ => {
+                // An element we do not know: its content is kept.
+                self.unhandled(el);
+                self.anchor_block(el, out);
+                self.blocks_into(el, level, out);
+            }
+        }
+    }
+
+    /// A `title` of a list, procedure or example, as a caption paragraph.
+    fn caption(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+        if let Some(t) = el.child("title").or_else(|| title_el(el)) {
+            let mut content = self.inlines(t);
+            trim_inlines(&mut content);
+            if !content.is_empty() {
+                out.push(Block::new(
+                    BlockKind::StyledPara {
+                        class: "caption".into(),
+                        content,
+                    },
+                    t.pos,
+                ));
+            }
+        }
+    }
+
+    fn formalpara(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+        self.anchor_block(el, out);
+        let mut title = match el.child("title") {
+            Some(t) => self.inlines(t),
+            None => Vec::new(),
+        };
+        trim_inlines(&mut title);
+        let mut blocks = Vec::new();
+        for c in el.elems().filter(|c| !is_heading_part(&c.local)) {
+            self.block(c, level, &mut blocks);
+        }
+        if !title.is_empty() {
+            let bold = Inline::new(InlineKind::Bold(title), el.pos);
+            match blocks
+                .iter_mut()
+                .find(|b| matches!(b.kind, BlockKind::Para(_) | BlockKind::StyledPara { .. }))
+            {
+                Some(Block {
+                    kind: BlockKind::Para(c) | BlockKind::StyledPara { content: c, .. },
+                    ..
+                }) => {
+                    c.insert(0, Inline::text(" ", el.pos));
+                    c.insert(0, bold);
+                }
+                _ => blocks.insert(0, Block::new(BlockKind::Para(vec![bold]), el.pos)),
+            }
+        }
+        out.extend(blocks);
+    }
+
+    fn varlistentry(&mut self, e: &'a XElem, level: u8) -> DefinitionItem {
+        let mut term: Inlines = Vec::new();
+        if let Some(id) = e.id() {
+            term.push(anchor_inline(id, e.pos));
+        }
+        let mut first = true;
+        let mut definitions = Vec::new();
+        for c in e.elems() {
+            match c.local.as_str() {
+                "term" => {
+                    if !first {
+                        term.push(Inline::text(", ", c.pos));
+                    }
+                    first = false;
+                    let mut t = Vec::new();
+                    self.inline_children_with_id(c, &mut t);
+                    trim_inlines(&mut t);
+                    term.extend(t);
+                }
+                "listitem" => {
+                    let mut b = Vec::new();
+                    self.anchor_block(c, &mut b);
+                    self.blocks_into(c, level, &mut b);
+                    definitions.push(b);
+                }
+                _ => {
+                    let mut b = Vec::new();
+                    self.block(c, level, &mut b);
+                    definitions.push(b);
+                }
+            }
+        }
+        if definitions.is_empty() {
+            definitions.push(Vec::new());
+        }
+        DefinitionItem { term, definitions }
+    }
+
+    fn simplelist(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+        self.anchor_block(el, out);
+        let members: Vec<&'a XElem> = el.elems().filter(|m| m.local == "member").collect();
+        if el.attr("type") == Some("inline") {
+            let mut content = Vec::new();
+            for (i, m) in members.iter().enumerate() {
+                if i > 0 {
+                    content.push(Inline::text(", ", m.pos));
+                }
+                let mut t = Vec::new();
+                self.inline_children_with_id(m, &mut t);
+                trim_inlines(&mut t);
+                content.extend(t);
+            }
+            out.push(Block::new(BlockKind::Para(content), el.pos));
+            return;
+        }
+        let items = members
+            .iter()
+            .map(|m| {
+                let mut t = Vec::new();
+                self.inline_children_with_id(m, &mut t);
+                trim_inlines(&mut t);
+                vec![Block::new(BlockKind::Para(t), m.pos)]
+            })
+            .collect();
+        out.push(Block::new(
+            BlockKind::List(List { start: None, items }),
+            el.pos,
+        ));
+    }
+
+    fn procedure(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+        self.anchor_block(el, out);
+        self.caption(el, out);
+        let mut items = Vec::new();
+        for c in el.elems() {
+            match c.local.as_str() {
+                "step" => items.push(self.step(c, level)),
+                _ if is_heading_part(&c.local) => {}
+                _ => {
+                    if !items.is_empty() {
+                        out.push(Block::new(
+                            BlockKind::List(List {
+                                start: Some(1),
+                                items: std::mem::take(&mut items),
+                            }),
+                            el.pos,
+                        ));
+                    }
+                    self.block(c, level, out);
+                }
+            }
+        }
+        out.push(Block::new(
+            BlockKind::List(List {
+                start: Some(1),
+                items,
+            }),
+            el.pos,
+        ));
+    }
+
+    fn step(&mut self, step: &'a XElem, level: u8) -> Vec<Block> {
+        let mut b = Vec::new();
+        self.anchor_block(step, &mut b);
+        if let Some(t) = step.child("title") {
+            let mut content = self.inlines(t);
+            trim_inlines(&mut content);
+            b.push(Block::new(
+                BlockKind::Para(vec![Inline::new(InlineKind::Bold(content), t.pos)]),
+                t.pos,
+            ));
+        }
+        for c in nodes(step) {
+            match c {
+                XNode::Elem(s) if s.local == "substeps" || s.local == "stepalternatives" => {
+                    self.anchor_block(s, &mut b);
+                    let items = s
+                        .elems()
+                        .filter(|x| x.local == "step")
+                        .map(|x| self.step(x, level))
+                        .collect();
+                    let start = (s.local == "substeps").then_some(1);
+                    b.push(Block::new(BlockKind::List(List { start, items }), s.pos));
+                }
+                XNode::Elem(s) if is_heading_part(&s.local) => {}
+                XNode::Elem(s) if is_block(&s.local) => self.block(s, level, &mut b),
+                XNode::Elem(s) => {
+                    let mut i = Vec::new();
+                    self.inline(s, &mut i);
+                    trim_inlines(&mut i);
+                    if !i.is_empty() {
+                        b.push(Block::new(BlockKind::Para(i), s.pos));
+                    }
+                }
+                XNode::Text(t) if !t.text.trim().is_empty() => {
+                    b.push(Block::new(
+                        BlockKind::Para(vec![Inline::text(squash(&t.text), t.pos)]),
+                        t.pos,
+                    ));
+                }
+                XNode::Text(_) => {}
+            }
+        }
+        b
+    }
+
+    fn code(&mut self, el: &'a XElem, style: CodeStyle, out: &mut Vec<Block>) {
+        let saved = self.verbatim;
+        self.verbatim = true;
+        let mut markup = Vec::new();
+        for n in nodes(el) {
+            match n {
+                XNode::Text(t) => push_merged(&mut markup, Inline::text(t.text.clone(), t.pos)),
+                XNode::Elem(c) => self.inline(c, &mut markup),
+            }
+        }
+        self.verbatim = saved;
+        // One line break right after the start tag and trailing blank space are layout.
+        if let Some(Inline {
+            kind: InlineKind::Text(t),
+            ..
+        }) = markup.first_mut()
+            && let Some(rest) = t.strip_prefix("\r\n").or_else(|| t.strip_prefix('\n'))
+        {
+            *t = rest.to_string();
+        }
+        if let Some(Inline {
+            kind: InlineKind::Text(t),
+            ..
+        }) = markup.last_mut()
+        {
+            let trimmed = t.trim_end().len();
+            t.truncate(trimmed);
+        }
+        markup.retain(|i| !matches!(&i.kind, InlineKind::Text(t) if t.is_empty()));
+        let text = plain_text(&markup);
+        let has_markup = markup
+            .iter()
+            .any(|i| !matches!(i.kind, InlineKind::Text(_)));
+        let first_line_number = (el.attr("linenumbering") == Some("numbered")).then(|| {
+            el.attr("startinglinenumber")
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(1)
+        });
+        out.push(Block::new(
+            BlockKind::Code(Code {
+                style,
+                id: el.id().map(str::to_string),
+                number: None,
+                caption: None,
+                language: el
+                    .attr("language")
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string),
+                first_line_number,
+                text,
+                markup: has_markup.then_some(markup),
+            }),
+            el.pos,
+        ));
+    }
+
+    fn figure(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+        let title = title_el(el).map(|t| {
+            let mut c = self.inlines(t);
+            trim_inlines(&mut c);
+            c
+        });
+        let media: Option<&'a XElem> = if matches!(el.local.as_str(), "mediaobject" | "graphic") {
+            Some(el)
+        } else {
+            find_media(el)
+        };
+        let Some(media) = media else {
+            // A figure holding something else (a table, a listing): keep it as a captioned box.
+            let mut blocks = Vec::new();
+            self.anchor_block(el, &mut blocks);
+            self.caption(el, &mut blocks);
+            self.blocks_into(el, level, &mut blocks);
+            out.push(Block::new(
+                BlockKind::Div {
+                    class: "figure".into(),
+                    blocks,
+                },
+                el.pos,
+            ));
+            return;
+        };
+        let (image, fallback) = self.pick_image(media);
+        let mut caption = title.filter(|t| !t.is_empty());
+        let numbered = el.local == "figure" && caption.is_some();
+        if caption.is_none()
+            && let Some(c) = media.child("caption")
+        {
+            let mut i = Vec::new();
+            self.inline_children_with_id(c, &mut i);
+            trim_inlines(&mut i);
+            if !i.is_empty() {
+                caption = Some(i);
+            }
+        }
+        let mut id = el.id().map(str::to_string);
+        if !std::ptr::eq(media, el) {
+            if id.is_none() {
+                id = media.id().map(str::to_string);
+            } else {
+                self.anchor_block(media, out);
+            }
+        }
+        out.push(Block::new(
+            BlockKind::Figure(Figure {
+                numbered,
+                as_table: false,
+                class: None,
+                fallback,
+                id,
+                number: None,
+                caption,
+                image,
+            }),
+            el.pos,
+        ));
+        // Anything else in a figure (more images, paragraphs) follows it.
+        if !std::ptr::eq(media, el) {
+            for c in el.elems() {
+                if std::ptr::eq(c, media) || is_heading_part(&c.local) {
+                    continue;
+                }
+                if c.local == "screenshot" && find_media(c).is_some_and(|m| std::ptr::eq(m, media))
+                {
+                    continue;
+                }
+                self.block(c, level, out);
+            }
+        }
+    }
+
+    /// The best image of a `mediaobject` (or a `graphic`/`imagedata`): PNG, JPEG, GIF, SVG or
+    /// WebP; never EPS/PDF/PS. Returns the image and, when none is usable, the fallback text.
+    pub(super) fn pick_image(&mut self, media: &'a XElem) -> (Image, Option<String>) {
+        let mut candidates: Vec<&'a XElem> = Vec::new();
+        match media.local.as_str() {
+            "graphic" | "inlinegraphic" | "imagedata" => candidates.push(media),
+            _ => {
+                for o in media.elems() {
+                    if o.local == "imageobject" || o.local == "imageobjectco" {
+                        let io = if o.local == "imageobjectco" {
+                            o.child("imageobject").unwrap_or(o)
+                        } else {
+                            o
+                        };
+                        if let Some(d) = io.child("imagedata") {
+                            candidates.push(d);
+                        }
+                    }
+                }
+            }
+        }
+        let alt = media
+            .child("alt")
+            .map(|a| squash(&a.text()))
+            .or_else(|| {
+                media
+                    .elems()
+                    .filter(|e| e.local == "textobject")
+                    .map(|t| squash(&t.text()))
+                    .find(|s| !s.is_empty())
+            })
+            .or_else(|| media.attr("srccredit").map(squash))
+            .unwrap_or_default();
+        let best = candidates
+            .iter()
+            .filter_map(|d| {
+                let src = d.attr("fileref").map(str::trim).filter(|s| !s.is_empty())?;
+                Some((image_rank(d.attr("format"), src)?, *d, src))
+            })
+            .min_by_key(|(rank, _, _)| *rank);
+        let fallback_text = if alt.is_empty() {
+            "(image)".to_string()
+        } else {
+            alt.clone()
+        };
+        let Some((_, d, src)) = best else {
+            let what = if candidates.iter().any(|d| d.attr("entityref").is_some()) {
+                "images given by `entityref` are not supported".to_string()
+            } else if candidates.is_empty() {
+                "this has no image; its text is shown instead".to_string()
+            } else {
+                let names: Vec<&str> = candidates
+                    .iter()
+                    .filter_map(|d| d.attr("fileref"))
+                    .collect();
+                format!(
+                    "none of the images ({}) is in a format EPUB readers show (PNG, JPEG, GIF, SVG, WebP); its text is shown instead",
+                    names.join(", ")
+                )
+            };
+            if !candidates.is_empty() {
+                self.warn(media, what);
+            }
+            return (
+                Image {
+                    src: String::new(),
+                    alt,
+                    by_id: false,
+                },
+                Some(fallback_text),
+            );
+        };
+        match self.rebase(d.file, src) {
+            Some(src) => (
+                Image {
+                    src,
+                    alt,
+                    by_id: false,
+                },
+                None,
+            ),
+            None => {
+                self.warn(
+                    d,
+                    format!(
+                        "the image `{src}` is outside the book folder; its text is shown instead"
+                    ),
+                );
+                (
+                    Image {
+                        src: String::new(),
+                        alt,
+                        by_id: false,
+                    },
+                    Some(fallback_text),
+                )
+            }
+        }
+    }
+
+    pub(super) fn math(&mut self, el: &'a XElem) -> Math {
+        let mathml =
+            find_math(el).map(|m| vec![crate::xhtml::dom::Node::Element(to_mathml(m, true))]);
+        let tex = ["mathphrase", "texmath", "alt"]
+            .iter()
+            .find_map(|n| find_desc(el, n))
+            .map(|e| e.text().trim().to_string())
+            .unwrap_or_else(|| {
+                if mathml.is_none() {
+                    squash(&el.text())
+                } else {
+                    String::new()
+                }
+            });
+        if mathml.is_none() && tex.is_empty() {
+            self.warn(el, "this equation has neither MathML nor text");
+        }
+        Math {
+            id: None,
+            caption: None,
+            number: None,
+            tex,
+            mathml,
+        }
+    }
+
+    fn qanda(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+        self.anchor_block(el, out);
+        self.caption(el, out);
+        let mut items = Vec::new();
+        for c in el.elems() {
+            match c.local.as_str() {
+                "qandaentry" => {
+                    let mut term = Vec::new();
+                    if let Some(id) = c.id() {
+                        term.push(anchor_inline(id, c.pos));
+                    }
+                    let mut definitions = Vec::new();
+                    for q in c.elems() {
+                        match q.local.as_str() {
+                            "question" => {
+                                if let Some(id) = q.id() {
+                                    term.push(anchor_inline(id, q.pos));
+                                }
+                                let mut b = Vec::new();
+                                self.blocks_into(q, level, &mut b);
+                                term.extend(flatten_blocks(b));
+                            }
+                            "answer" => {
+                                let mut b = Vec::new();
+                                self.anchor_block(q, &mut b);
+                                self.blocks_into(q, level, &mut b);
+                                definitions.push(b);
+                            }
+                            _ => {}
+                        }
+                    }
+                    if definitions.is_empty() {
+                        definitions.push(Vec::new());
+                    }
+                    items.push(DefinitionItem { term, definitions });
+                }
+                "qandadiv" => {
+                    if !items.is_empty() {
+                        out.push(Block::new(
+                            BlockKind::DefinitionList(std::mem::take(&mut items)),
+                            el.pos,
+                        ));
+                    }
+                    self.qanda(c, level, out);
+                }
+                _ if is_heading_part(&c.local) => {}
+                _ => {
+                    if !items.is_empty() {
+                        out.push(Block::new(
+                            BlockKind::DefinitionList(std::mem::take(&mut items)),
+                            el.pos,
+                        ));
+                    }
+                    self.block(c, level, out);
+                }
+            }
+        }
+        if !items.is_empty() {
+            out.push(Block::new(BlockKind::DefinitionList(items), el.pos));
+        }
+    }
+
+    fn glossentry(&mut self, g: &'a XElem) -> DefinitionItem {
+        let mut term = Vec::new();
+        if let Some(id) = g.id() {
+            term.push(anchor_inline(id, g.pos));
+        }
+        let mut definitions = Vec::new();
+        for c in g.elems() {
+            match c.local.as_str() {
+                "glossterm" => {
+                    let mut t = Vec::new();
+                    self.inline_children_with_id(c, &mut t);
+                    trim_inlines(&mut t);
+                    term.extend(t);
+                }
+                "acronym" | "abbrev" => {
+                    let mut t = Vec::new();
+                    self.inline_children_with_id(c, &mut t);
+                    trim_inlines(&mut t);
+                    term.push(Inline::text(" (", c.pos));
+                    term.extend(t);
+                    term.push(Inline::text(")", c.pos));
+                }
+                "glossdef" => {
+                    let mut b = Vec::new();
+                    self.anchor_block(c, &mut b);
+                    for x in c.elems() {
+                        if x.local == "glossseealso" {
+                            b.push(self.glosssee(x, "See also"));
+                        }
+                    }
+                    let mut body = Vec::new();
+                    self.blocks_into(c, 2, &mut body);
+                    body.retain(|_| true);
+                    b.splice(0..0, body);
+                    definitions.push(b);
+                }
+                "glosssee" | "glossseealso" => {
+                    let label = if c.local == "glosssee" {
+                        "See"
+                    } else {
+                        "See also"
+                    };
+                    definitions.push(vec![self.glosssee(c, label)]);
+                }
+                "indexterm" => {
+                    let mut t = Vec::new();
+                    self.inline(c, &mut t);
+                    term.extend(t);
+                }
+                _ => {}
+            }
+        }
+        if definitions.is_empty() {
+            definitions.push(Vec::new());
+        }
+        DefinitionItem { term, definitions }
+    }
+
+    fn glosssee(&mut self, c: &'a XElem, label: &str) -> Block {
+        let mut content = vec![Inline::text(format!("{label} "), c.pos)];
+        let target = c.attr("otherterm").map(str::trim).filter(|s| !s.is_empty());
+        let mut text = self.inlines(c);
+        trim_inlines(&mut text);
+        match target {
+            Some(t) => content.push(Inline::new(
+                InlineKind::Ref {
+                    kind: RefKind::Any,
+                    target: t.to_string(),
+                    content: (!text.is_empty()).then_some(text),
+                },
+                c.pos,
+            )),
+            None => content.extend(text),
+        }
+        content.push(Inline::text(".", c.pos));
+        Block::new(BlockKind::Para(content), c.pos)
+    }
+
+    fn bibitem(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+        self.bib_count += 1;
+        let id = match el.id() {
+            Some(id) => id.to_string(),
+            None => format!("bibitem-{}", self.bib_count),
+        };
+        let mut caption = Vec::new();
+        if el.local == "bibliomixed" {
+            for n in nodes(el) {
+                match n {
+                    XNode::Text(t) => self.text(&t.text, t.pos, &mut caption),
+                    XNode::Elem(c) if c.local == "abbrev" => {}
+                    XNode::Elem(c) => {
+                        let mut tmp = Vec::new();
+                        self.inline_quiet(c, &mut tmp);
+                        caption.extend(tmp);
+                    }
+                }
+            }
+        } else {
+            let mut first = true;
+            for c in el.elems().filter(|c| c.local != "abbrev") {
+                let text = squash(&c.text());
+                if text.is_empty() {
+                    continue;
+                }
+                if !first {
+                    caption.push(Inline::text(", ", c.pos));
+                }
+                first = false;
+                if matches!(c.local.as_str(), "title" | "citetitle") {
+                    caption.push(Inline::new(
+                        InlineKind::Italic(vec![Inline::text(text, c.pos)]),
+                        c.pos,
+                    ));
+                } else {
+                    caption.push(Inline::text(text, c.pos));
+                }
+            }
+        }
+        trim_inlines(&mut caption);
+        out.push(Block::new(
+            BlockKind::BibItem(BibItem {
+                id,
+                number: None,
+                caption,
+                blocks: Vec::new(),
+            }),
+            el.pos,
+        ));
+    }
+}
+
+/// A `Raw` `<a id="…"/>` for an id in inline context.
+pub(super) fn anchor_inline(id: &str, pos: Pos) -> Inline {
+    Inline::new(
+        InlineKind::Raw(vec![crate::xhtml::dom::Node::Element(
+            crate::xhtml::dom::Element::new("a").with_attr("id", id),
+        )]),
+        pos,
+    )
+}
+
+/// Blocks → inline content (for table cells and questions): paragraphs joined by line breaks.
+pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
+    let mut out: Inlines = Vec::new();
+    for b in blocks {
+        let pos = b.pos;
+        let mut part: Inlines = match b.kind {
+            BlockKind::Para(c) | BlockKind::StyledPara { content: c, .. } => c,
+            BlockKind::Heading(h) => vec![Inline::new(InlineKind::Bold(h.content), pos)],
+            BlockKind::Code(c) => vec![Inline::new(InlineKind::Code(c.text), pos)],
+            BlockKind::Figure(f) => vec![Inline::new(InlineKind::Image(f.image), pos)],
+            BlockKind::Anchor(id) => {
+                out.push(anchor_inline(&id, pos));
+                continue;
+            }
+            BlockKind::List(l) => {
+                let mut v = Vec::new();
+                for (i, item) in l.items.into_iter().enumerate() {
+                    if i > 0 {
+                        v.push(Inline::new(InlineKind::LineBreak, pos));
+                    }
+                    let marker = match l.start {
+                        Some(s) => format!("{}. ", s + i as u64),
+                        None => "• ".to_string(),
+                    };
+                    v.push(Inline::text(marker, pos));
+                    v.extend(flatten_blocks(item));
+                }
+                v
+            }
+            BlockKind::DefinitionList(items) => {
+                let mut v = Vec::new();
+                for (i, item) in items.into_iter().enumerate() {
+                    if i > 0 {
+                        v.push(Inline::new(InlineKind::LineBreak, pos));
+                    }
+                    v.push(Inline::new(InlineKind::Bold(item.term), pos));
+                    for d in item.definitions {
+                        v.push(Inline::text(" ", pos));
+                        v.extend(flatten_blocks(d));
+                    }
+                }
+                v
+            }
+            BlockKind::Admonition { blocks, .. }
+            | BlockKind::Quote { blocks, .. }
+            | BlockKind::Sidebar { blocks, .. }
+            | BlockKind::Div { blocks, .. } => flatten_blocks(blocks),
+            BlockKind::Math(m) => match m.mathml {
+                Some(n) => vec![Inline::new(InlineKind::Raw(n), pos)],
+                None => vec![Inline::new(InlineKind::Math(m.tex), pos)],
+            },
+            BlockKind::BibItem(b) => b.caption,
+            BlockKind::Raw(n) => vec![Inline::new(InlineKind::Raw(n), pos)],
+            BlockKind::Table(t) => {
+                let mut v = Vec::new();
+                for row in t.head.into_iter().chain(t.body) {
+                    if !v.is_empty() {
+                        v.push(Inline::new(InlineKind::LineBreak, pos));
+                    }
+                    for (i, c) in row.cells.into_iter().enumerate() {
+                        if i > 0 {
+                            v.push(Inline::text(" | ", pos));
+                        }
+                        v.extend(c.content);
+                    }
+                }
+                v
+            }
+            BlockKind::Rule | BlockKind::PageBreak | BlockKind::Endnotes => continue,
+        };
+        if part.is_empty() {
+            continue;
+        }
+        let only_anchors = out
+            .iter()
+            .all(|i| matches!(i.kind, InlineKind::Raw(_) | InlineKind::IndexTerm(_)));
+        if !out.is_empty() && !only_anchors {
+            out.push(Inline::new(InlineKind::LineBreak, pos));
+        }
+        out.append(&mut part);
+    }
+    out
+}
+
+/// The first few words of an element's text, for a missing title.
+fn first_words(el: &XElem) -> String {
+    let text = el
+        .elems()
+        .filter(|e| !is_heading_part(&e.local) && e.local != "indexterm")
+        .map(|e| squash(&e.text()))
+        .find(|t| !t.is_empty())
+        .unwrap_or_default();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        return "(untitled section)".to_string();
+    }
+    let mut s = words[..words.len().min(6)].join(" ");
+    if words.len() > 6 {
+        s.push('…');
+    }
+    s
+}
+
+fn find_media(el: &XElem) -> Option<&XElem> {
+    for c in el.elems() {
+        match c.local.as_str() {
+            "mediaobject" | "graphic" => return Some(c),
+            "screenshot" => {
+                if let Some(m) = find_media(c) {
+                    return Some(m);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn find_math(el: &XElem) -> Option<&XElem> {
+    for c in el.elems() {
+        if c.local == "math" {
+            return Some(c);
+        }
+        if let Some(m) = find_math(c) {
+            return Some(m);
+        }
+    }
+    None
+}
+
+fn find_desc<'x>(el: &'x XElem, name: &str) -> Option<&'x XElem> {
+    for c in el.elems() {
+        if c.local == name {
+            return Some(c);
+        }
+        if c.local != "math"
+            && let Some(m) = find_desc(c, name)
+        {
+            return Some(m);
+        }
+    }
+    None
+}
+
+/// A MathML element → the XHTML DOM, unprefixed, with the MathML namespace on the root.
+pub(super) fn to_mathml(el: &XElem, root: bool) -> crate::xhtml::dom::Element {
+    use crate::xhtml::dom::{Element, Node};
+    let mut out = Element::new(el.local.clone());
+    if root {
+        out.set_attr("xmlns", "http://www.w3.org/1998/Math/MathML");
+    }
+    for (k, v) in &el.attrs {
+        if k.starts_with("xmlns") || k.contains(':') {
+            continue;
+        }
+        out.set_attr(k.clone(), v.clone());
+    }
+    for n in &el.children {
+        match n {
+            XNode::Elem(c) => out.children.push(Node::Element(to_mathml(c, false))),
+            XNode::Text(t) => out.push_text(&t.text),
+        }
+    }
+    out
+}
+
+/// Rank of an image by format (lower is better); `None` for formats EPUB readers cannot show.
+fn image_rank(format: Option<&str>, src: &str) -> Option<u8> {
+    let ext = src
+        .rsplit('/')
+        .next()
+        .and_then(|f| f.rsplit_once('.'))
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let by_format = format.map(|f| f.trim().to_ascii_lowercase());
+    let key = match by_format.as_deref() {
+        Some(f) if !f.is_empty() => f.to_string(),
+        _ => ext.clone(),
+    };
+    let rank = |k: &str| match k {
+        "png" => Some(0),
+        "jpg" | "jpeg" => Some(1),
+        "gif" => Some(2),
+        "svg" | "svg+xml" => Some(3),
+        "webp" => Some(4),
+        _ => None,
+    };
+    // The extension wins over a wrong format attribute (format="PNG" on an .eps file).
+    rank(&ext).or_else(|| if ext.is_empty() { rank(&key) } else { None })
+}
+
+/// Trims the whitespace at both ends of inline content (and drops empty text runs), looking
+/// past invisible index terms and anchors.
+pub(super) fn trim_inlines(inlines: &mut Inlines) {
+    let mut i = 0;
+    while i < inlines.len() {
+        match &mut inlines[i].kind {
+            InlineKind::Text(t) => {
+                let s = t.trim_start();
+                if s.is_empty() {
+                    inlines.remove(i);
+                    continue;
+                }
+                *t = s.to_string();
+                break;
+            }
+            InlineKind::IndexTerm(_) | InlineKind::Raw(_) => i += 1,
+            _ => break,
+        }
+    }
+    let mut j = inlines.len();
+    while j > 0 {
+        match &mut inlines[j - 1].kind {
+            InlineKind::Text(t) => {
+                let n = t.trim_end().len();
+                if n == 0 {
+                    inlines.remove(j - 1);
+                    j -= 1;
+                    continue;
+                }
+                t.truncate(n);
+                break;
+            }
+            InlineKind::IndexTerm(_) | InlineKind::Raw(_) => j -= 1,
+            _ => break,
+        }
+    }
+}

@@ -1,0 +1,697 @@
+//! Inline elements: emphasis, code-like elements, links and cross-references, footnotes…
+use super::blocks::{anchor_inline, to_mathml, trim_inlines};
+use super::xml::{XElem, XNode};
+use super::*;
+
+/// Elements that render as code (their text content).
+fn is_code(name: &str) -> bool {
+    matches!(
+        name,
+        "literal"
+            | "code"
+            | "command"
+            | "filename"
+            | "option"
+            | "envar"
+            | "varname"
+            | "function"
+            | "parameter"
+            | "classname"
+            | "constant"
+            | "type"
+            | "methodname"
+            | "property"
+            | "systemitem"
+            | "computeroutput"
+            | "prompt"
+            | "markup"
+            | "tag"
+            | "sgmltag"
+            | "uri"
+            | "token"
+            | "symbol"
+            | "structname"
+            | "structfield"
+            | "returnvalue"
+            | "errorcode"
+            | "errorname"
+            | "errortype"
+            | "errortext"
+            | "interfacename"
+            | "exceptionname"
+            | "ooclass"
+            | "ooexception"
+            | "oointerface"
+            | "initializer"
+            | "modifier"
+            | "varargs"
+            | "void"
+            | "literallayout_"
+            | "package"
+            | "namespace"
+            | "macroname"
+            | "database"
+            | "keycode"
+            | "msgtext"
+    )
+}
+
+fn is_span(name: &str) -> bool {
+    matches!(
+        name,
+        "guimenu"
+            | "guibutton"
+            | "guilabel"
+            | "guimenuitem"
+            | "guisubmenu"
+            | "guiicon"
+            | "keycap"
+            | "keysym"
+            | "accel"
+            | "mousebutton"
+            | "acronym"
+            | "abbrev"
+            | "application"
+            | "productname"
+            | "productnumber"
+            | "hardware"
+            | "interface"
+            | "orgname"
+            | "personname"
+            | "author"
+            | "editor"
+            | "othercredit"
+            | "firstname"
+            | "surname"
+            | "honorific"
+            | "lineage"
+            | "othername"
+            | "remark"
+            | "comment"
+            | "citation"
+            | "date"
+            | "pubdate"
+            | "edition"
+            | "publishername"
+            | "holder"
+            | "year"
+            | "street"
+            | "city"
+            | "country"
+            | "postcode"
+            | "state"
+            | "pob"
+            | "phone"
+            | "fax"
+            | "shortaffil"
+            | "jobtitle"
+            | "label"
+            | "revnumber"
+            | "authorinitials"
+            | "keywordset"
+            | "keyword"
+            | "subjectset"
+            | "orgdiv"
+            | "contrib"
+            | "affiliation"
+            | "corpauthor"
+            | "collab"
+            | "publisher"
+            | "issuenum"
+            | "volumenum"
+            | "pagenums"
+            | "isbn"
+            | "issn"
+            | "biblioid"
+            | "releaseinfo"
+            | "refentrytitle"
+            | "manvolnum"
+            | "refname"
+            | "refpurpose"
+            | "lineannotation"
+    )
+}
+
+/// Elements read in inline context.
+pub(super) fn is_inline(name: &str) -> bool {
+    is_code(name)
+        || is_span(name)
+        || matches!(
+            name,
+            "emphasis"
+                | "userinput"
+                | "replaceable"
+                | "menuchoice"
+                | "keycombo"
+                | "shortcut"
+                | "quote"
+                | "citetitle"
+                | "firstterm"
+                | "foreignphrase"
+                | "wordasword"
+                | "glossterm"
+                | "trademark"
+                | "subscript"
+                | "superscript"
+                | "phrase"
+                | "xref"
+                | "link"
+                | "ulink"
+                | "olink"
+                | "email"
+                | "footnote"
+                | "footnoteref"
+                | "anchor"
+                | "indexterm"
+                | "inlinemediaobject"
+                | "inlinegraphic"
+                | "inlineequation"
+                | "co"
+                | "coref"
+                | "citerefentry"
+                | "optional"
+                | "term"
+                | "member"
+                | "alt"
+                | "mathphrase"
+                | "title"
+                | "attribution"
+                | "biblioref"
+                | "ref"
+        )
+}
+
+impl<'a> Conv<'a> {
+    /// The inline content of an element.
+    pub(super) fn inlines(&mut self, el: &'a XElem) -> Inlines {
+        let mut out = Vec::new();
+        self.inline_children(el, &mut out);
+        if !self.verbatim {
+            trim_inlines(&mut out);
+        }
+        out
+    }
+
+    fn inline_children(&mut self, el: &'a XElem, out: &mut Inlines) {
+        for n in nodes(el) {
+            match n {
+                XNode::Text(t) => self.text(&t.text, t.pos, out),
+                XNode::Elem(c) => self.inline(c, out),
+            }
+        }
+    }
+
+    /// The element's own id as an anchor, then its content.
+    pub(super) fn inline_children_with_id(&mut self, el: &'a XElem, out: &mut Inlines) {
+        if let Some(id) = el.id() {
+            out.push(anchor_inline(id, el.pos));
+        }
+        self.inline_children(el, out);
+    }
+
+    /// Like [`Conv::inline`], without the "not handled" warning (bibliography entries hold
+    /// many metadata elements we read for their text).
+    pub(super) fn inline_quiet(&mut self, el: &'a XElem, out: &mut Inlines) {
+        if is_inline(&el.local) {
+            self.inline(el, out);
+        } else {
+            self.text(&el.text(), el.pos, out);
+        }
+    }
+
+    /// Text: whitespace runs collapse to one space, except in listings.
+    pub(super) fn text(&mut self, s: &str, pos: Pos, out: &mut Inlines) {
+        if s.is_empty() {
+            return;
+        }
+        let t = if self.verbatim {
+            s.to_string()
+        } else {
+            let mut t = String::with_capacity(s.len());
+            let mut space = false;
+            for c in s.chars() {
+                if matches!(c, ' ' | '\t' | '\n' | '\r') {
+                    space = true;
+                } else {
+                    if space {
+                        t.push(' ');
+                        space = false;
+                    }
+                    t.push(c);
+                }
+            }
+            if space {
+                t.push(' ');
+            }
+            if t.starts_with(' ')
+                && let Some(Inline {
+                    kind: InlineKind::Text(prev),
+                    ..
+                }) = out.last()
+                && prev.ends_with(' ')
+            {
+                t.remove(0);
+            }
+            t
+        };
+        if !t.is_empty() {
+            push_merged(out, Inline::text(t, pos));
+        }
+    }
+
+    fn code_text(&self, el: &XElem) -> String {
+        if self.verbatim {
+            el.text()
+        } else {
+            squash(&el.text())
+        }
+    }
+
+    /// One inline element.
+    pub(super) fn inline(&mut self, el: &'a XElem, out: &mut Inlines) {
+        let name = el.local.as_str();
+        let pos = el.pos;
+        // Ids of elements whose model node has no id field are kept as anchors.
+        if let Some(id) = el.id()
+            && !matches!(name, "footnote" | "anchor" | "co")
+        {
+            out.push(anchor_inline(id, pos));
+        }
+        let wrap = |this: &mut Self, f: fn(Inlines) -> InlineKind, out: &mut Inlines| {
+            let c = this.inlines(el);
+            out.push(Inline::new(f(c), pos));
+        };
+        match name {
+            "emphasis" => match el.attr("role").map(str::to_ascii_lowercase).as_deref() {
+                Some("bold" | "strong") => wrap(self, InlineKind::Strong, out),
+                Some("underline") => wrap(self, InlineKind::Underline, out),
+                Some("strikethrough" | "del") => wrap(self, InlineKind::Deleted, out),
+                _ => wrap(self, InlineKind::Emphasis, out),
+            },
+            "userinput" => {
+                let code = Inline::new(InlineKind::Code(self.code_text(el)), pos);
+                out.push(Inline::new(InlineKind::Bold(vec![code]), pos));
+            }
+            "replaceable" | "citetitle" | "firstterm" | "foreignphrase" | "wordasword"
+            | "lineannotation" => {
+                if name == "firstterm"
+                    && let Some(target) = el.attr("linkend")
+                {
+                    let c = self.inlines(el);
+                    let italic = Inline::new(InlineKind::Italic(c), pos);
+                    out.push(Inline::new(
+                        InlineKind::Ref {
+                            kind: RefKind::Any,
+                            target: target.trim().to_string(),
+                            content: Some(vec![italic]),
+                        },
+                        pos,
+                    ));
+                } else {
+                    wrap(self, InlineKind::Italic, out);
+                }
+            }
+            _ if is_code(name) => {
+                out.push(Inline::new(InlineKind::Code(self.code_text(el)), pos));
+            }
+            "menuchoice" | "keycombo" | "shortcut" => {
+                let sep = match name {
+                    "menuchoice" => " → ",
+                    _ => match el.attr("action") {
+                        Some("seq") => " ",
+                        _ => "+",
+                    },
+                };
+                let mut content = Vec::new();
+                let mut first = true;
+                for c in el.elems() {
+                    if c.local == "shortcut" && name == "menuchoice" {
+                        continue;
+                    }
+                    if !first {
+                        content.push(Inline::text(sep, c.pos));
+                    }
+                    first = false;
+                    self.inline(c, &mut content);
+                }
+                out.push(Inline::new(
+                    InlineKind::Span {
+                        class: name.to_string(),
+                        content,
+                    },
+                    pos,
+                ));
+            }
+            "quote" => {
+                let ja = self.lang.as_deref().is_some_and(|l| l.starts_with("ja"));
+                let (open, close) = match (ja, self.quote_depth % 2) {
+                    (true, 0) => ("「", "」"),
+                    (true, _) => ("『", "』"),
+                    (false, 0) => ("“", "”"),
+                    (false, _) => ("‘", "’"),
+                };
+                self.quote_depth += 1;
+                let c = self.inlines(el);
+                self.quote_depth -= 1;
+                push_merged(out, Inline::text(open, pos));
+                for i in c {
+                    push_merged(out, i);
+                }
+                push_merged(out, Inline::text(close, pos));
+            }
+            "trademark" => {
+                let mark = match el.attr("class") {
+                    Some("registered") => "®",
+                    Some("copyright") => "©",
+                    Some("service") => "℠",
+                    _ => "™",
+                };
+                for i in self.inlines(el) {
+                    push_merged(out, i);
+                }
+                push_merged(out, Inline::text(mark, pos));
+            }
+            "subscript" => wrap(self, InlineKind::Subscript, out),
+            "superscript" => wrap(self, InlineKind::Superscript, out),
+            "phrase" => match el.attr("role").map(str::trim).filter(|r| !r.is_empty()) {
+                Some(role) => {
+                    let content = self.inlines(el);
+                    out.push(Inline::new(
+                        InlineKind::Span {
+                            class: role.to_string(),
+                            content,
+                        },
+                        pos,
+                    ));
+                }
+                None => self.inline_children(el, out),
+            },
+            "xref" => {
+                let target = el.attr("linkend").map(str::trim).unwrap_or_default();
+                if target.is_empty() {
+                    self.warn(el, "this `<xref>` has no `linkend`; it is left out");
+                    return;
+                }
+                let content = el
+                    .attr("endterm")
+                    .map(str::trim)
+                    .and_then(|e| self.ids.get(e))
+                    .map(|s| squash(&s.el.text()))
+                    .filter(|t| !t.is_empty())
+                    .map(|t| vec![Inline::text(t, pos)]);
+                out.push(Inline::new(
+                    InlineKind::Ref {
+                        kind: RefKind::Any,
+                        target: target.to_string(),
+                        content,
+                    },
+                    pos,
+                ));
+            }
+            "link" | "ulink" => self.link(el, out),
+            "olink" => {
+                let c = self.inlines(el);
+                self.warn(
+                    el,
+                    "`<olink>` (a link to another document) is not supported; its text is kept",
+                );
+                out.extend(c);
+            }
+            "email" => {
+                let addr = squash(&el.text());
+                if addr.contains('@') && !addr.contains(' ') {
+                    out.push(Inline::new(
+                        InlineKind::Link {
+                            href: format!("mailto:{addr}"),
+                            content: vec![Inline::text(addr, pos)],
+                        },
+                        pos,
+                    ));
+                } else {
+                    self.warn(
+                        el,
+                        format!("`{addr}` is not an email address; it is kept as text"),
+                    );
+                    out.push(Inline::new(InlineKind::Code(addr), pos));
+                }
+            }
+            "glossterm" => {
+                let c = self.inlines(el);
+                match el.attr("linkend").map(str::trim).filter(|s| !s.is_empty()) {
+                    Some(t) => out.push(Inline::new(
+                        InlineKind::Ref {
+                            kind: RefKind::Any,
+                            target: t.to_string(),
+                            content: Some(c),
+                        },
+                        pos,
+                    )),
+                    None => out.push(Inline::new(
+                        InlineKind::Span {
+                            class: "glossterm".into(),
+                            content: c,
+                        },
+                        pos,
+                    )),
+                }
+            }
+            "footnote" => self.footnote(el, out),
+            "footnoteref" => {
+                let target = el.attr("linkend").map(str::trim).unwrap_or_default();
+                out.push(Inline::new(
+                    InlineKind::FootnoteRef(target.to_string()),
+                    pos,
+                ));
+            }
+            "anchor" => {
+                if let Some(id) = el.id() {
+                    out.push(anchor_inline(id, pos));
+                }
+            }
+            "indexterm" => {
+                if el.attr("class") == Some("endofrange") {
+                    return;
+                }
+                let parts: Vec<String> = ["primary", "secondary", "tertiary"]
+                    .iter()
+                    .filter_map(|n| el.child(n))
+                    .map(|e| squash(&e.text()))
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                if !parts.is_empty() {
+                    out.push(Inline::new(InlineKind::IndexTerm(parts.join("<<>>")), pos));
+                }
+            }
+            "inlinemediaobject" | "inlinegraphic" => {
+                let (image, fallback) = self.pick_image(el);
+                match fallback {
+                    None => out.push(Inline::new(InlineKind::Image(image), pos)),
+                    Some(t) => self.text(&t, pos, out),
+                }
+            }
+            "inlineequation" => {
+                let m = self.math(el);
+                match m.mathml {
+                    Some(n) => out.push(Inline::new(InlineKind::Raw(n), pos)),
+                    None => out.push(Inline::new(InlineKind::Math(m.tex), pos)),
+                }
+            }
+            "math" => out.push(Inline::new(
+                InlineKind::Raw(vec![crate::xhtml::dom::Node::Element(to_mathml(el, true))]),
+                pos,
+            )),
+            "co" | "coref" => {
+                let id = if name == "co" {
+                    el.id()
+                } else {
+                    el.attr("linkend").map(str::trim)
+                };
+                let n = id.and_then(|i| self.callouts.get(i)).copied();
+                if name == "co"
+                    && let Some(id) = el.id()
+                {
+                    out.push(anchor_inline(id, pos));
+                }
+                let label = match n {
+                    Some(n) => format!("({n})"),
+                    None => el
+                        .attr("label")
+                        .map(|l| format!("({l})"))
+                        .unwrap_or_else(|| "(*)".into()),
+                };
+                push_merged(out, Inline::text(label, pos));
+            }
+            "citerefentry" => {
+                let title = el.child("refentrytitle").map(|t| squash(&t.text()));
+                let vol = el.child("manvolnum").map(|t| squash(&t.text()));
+                let text = match (title, vol) {
+                    (Some(t), Some(v)) => format!("{t}({v})"),
+                    (Some(t), None) => t,
+                    _ => squash(&el.text()),
+                };
+                out.push(Inline::new(
+                    InlineKind::Span {
+                        class: "citerefentry".into(),
+                        content: vec![Inline::new(InlineKind::Code(text), pos)],
+                    },
+                    pos,
+                ));
+            }
+            "optional" => {
+                push_merged(out, Inline::text("[", pos));
+                self.inline_children(el, out);
+                push_merged(out, Inline::text("]", pos));
+            }
+            "citation" => {
+                push_merged(out, Inline::text("[", pos));
+                self.inline_children(el, out);
+                push_merged(out, Inline::text("]", pos));
+            }
+            "biblioref" => {
+                let target = el.attr("linkend").map(str::trim).unwrap_or_default();
+                out.push(Inline::new(
+                    InlineKind::Ref {
+                        kind: RefKind::Any,
+                        target: target.to_string(),
+                        content: None,
+                    },
+                    pos,
+                ));
+            }
+            "term" | "member" | "alt" | "mathphrase" | "title" | "attribution" => {
+                self.inline_children(el, out)
+            }
+            _ if is_span(name) => {
+                let content = self.inlines(el);
+                out.push(Inline::new(
+                    InlineKind::Span {
+                        class: name.to_string(),
+                        content,
+                    },
+                    pos,
+                ));
+            }
+            _ => {
+                // Not an inline element we know: keep its text (and its footnotes, links…).
+                self.unhandled(el);
+                if self.verbatim {
+                    self.inline_children(el, out);
+                } else {
+                    let mut blocks = Vec::new();
+                    self.blocks_into(el, 6, &mut blocks);
+                    let flat = super::blocks::flatten_blocks(blocks);
+                    for i in flat {
+                        push_merged(out, i);
+                    }
+                }
+            }
+        }
+    }
+
+    fn link(&mut self, el: &'a XElem, out: &mut Inlines) {
+        let pos = el.pos;
+        let content = self.inlines(el);
+        let visible = !plain_text(&content).trim().is_empty()
+            || content
+                .iter()
+                .any(|i| matches!(i.kind, InlineKind::Image(_)));
+        if let Some(target) = el.attr("linkend").map(str::trim).filter(|s| !s.is_empty()) {
+            out.push(Inline::new(
+                InlineKind::Ref {
+                    kind: RefKind::Any,
+                    target: target.to_string(),
+                    content: visible.then_some(content),
+                },
+                pos,
+            ));
+            return;
+        }
+        let href = el
+            .attr("url")
+            .or_else(|| el.attr_local("href"))
+            .map(str::trim)
+            .unwrap_or_default();
+        if href.is_empty() {
+            self.warn(
+                el,
+                format!("this `<{}>` has no target; its text is kept", el.local),
+            );
+            out.extend(content);
+            return;
+        }
+        if let Some(frag) = href.strip_prefix('#') {
+            out.push(Inline::new(
+                InlineKind::Ref {
+                    kind: RefKind::Any,
+                    target: frag.to_string(),
+                    content: visible.then_some(content),
+                },
+                pos,
+            ));
+            return;
+        }
+        let mut href = href.to_string();
+        if href.contains(char::is_whitespace) {
+            self.warn(
+                el,
+                format!("the URL `{href}` contains spaces; they are written as %20"),
+            );
+            href = href.split_whitespace().collect::<Vec<_>>().join("%20");
+        }
+        let content = if visible {
+            content
+        } else {
+            vec![Inline::text(href.clone(), pos)]
+        };
+        if is_relative_file(&href) {
+            self.warn(
+                el,
+                format!(
+                    "`{href}` links to a file that is not part of the book; the link is dropped and its text kept"
+                ),
+            );
+            out.extend(content);
+            return;
+        }
+        out.push(Inline::new(InlineKind::Link { href, content }, pos));
+    }
+
+    fn footnote(&mut self, el: &'a XElem, out: &mut Inlines) {
+        let label = match el.id() {
+            Some(id) => id.to_string(),
+            None => {
+                self.footnote_count += 1;
+                format!("fn-{}", self.footnote_count)
+            }
+        };
+        let saved = self.verbatim;
+        self.verbatim = false;
+        let mut blocks = Vec::new();
+        self.blocks_into(el, 6, &mut blocks);
+        self.verbatim = saved;
+        self.footnotes.push(Footnote {
+            label: label.clone(),
+            blocks,
+            pos: el.pos,
+        });
+        out.push(Inline::new(InlineKind::FootnoteRef(label), el.pos));
+    }
+}
+
+/// A link to a relative file (not a URL, not a fragment) that is not an image.
+fn is_relative_file(href: &str) -> bool {
+    let scheme = href.split_once(':').is_some_and(|(s, _)| {
+        !s.is_empty()
+            && !s.contains('/')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    });
+    if scheme || href.starts_with('#') || href.starts_with("//") {
+        return false;
+    }
+    let lower = href.to_ascii_lowercase();
+    let path = lower.split(['#', '?']).next().unwrap_or("");
+    ![".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"]
+        .iter()
+        .any(|e| path.ends_with(e))
+}

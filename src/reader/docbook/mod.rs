@@ -1,0 +1,494 @@
+//! DocBook reader: a DocBook 4.x or 5 book (one main file plus everything it pulls in through
+//! external entities and XInclude) → chapters of [`Document`]s and the book's metadata.
+//!
+//! The XML layer ([`xml`]) builds an owned tree with a file, line and column on every node; the
+//! converter walks it once per chapter. Everything keeps its text: an element we do not handle
+//! gives one warning per name and is read for its text. Every element id is kept (on the model
+//! node that has an `id` field, else as an anchor), because links point at them.
+mod blocks;
+mod entities;
+mod inlines;
+mod meta;
+mod tables;
+#[cfg(test)]
+mod tests;
+mod xml;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+use crate::book::Role;
+use crate::doc::*;
+use crate::error::{Finding, Location};
+use xml::{XElem, XNode};
+
+/// Metadata from `info`/`bookinfo`/`articleinfo` (merged by the caller under book.yml/config).
+#[derive(Debug, Clone, Default)]
+pub struct DocBookMeta {
+    pub title: Option<String>,
+    pub subtitle: Option<String>,
+    pub authors: Vec<String>,
+    pub editors: Vec<String>,
+    /// (name, MARC relator code)
+    pub others: Vec<(String, String)>,
+    pub publisher: Option<String>,
+    pub date: Option<String>,
+    pub isbn: Option<String>,
+    /// From copyright (year + holder) and legalnotice text.
+    pub rights: Option<String>,
+    pub releaseinfo: Option<String>,
+    /// `lang`/`xml:lang` of the root element.
+    pub language: Option<String>,
+}
+
+/// One output chapter (a chapter, preface, appendix, part, glossary, bibliography, index,
+/// colophon, dedication, article body, …).
+#[derive(Debug, Clone)]
+pub struct DocBookChapter {
+    /// Front (preface, dedication, legal notice…), Body (chapter, article, reference, refentry),
+    /// Part, Appendix, Back (glossary, bibliography, index, colophon).
+    pub role: Role,
+    /// `doc.source` is the file (relative to `root`) where this chapter's element starts.
+    pub doc: Document,
+}
+
+#[derive(Debug, Clone)]
+pub struct DocBookBook {
+    pub meta: DocBookMeta,
+    pub chapters: Vec<DocBookChapter>,
+    /// For every id in the book, the text an `xref` to it shows: its `xreflabel`, else its
+    /// title (plain text), else the term of a `varlistentry`/`glossentry`, else "" (the
+    /// resolver then falls back to a number or the enclosing chapter).
+    pub xref_texts: HashMap<String, String>,
+}
+
+/// Reads a DocBook 4.x or 5 document: `main` is the main file, `root` the book folder that
+/// every included file must stay inside. Returns everything it could read plus every problem
+/// (errors and warnings). Never panics, never touches the network.
+pub fn read(main: &Path, root: &Path) -> (DocBookBook, Vec<Finding>) {
+    let loaded = xml::load(main, root);
+    let mut findings = loaded.findings;
+    let mut book = DocBookBook {
+        meta: DocBookMeta::default(),
+        chapters: Vec::new(),
+        xref_texts: HashMap::new(),
+    };
+    let Some(root_el) = loaded.root else {
+        return (book, findings);
+    };
+    let mut conv = Conv::new(&loaded.files, &root_el);
+    conv.collect_ids(&root_el);
+    conv.check_links(&root_el);
+    book.meta = conv.meta(&root_el);
+    book.chapters = conv.top(&root_el);
+    book.xref_texts = std::mem::take(&mut conv.xref_texts);
+    findings.append(&mut conv.findings);
+    (book, findings)
+}
+
+/// Where an id was first seen.
+struct IdSite<'a> {
+    el: &'a XElem,
+}
+
+/// The converter's state for one book.
+struct Conv<'a> {
+    files: &'a [PathBuf],
+    findings: Vec<Finding>,
+    lang: Option<String>,
+    unhandled: HashSet<String>,
+    ids: HashMap<String, IdSite<'a>>,
+    xref_texts: HashMap<String, String>,
+    /// Callout numbers by `co` id (book-wide).
+    callouts: HashMap<String, usize>,
+    /// Per chapter: footnote bodies and the counter for generated labels.
+    footnotes: Vec<Footnote>,
+    footnote_count: usize,
+    /// The file of the chapter being converted (image paths are relative to it).
+    chapter_file: u32,
+    /// Inside programlisting/screen…: whitespace is kept.
+    verbatim: bool,
+    /// Nesting of `quote` elements (outer “…”, inner ‘…’).
+    quote_depth: usize,
+    bib_count: usize,
+    table_count: usize,
+}
+
+impl<'a> Conv<'a> {
+    fn new(files: &'a [PathBuf], root: &XElem) -> Self {
+        Conv {
+            files,
+            findings: Vec::new(),
+            lang: lang_of(root).map(str::to_string),
+            unhandled: HashSet::new(),
+            ids: HashMap::new(),
+            xref_texts: HashMap::new(),
+            callouts: HashMap::new(),
+            footnotes: Vec::new(),
+            footnote_count: 0,
+            chapter_file: root.file,
+            verbatim: false,
+            quote_depth: 0,
+            bib_count: 0,
+            table_count: 0,
+        }
+    }
+
+    fn loc(&self, el_file: u32, pos: Pos) -> Location {
+        Location::new(
+            self.files
+                .get(el_file as usize)
+                .cloned()
+                .unwrap_or_default(),
+            pos.line,
+            pos.col,
+        )
+    }
+
+    fn warn(&mut self, el: &XElem, message: impl Into<String>) {
+        let loc = self.loc(el.file, el.pos);
+        self.findings.push(Finding::warning(loc, message));
+    }
+
+    fn error(&mut self, el: &XElem, message: impl Into<String>) {
+        let loc = self.loc(el.file, el.pos);
+        self.findings.push(Finding::error(loc, message));
+    }
+
+    /// One warning per element name per book.
+    fn unhandled(&mut self, el: &XElem) {
+        if self.unhandled.insert(el.local.clone()) {
+            self.warn(
+                el,
+                format!(
+                    "`<{}>` is not handled by seihon yet; its text is kept",
+                    el.local
+                ),
+            );
+        }
+    }
+
+    fn shown(&self, file: u32) -> String {
+        self.files
+            .get(file as usize)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    }
+
+    /// Collects every id (duplicates are errors) and the text an xref to it shows.
+    fn collect_ids(&mut self, el: &'a XElem) {
+        if let Some(id) = el.id() {
+            if let Some(first) = self.ids.get(id) {
+                let (f, p) = (first.el.file, first.el.pos);
+                let msg = format!(
+                    "the id `{id}` is used twice; it was first used at {}:{}:{}",
+                    self.shown(f),
+                    p.line,
+                    p.col
+                );
+                self.error(el, msg);
+            } else {
+                self.ids.insert(id.to_string(), IdSite { el });
+                let text = xref_text(el);
+                self.xref_texts.insert(id.to_string(), text);
+            }
+        }
+        if el.local == "programlisting" || el.local == "screen" || el.local == "programlistingco" {
+            let mut n = 0;
+            number_callouts(el, &mut n, &mut self.callouts);
+        }
+        for c in el.elems() {
+            self.collect_ids(c);
+        }
+        for (id, n) in &self.callouts {
+            if let Some(t) = self.xref_texts.get_mut(id)
+                && t.is_empty()
+            {
+                *t = format!("({n})");
+            }
+        }
+    }
+
+    /// Every `linkend`/`endterm` must name an id; an xref target needs text.
+    fn check_links(&mut self, el: &'a XElem) {
+        if matches!(
+            el.local.as_str(),
+            "xref" | "link" | "footnoteref" | "glossterm" | "firstterm"
+        ) && let Some(target) = el.attr("linkend").map(str::trim)
+        {
+            let target = target.to_string();
+            let endterm = el.attr("endterm").map(str::trim).map(str::to_string);
+            match self.ids.get(target.as_str()).map(|s| s.el) {
+                None => {
+                    let what = if el.local == "xref" { "xref" } else { "link" };
+                    self.error(
+                        el,
+                        format!("the {what} points to `{target}`, but no element has that id"),
+                    );
+                }
+                Some(t) if el.local == "xref" => {
+                    let has_text = self
+                        .xref_texts
+                        .get(target.as_str())
+                        .is_some_and(|s| !s.trim().is_empty());
+                    if endterm.is_none() && !has_text {
+                        let kind = t.local.clone();
+                        self.warn(
+                            el,
+                            format!(
+                                "the xref points to `{target}`, a `<{kind}>` with no title or xreflabel, so its link text cannot be generated"
+                            ),
+                        );
+                    }
+                }
+                Some(_) => {}
+            }
+            if let Some(e) = endterm {
+                match self.ids.get(e.as_str()).map(|s| s.el.text()) {
+                    None => self.error(
+                        el,
+                        format!("the endterm points to `{e}`, but no element has that id"),
+                    ),
+                    Some(t) if t.trim().is_empty() => self.warn(
+                        el,
+                        format!("the endterm `{e}` has no text, so the xref would be empty"),
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+        for c in el.elems() {
+            self.check_links(c);
+        }
+    }
+
+    /// The top-level element → chapters.
+    fn top(&mut self, root: &'a XElem) -> Vec<DocBookChapter> {
+        let mut out = Vec::new();
+        match root.local.as_str() {
+            "book" | "set" => {
+                for info in root.elems().filter(|e| is_info(&e.local)) {
+                    if let Some(ln) = info.child("legalnotice") {
+                        let ch = self.chapter(ln, Role::Front);
+                        out.push(ch);
+                    }
+                }
+                self.book_children(root, &mut out);
+            }
+            _ => {
+                let role = chapter_role(&root.local).unwrap_or(Role::Body);
+                out.push(self.chapter(root, role));
+            }
+        }
+        out
+    }
+
+    fn book_children(&mut self, el: &'a XElem, out: &mut Vec<DocBookChapter>) {
+        let mut loose: Vec<&'a XElem> = Vec::new();
+        for c in el.elems() {
+            let name = c.local.as_str();
+            if is_info(name) || matches!(name, "title" | "subtitle" | "titleabbrev" | "toc" | "lot")
+            {
+                continue;
+            }
+            if name == "part" {
+                self.flush_loose(&mut loose, out);
+                out.push(self.chapter(c, Role::Part));
+                self.book_children(c, out);
+            } else if name == "book" {
+                self.flush_loose(&mut loose, out);
+                self.book_children(c, out);
+            } else if name == "partintro" {
+                // Read with its part.
+            } else if let Some(role) = chapter_role(name) {
+                self.flush_loose(&mut loose, out);
+                out.push(self.chapter(c, role));
+            } else {
+                loose.push(c);
+            }
+        }
+        self.flush_loose(&mut loose, out);
+    }
+
+    /// Content directly in a book or part that is not a chapter: kept in a chapter of its own.
+    fn flush_loose(&mut self, loose: &mut Vec<&'a XElem>, out: &mut Vec<DocBookChapter>) {
+        if loose.is_empty() {
+            return;
+        }
+        let first = loose[0];
+        self.start_chapter(first.file);
+        let mut blocks = Vec::new();
+        for el in loose.drain(..) {
+            self.block(el, 1, &mut blocks);
+        }
+        let mut doc = Document::new(self.files[first.file as usize].clone());
+        doc.blocks = blocks;
+        doc.footnotes = std::mem::take(&mut self.footnotes);
+        out.push(DocBookChapter {
+            role: Role::Body,
+            doc,
+        });
+    }
+
+    fn start_chapter(&mut self, file: u32) {
+        self.footnotes.clear();
+        self.footnote_count = 0;
+        self.chapter_file = file;
+    }
+
+    fn chapter(&mut self, el: &'a XElem, role: Role) -> DocBookChapter {
+        self.start_chapter(el.file);
+        let mut blocks = Vec::new();
+        self.section(el, 1, &mut blocks);
+        let mut doc = Document::new(self.files[el.file as usize].clone());
+        doc.lang = lang_of(el)
+            .filter(|l| Some(*l) != self.lang.as_deref())
+            .map(str::to_string);
+        doc.blocks = blocks;
+        doc.footnotes = std::mem::take(&mut self.footnotes);
+        DocBookChapter { role, doc }
+    }
+
+    /// Makes `src` (relative to the file `from`) relative to the chapter's file; `None` when it
+    /// leaves the book folder.
+    fn rebase(&self, from: u32, src: &str) -> Option<String> {
+        if src.contains("://") || src.starts_with("data:") {
+            return Some(src.to_string());
+        }
+        let rel_of = |f: u32| {
+            self.files
+                .get(f as usize)
+                .and_then(|p| p.parent())
+                .map(Path::to_path_buf)
+                .unwrap_or_default()
+        };
+        let from_dir = rel_of(from);
+        let joined = normalize(&from_dir.join(src.strip_prefix("file:").unwrap_or(src)))?;
+        let to_dir = normalize(&rel_of(self.chapter_file))?;
+        Some(relative(&joined, &to_dir))
+    }
+}
+
+/// Lexically normalizes a path relative to the book folder; `None` when it climbs out.
+fn normalize(p: &Path) -> Option<PathBuf> {
+    let mut parts: Vec<String> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts.iter().collect())
+}
+
+/// `target` relative to the folder `dir` (both relative to the book folder, normalized).
+fn relative(target: &Path, dir: &Path) -> String {
+    let t: Vec<_> = target.components().collect();
+    let d: Vec<_> = dir.components().collect();
+    let common = t.iter().zip(&d).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = Vec::new();
+    for _ in common..d.len() {
+        parts.push("..".into());
+    }
+    for c in &t[common..] {
+        parts.push(c.as_os_str().to_string_lossy().into_owned());
+    }
+    parts.join("/")
+}
+
+fn lang_of(el: &XElem) -> Option<&str> {
+    el.attr("xml:lang")
+        .or_else(|| el.attr("lang"))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+fn is_info(name: &str) -> bool {
+    name == "info" || name.ends_with("info") && name != "releaseinfo"
+}
+
+fn chapter_role(name: &str) -> Option<Role> {
+    Some(match name {
+        "chapter" | "article" | "reference" | "refentry" => Role::Body,
+        "appendix" => Role::Appendix,
+        "preface" | "dedication" | "acknowledgements" | "legalnotice" => Role::Front,
+        "glossary" | "bibliography" | "index" | "setindex" | "colophon" => Role::Back,
+        _ => return None,
+    })
+}
+
+/// The title element of a titled element: `title`, or `title` in its `info`.
+fn title_el(el: &XElem) -> Option<&XElem> {
+    el.child("title").or_else(|| {
+        el.elems()
+            .filter(|e| is_info(&e.local))
+            .find_map(|i| i.child("title"))
+    })
+}
+
+/// Whitespace collapsed to single spaces, trimmed.
+fn squash(s: &str) -> String {
+    s.split([' ', '\t', '\n', '\r'])
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The text an xref to `el` shows, or "".
+fn xref_text(el: &XElem) -> String {
+    if let Some(l) = el.attr("xreflabel").map(squash).filter(|s| !s.is_empty()) {
+        return l;
+    }
+    if let Some(t) = title_el(el)
+        .map(|t| squash(&t.text()))
+        .filter(|s| !s.is_empty())
+    {
+        return t;
+    }
+    match el.local.as_str() {
+        "varlistentry" => el
+            .elems()
+            .filter(|e| e.local == "term")
+            .map(|t| squash(&t.text()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        "glossentry" => el
+            .child("glossterm")
+            .map(|t| squash(&t.text()))
+            .unwrap_or_default(),
+        "refentry" => el
+            .child("refmeta")
+            .and_then(|m| m.child("refentrytitle"))
+            .or_else(|| el.child("refnamediv").and_then(|d| d.child("refname")))
+            .map(|t| squash(&t.text()))
+            .unwrap_or_default(),
+        "biblioentry" | "bibliomixed" => el
+            .child("abbrev")
+            .map(|t| format!("[{}]", squash(&t.text())))
+            .unwrap_or_default(),
+        "glossterm" | "term" | "refname" | "titleabbrev" | "citetitle" => squash(&el.text()),
+        _ => String::new(),
+    }
+}
+
+fn number_callouts(el: &XElem, n: &mut usize, out: &mut HashMap<String, usize>) {
+    for c in el.elems() {
+        if c.local == "co" {
+            *n += 1;
+            if let Some(id) = c.id() {
+                out.insert(id.to_string(), *n);
+            }
+        } else {
+            number_callouts(c, n, out);
+        }
+    }
+}
+
+/// The XElem's child nodes, for the converters.
+fn nodes(el: &XElem) -> &[XNode] {
+    &el.children
+}

@@ -1,0 +1,415 @@
+//! Tables: CALS (`tgroup`, `colspec`, `spanspec`, `row`, `entry` with `morerows`,
+//! `namest`/`nameend`, `spanname`) and HTML (`tr`, `td`, `th` with `colspan`/`rowspan`), also
+//! mixed; segmented lists and revision histories, which are tables too.
+use std::collections::HashMap;
+
+use super::blocks::{anchor_inline, flatten_blocks, trim_inlines};
+use super::xml::XElem;
+use super::*;
+
+/// Column names of one `tgroup`.
+#[derive(Default)]
+struct Cols {
+    names: HashMap<String, usize>,
+    spans: HashMap<String, (String, String)>,
+    align: HashMap<usize, Align>,
+}
+
+/// Cells still covered by a cell with `morerows`/`rowspan` from a row above: rows left per
+/// column.
+#[derive(Default)]
+struct Grid {
+    covered: Vec<u32>,
+}
+
+impl Grid {
+    fn is_covered(&self, col: usize) -> bool {
+        self.covered.get(col).is_some_and(|&n| n > 0)
+    }
+
+    fn cover(&mut self, col: usize, span: usize, rows: u32) {
+        if self.covered.len() < col + span {
+            self.covered.resize(col + span, 0);
+        }
+        for c in &mut self.covered[col..col + span] {
+            *c = (*c).max(rows);
+        }
+    }
+
+    fn next_row(&mut self) {
+        for c in &mut self.covered {
+            *c = c.saturating_sub(1);
+        }
+    }
+}
+
+fn parse_align(s: Option<&str>) -> Option<Align> {
+    match s?.trim().to_ascii_lowercase().as_str() {
+        "left" | "justify" => Some(Align::Left),
+        "center" => Some(Align::Center),
+        "right" => Some(Align::Right),
+        _ => None,
+    }
+}
+
+impl<'a> Conv<'a> {
+    pub(super) fn table(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+        let mut caption = title_el(el).map(|t| self.inlines(t));
+        if caption.is_none()
+            && let Some(c) = el.child("caption")
+        {
+            let mut i = Vec::new();
+            self.inline_children_with_id(c, &mut i);
+            trim_inlines(&mut i);
+            caption = Some(i);
+        }
+        let caption = caption.filter(|c| !c.is_empty());
+        // A formal table is numbered (the resolver numbers tables that have an id); an
+        // informal one keeps its id as an anchor.
+        let id = if caption.is_some() && el.local == "table" {
+            Some(match el.id() {
+                Some(id) => id.to_string(),
+                None => {
+                    self.table_count += 1;
+                    format!("dbtable-{}", self.table_count)
+                }
+            })
+        } else {
+            self.anchor_block(el, out);
+            None
+        };
+        let mut head = Vec::new();
+        let mut body = Vec::new();
+        let groups: Vec<&'a XElem> = el.elems().filter(|e| e.local == "tgroup").collect();
+        if groups.is_empty() {
+            self.rows_of(el, &Cols::default(), false, &mut head, &mut body);
+        } else {
+            for g in groups {
+                let cols = self.cols(g);
+                self.rows_of(g, &cols, false, &mut head, &mut body);
+            }
+            // HTML rows mixed into a CALS table directly.
+            self.rows_of_direct(el, &mut head, &mut body);
+        }
+        if let Some(m) = el.child("mediaobject").or_else(|| el.child("graphic")) {
+            // A table given as an image.
+            let (image, fallback) = self.pick_image(m);
+            out.push(Block::new(
+                BlockKind::Figure(Figure {
+                    numbered: id.is_some(),
+                    as_table: true,
+                    class: None,
+                    fallback,
+                    id: id.clone(),
+                    number: None,
+                    caption: caption.clone(),
+                    image,
+                }),
+                el.pos,
+            ));
+            if head.is_empty() && body.is_empty() {
+                return;
+            }
+        }
+        out.push(Block::new(
+            BlockKind::Table(Table {
+                id,
+                number: None,
+                caption,
+                head,
+                body,
+            }),
+            el.pos,
+        ));
+    }
+
+    fn cols(&mut self, g: &XElem) -> Cols {
+        let mut cols = Cols::default();
+        let mut next = 0usize;
+        for c in g.elems() {
+            match c.local.as_str() {
+                "colspec" => {
+                    let n = c
+                        .attr("colnum")
+                        .and_then(|s| s.trim().parse::<usize>().ok())
+                        .filter(|&n| n >= 1)
+                        .map(|n| n - 1)
+                        .unwrap_or(next);
+                    if let Some(name) = c.attr("colname") {
+                        cols.names.insert(name.trim().to_string(), n);
+                    }
+                    if let Some(a) = parse_align(c.attr("align")) {
+                        cols.align.insert(n, a);
+                    }
+                    next = n + 1;
+                }
+                "spanspec" => {
+                    if let (Some(name), Some(s), Some(e)) =
+                        (c.attr("spanname"), c.attr("namest"), c.attr("nameend"))
+                    {
+                        cols.spans
+                            .insert(name.trim().into(), (s.trim().into(), e.trim().into()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        cols
+    }
+
+    /// Rows of `thead`/`tbody`/`tfoot`/`row`/`tr` under `el` (a `tgroup` or an HTML table).
+    fn rows_of(
+        &mut self,
+        el: &'a XElem,
+        cols: &Cols,
+        in_head: bool,
+        head: &mut Vec<Row>,
+        body: &mut Vec<Row>,
+    ) {
+        let mut grid = Grid::default();
+        for c in el.elems() {
+            match c.local.as_str() {
+                "thead" => {
+                    let mut g = Grid::default();
+                    for r in c.elems().filter(|r| r.local == "row" || r.local == "tr") {
+                        let row = self.row(r, cols, &mut g, true);
+                        head.push(row);
+                    }
+                }
+                "tbody" | "tfoot" => {
+                    let mut g = Grid::default();
+                    for r in c.elems().filter(|r| r.local == "row" || r.local == "tr") {
+                        let row = self.row(r, cols, &mut g, false);
+                        body.push(row);
+                    }
+                }
+                "row" | "tr" => {
+                    let row = self.row(c, cols, &mut grid, in_head);
+                    if in_head {
+                        head.push(row);
+                    } else {
+                        body.push(row);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn rows_of_direct(&mut self, el: &'a XElem, head: &mut Vec<Row>, body: &mut Vec<Row>) {
+        let mut grid = Grid::default();
+        for c in el.elems().filter(|c| c.local == "tr" || c.local == "row") {
+            let row = self.row(c, &Cols::default(), &mut grid, false);
+            body.push(row);
+        }
+        let _ = head;
+    }
+
+    fn row(&mut self, r: &'a XElem, cols: &Cols, grid: &mut Grid, in_head: bool) -> Row {
+        let mut cells = Vec::new();
+        let mut col = 0usize;
+        let mut row_anchor = r.id().map(|id| anchor_inline(id, r.pos));
+        for e in r.elems() {
+            if !matches!(e.local.as_str(), "entry" | "td" | "th" | "entrytbl") {
+                continue;
+            }
+            while grid.is_covered(col) {
+                col += 1;
+            }
+            // CALS placement by column name.
+            let (start, end) =
+                if let Some(span) = e.attr("spanname").and_then(|s| cols.spans.get(s.trim())) {
+                    (
+                        cols.names.get(&span.0).copied(),
+                        cols.names.get(&span.1).copied(),
+                    )
+                } else {
+                    (
+                        e.attr("namest")
+                            .or_else(|| e.attr("colname"))
+                            .and_then(|n| cols.names.get(n.trim()).copied()),
+                        e.attr("nameend")
+                            .and_then(|n| cols.names.get(n.trim()).copied()),
+                    )
+                };
+            if let Some(s) = start
+                && s > col
+            {
+                // Columns skipped by name are empty cells.
+                while col < s {
+                    if !grid.is_covered(col) {
+                        cells.push(empty_cell(e.pos));
+                    }
+                    col += 1;
+                }
+            }
+            let colspan = match (start, end) {
+                (Some(s), Some(e)) if e >= s => (e - s + 1) as u32,
+                _ => e
+                    .attr("colspan")
+                    .and_then(|s| s.trim().parse().ok())
+                    .filter(|&n| n >= 1)
+                    .unwrap_or(1),
+            };
+            let rowspan = match e.attr("morerows") {
+                Some(m) => m.trim().parse::<u32>().unwrap_or(0) + 1,
+                None => e
+                    .attr("rowspan")
+                    .and_then(|s| s.trim().parse().ok())
+                    .filter(|&n| n >= 1)
+                    .unwrap_or(1),
+            };
+            let align = parse_align(e.attr("align"))
+                .or_else(|| cols.align.get(&col).copied())
+                .unwrap_or_default();
+            let mut content = self.cell_content(e);
+            if let Some(a) = row_anchor.take() {
+                content.insert(0, a);
+            }
+            cells.push(Cell {
+                content,
+                header: e.local == "th" && !in_head,
+                align,
+                colspan,
+                rowspan,
+            });
+            if rowspan > 1 {
+                grid.cover(col, colspan as usize, rowspan);
+            }
+            col += colspan as usize;
+        }
+        if let Some(a) = row_anchor {
+            cells.push(Cell {
+                content: vec![a],
+                ..empty_cell(r.pos)
+            });
+        }
+        grid.next_row();
+        Row { cells }
+    }
+
+    /// A cell's content as inlines: paragraphs and other blocks joined by line breaks.
+    fn cell_content(&mut self, e: &'a XElem) -> Inlines {
+        let mut prefix = Vec::new();
+        if let Some(id) = e.id() {
+            prefix.push(anchor_inline(id, e.pos));
+        }
+        if e.local == "entrytbl" {
+            let cols = self.cols(e);
+            let (mut head, mut body) = (Vec::new(), Vec::new());
+            self.rows_of(e, &cols, false, &mut head, &mut body);
+            let t = Block::new(
+                BlockKind::Table(Table {
+                    id: None,
+                    number: None,
+                    caption: None,
+                    head,
+                    body,
+                }),
+                e.pos,
+            );
+            prefix.extend(flatten_blocks(vec![t]));
+            return prefix;
+        }
+        let mut blocks = Vec::new();
+        self.blocks_into(e, 6, &mut blocks);
+        let mut flat = flatten_blocks(blocks);
+        trim_inlines(&mut flat);
+        prefix.extend(flat);
+        prefix
+    }
+
+    pub(super) fn segmentedlist(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+        self.anchor_block(el, out);
+        let caption = el.child("title").map(|t| self.inlines(t));
+        let head_cells: Vec<Cell> = el
+            .elems()
+            .filter(|e| e.local == "segtitle")
+            .map(|t| Cell {
+                content: self.inlines(t),
+                ..empty_cell(t.pos)
+            })
+            .collect();
+        let mut body = Vec::new();
+        for item in el.elems().filter(|e| e.local == "seglistitem") {
+            let cells = item
+                .elems()
+                .filter(|e| e.local == "seg")
+                .map(|s| Cell {
+                    content: self.inlines(s),
+                    ..empty_cell(s.pos)
+                })
+                .collect();
+            body.push(Row { cells });
+        }
+        let head = if head_cells.is_empty() {
+            Vec::new()
+        } else {
+            vec![Row { cells: head_cells }]
+        };
+        out.push(Block::new(
+            BlockKind::Table(Table {
+                id: None,
+                number: None,
+                caption,
+                head,
+                body,
+            }),
+            el.pos,
+        ));
+    }
+
+    pub(super) fn revhistory(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+        self.anchor_block(el, out);
+        let mut body = Vec::new();
+        for rev in el.elems().filter(|e| e.local == "revision") {
+            let mut cells = Vec::new();
+            for names in [
+                &["revnumber"][..],
+                &["date"],
+                &["authorinitials", "author"],
+                &["revremark", "revdescription"],
+            ] {
+                let content = match rev.elems().find(|e| names.contains(&e.local.as_str())) {
+                    Some(c) if c.local == "revdescription" => {
+                        let mut b = Vec::new();
+                        self.blocks_into(c, 6, &mut b);
+                        flatten_blocks(b)
+                    }
+                    Some(c) => {
+                        let mut i = vec![Inline::text(squash(&c.text()), c.pos)];
+                        trim_inlines(&mut i);
+                        i
+                    }
+                    None => Vec::new(),
+                };
+                cells.push(Cell {
+                    content,
+                    ..empty_cell(rev.pos)
+                });
+            }
+            body.push(Row { cells });
+        }
+        let caption = el.child("title").map(|t| self.inlines(t));
+        out.push(Block::new(
+            BlockKind::Table(Table {
+                id: None,
+                number: None,
+                caption,
+                head: Vec::new(),
+                body,
+            }),
+            el.pos,
+        ));
+    }
+}
+
+fn empty_cell(_pos: Pos) -> Cell {
+    Cell {
+        content: Vec::new(),
+        header: false,
+        align: Align::Default,
+        colspan: 1,
+        rowspan: 1,
+    }
+}

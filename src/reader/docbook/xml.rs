@@ -1,0 +1,1438 @@
+//! The XML layer of the DocBook reader: quick-xml events → an owned tree with a (file, line,
+//! column) on every node, after expanding entities (internal, external parsed, parameter
+//! entities in the internal subset, the DocBook character entities) and XInclude.
+//!
+//! Nothing is fetched from the network and no external DTD is read: the DOCTYPE's own public or
+//! system id is ignored. Every included file must stay inside the book folder.
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use quick_xml::events::Event;
+use quick_xml::reader::Reader;
+
+use super::entities;
+use crate::doc::Pos;
+use crate::error::{Finding, Location};
+
+pub const NS_XINCLUDE: &str = "http://www.w3.org/2001/XInclude";
+const NS_XINCLUDE_OLD: &str = "http://www.w3.org/2003/XInclude";
+const NS_XML: &str = "http://www.w3.org/XML/1998/namespace";
+
+/// Entity expansion limits (a "billion laughs" file must be refused quickly).
+const MAX_ENTITY_DEPTH: usize = 16;
+const MAX_EXPANDED_BYTES: usize = 16 * 1024 * 1024;
+const MAX_ENTITY_REFS: usize = 1_000_000;
+/// Elements nested deeper than this are refused (the converter walks the tree recursively).
+const MAX_ELEMENT_DEPTH: usize = 400;
+
+const TOO_LARGE: &str = "entity expansion is too large (a 'billion laughs' file?)";
+
+#[derive(Debug, Clone)]
+pub enum XNode {
+    Elem(XElem),
+    Text(XText),
+}
+
+#[derive(Debug, Clone)]
+pub struct XText {
+    pub text: String,
+    pub file: u32,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone)]
+pub struct XElem {
+    /// The qualified name as written (`xi:include`, `mml:math`, `para`).
+    pub name: String,
+    /// The local part of the name.
+    pub local: String,
+    /// The namespace URI, once resolved.
+    pub ns: Option<String>,
+    /// Attributes with their names as written and entity-expanded values.
+    pub attrs: Vec<(String, String)>,
+    pub children: Vec<XNode>,
+    /// Index into [`Loaded::files`]: the file holding the start tag.
+    pub file: u32,
+    pub pos: Pos,
+}
+
+impl XElem {
+    fn new(name: &str, file: u32, pos: Pos) -> Self {
+        XElem {
+            name: name.to_string(),
+            local: name.rsplit(':').next().unwrap_or(name).to_string(),
+            ns: None,
+            attrs: Vec::new(),
+            children: Vec::new(),
+            file,
+            pos,
+        }
+    }
+
+    /// An attribute by its name as written.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// An attribute by local name, whatever its prefix (`xlink:href`, `href`).
+    pub fn attr_local(&self, local: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| {
+                !k.starts_with("xmlns") && (k == local || k.rsplit(':').next() == Some(local))
+            })
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `xml:id` (DocBook 5) or `id` (DocBook 4).
+    pub fn id(&self) -> Option<&str> {
+        self.attr("xml:id")
+            .or_else(|| self.attr("id"))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+
+    pub fn elems(&self) -> impl Iterator<Item = &XElem> {
+        self.children.iter().filter_map(|n| match n {
+            XNode::Elem(e) => Some(e),
+            XNode::Text(_) => None,
+        })
+    }
+
+    /// The first child element with this local name.
+    pub fn child(&self, local: &str) -> Option<&XElem> {
+        self.elems().find(|e| e.local == local)
+    }
+
+    /// All the text inside, markup removed.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.push_text(&mut out);
+        out
+    }
+
+    fn push_text(&self, out: &mut String) {
+        for n in &self.children {
+            match n {
+                XNode::Text(t) => out.push_str(&t.text),
+                XNode::Elem(e) => e.push_text(out),
+            }
+        }
+    }
+}
+
+/// The result of loading a DocBook document with everything it includes.
+pub struct Loaded {
+    pub root: Option<XElem>,
+    /// Files read, relative to the book folder; [`XElem::file`] indexes this.
+    pub files: Vec<PathBuf>,
+    pub findings: Vec<Finding>,
+}
+
+/// Reads `main` and everything it pulls in. Never panics; problems become findings.
+pub fn load(main: &Path, root: &Path) -> Loaded {
+    let root_canon = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut l = Loader {
+        root: root_canon,
+        files: Vec::new(),
+        abs: Vec::new(),
+        findings: Vec::new(),
+        open: Vec::new(),
+        expanded: 0,
+        refs: 0,
+        blown: false,
+    };
+    let main_abs = if main.is_absolute() {
+        main.to_path_buf()
+    } else {
+        root.join(main)
+    };
+    let canon = match main_abs.canonicalize() {
+        Ok(c) => c,
+        Err(e) => {
+            let shown = main.strip_prefix(root).unwrap_or(main).to_path_buf();
+            l.findings.push(Finding::error(
+                Location::file(shown),
+                format!("cannot read the DocBook file: {e}"),
+            ));
+            return l.finish(None);
+        }
+    };
+    let file = l.register(&canon);
+    let text = match std::fs::read(&canon) {
+        Ok(bytes) => l.decode(file, bytes),
+        Err(e) => {
+            let loc = Location::file(l.files[file as usize].clone());
+            l.findings.push(Finding::error(
+                loc,
+                format!("cannot read the DocBook file: {e}"),
+            ));
+            return l.finish(None);
+        }
+    };
+    l.open.push(canon);
+    let mut root_el = l.parse_document(file, &text);
+    if let Some(r) = root_el.as_mut() {
+        let mut scope = vec![("xml".to_string(), NS_XML.to_string())];
+        l.resolve(r, &mut scope);
+    }
+    l.finish(root_el)
+}
+
+#[derive(Debug, Clone)]
+enum EntityValue {
+    Internal(String),
+    /// An external parsed entity: the file, resolved against the declaring file.
+    External(String, PathBuf),
+    /// An unparsed (NDATA) entity: not usable in content.
+    Unparsed,
+}
+
+#[derive(Debug, Clone)]
+struct EntityDecl {
+    value: EntityValue,
+    file: u32,
+    pos: Pos,
+}
+
+#[derive(Default)]
+struct Entities {
+    general: HashMap<String, EntityDecl>,
+    parameter: HashMap<String, EntityDecl>,
+    size: RefCell<HashMap<String, usize>>,
+}
+
+impl Entities {
+    /// The size of an entity's full expansion, without expanding it (saturating; a recursive
+    /// entity is infinitely large).
+    fn expanded_size(&self, name: &str, visiting: &mut Vec<String>) -> usize {
+        if let Some(&s) = self.size.borrow().get(name) {
+            return s;
+        }
+        if visiting.iter().any(|v| v == name) || visiting.len() > MAX_ENTITY_DEPTH {
+            return usize::MAX;
+        }
+        let size = match self.general.get(name).map(|d| &d.value) {
+            Some(EntityValue::Internal(v)) => {
+                visiting.push(name.to_string());
+                let mut total = v.len();
+                for r in references(v) {
+                    if self.general.contains_key(r) {
+                        total = total.saturating_add(self.expanded_size(r, visiting));
+                    }
+                }
+                visiting.pop();
+                total
+            }
+            Some(EntityValue::External(_, p)) => std::fs::metadata(p)
+                .map(|m| usize::try_from(m.len()).unwrap_or(usize::MAX))
+                .unwrap_or(0),
+            _ => name.len() + 2,
+        };
+        self.size.borrow_mut().insert(name.to_string(), size);
+        size
+    }
+}
+
+/// Names of the general entity references (`&name;`) in a text.
+fn references(text: &str) -> impl Iterator<Item = &str> {
+    text.split('&').skip(1).filter_map(|s| {
+        let end = s.find(';')?;
+        let name = &s[..end];
+        (!name.is_empty() && !name.starts_with('#') && is_name(name)).then_some(name)
+    })
+}
+
+fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == ':')
+        && chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '-' | '.'))
+}
+
+pub(super) struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub(super) fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    pub(super) fn pos(&self, text: &str, offset: usize) -> Pos {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts.get(line - 1).copied().unwrap_or(0);
+        let col = text.get(start..offset).map_or(0, |s| s.chars().count()) + 1;
+        Pos::new(
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(col).unwrap_or(u32::MAX),
+        )
+    }
+}
+
+/// Where the text being parsed sits: a file (positions computed from offsets), or the
+/// replacement text of an internal entity (every node takes the reference's position).
+#[derive(Clone, Copy)]
+struct Src<'a> {
+    file: u32,
+    /// The whole file's text and its line index, with the offset of the parsed slice in it.
+    whole: Option<(&'a str, &'a LineIndex, usize)>,
+    fixed: Pos,
+}
+
+impl Src<'_> {
+    fn pos(&self, rel: usize) -> Pos {
+        match self.whole {
+            Some((text, lines, base)) => lines.pos(text, base + rel),
+            None => self.fixed,
+        }
+    }
+}
+
+struct Loader {
+    root: PathBuf,
+    files: Vec<PathBuf>,
+    abs: Vec<PathBuf>,
+    findings: Vec<Finding>,
+    /// Files being read, outermost first (to report loops).
+    open: Vec<PathBuf>,
+    expanded: usize,
+    refs: usize,
+    blown: bool,
+}
+
+impl Loader {
+    fn finish(self, root: Option<XElem>) -> Loaded {
+        Loaded {
+            root,
+            files: self.files,
+            findings: self.findings,
+        }
+    }
+
+    fn loc(&self, file: u32, pos: Pos) -> Location {
+        Location::new(
+            self.files.get(file as usize).cloned().unwrap_or_default(),
+            pos.line,
+            pos.col,
+        )
+    }
+
+    fn error(&mut self, file: u32, pos: Pos, message: impl Into<String>) {
+        let loc = self.loc(file, pos);
+        self.findings.push(Finding::error(loc, message));
+    }
+
+    fn warning(&mut self, file: u32, pos: Pos, message: impl Into<String>) {
+        let loc = self.loc(file, pos);
+        self.findings.push(Finding::warning(loc, message));
+    }
+
+    fn register(&mut self, canon: &Path) -> u32 {
+        if let Some(i) = self.abs.iter().position(|p| p == canon) {
+            return i as u32;
+        }
+        let shown = canon
+            .strip_prefix(&self.root)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| canon.to_path_buf());
+        self.files.push(shown);
+        self.abs.push(canon.to_path_buf());
+        (self.abs.len() - 1) as u32
+    }
+
+    fn shown(&self, canon: &Path) -> String {
+        canon
+            .strip_prefix(&self.root)
+            .unwrap_or(canon)
+            .display()
+            .to_string()
+    }
+
+    /// Resolves `href` against the file `from`, checks it stays in the book and is not being
+    /// read already, and reads it. `what` names the mechanism in messages ("XInclude", "entity").
+    fn open_file(
+        &mut self,
+        from: u32,
+        pos: Pos,
+        href: &str,
+        what: &str,
+    ) -> Result<(u32, String), Finding> {
+        let loc = self.loc(from, pos);
+        if href.contains("://") {
+            return Err(Finding::error(
+                loc,
+                format!("the {what} `{href}` is a URL; seihon never downloads anything"),
+            )
+            .with_hint("copy the file into the book folder and refer to it by a relative path"));
+        }
+        let base = self.abs[from as usize]
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let path = base.join(href.strip_prefix("file:").unwrap_or(href));
+        let canon = match path.canonicalize() {
+            Ok(c) => c,
+            Err(_) => {
+                return Err(Finding::error(
+                    loc,
+                    format!("the {what} file `{href}` does not exist"),
+                ));
+            }
+        };
+        if !canon.starts_with(&self.root) {
+            return Err(Finding::error(
+                loc,
+                format!("the {what} file `{href}` is outside the book folder"),
+            )
+            .with_hint("every file of the book must be inside the book folder"));
+        }
+        if let Some(i) = self.open.iter().position(|p| *p == canon) {
+            let mut chain: Vec<String> = self.open[i..].iter().map(|p| self.shown(p)).collect();
+            chain.push(self.shown(&canon));
+            let kind = if what == "XInclude" {
+                "XInclude loop"
+            } else {
+                "entity loop"
+            };
+            return Err(Finding::error(
+                loc,
+                format!("{kind}: {}", chain.join(" → ")),
+            ));
+        }
+        if canon.is_dir() {
+            return Err(Finding::error(
+                loc,
+                format!("the {what} `{href}` is a folder, not a file"),
+            ));
+        }
+        let bytes = std::fs::read(&canon).map_err(|e| {
+            Finding::error(
+                loc.clone(),
+                format!("cannot read the {what} file `{href}`: {e}"),
+            )
+        })?;
+        let file = self.register(&canon);
+        let text = self.decode(file, bytes);
+        Ok((file, text))
+    }
+
+    /// Bytes → text: UTF-8 (BOM skipped) or ISO-8859-1 when declared; anything else is an error.
+    fn decode(&mut self, file: u32, bytes: Vec<u8>) -> String {
+        let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) => rest.to_vec(),
+            None => bytes,
+        };
+        if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+            self.error(
+                file,
+                Pos::new(1, 1),
+                "this file is UTF-16; save it as UTF-8",
+            );
+            return String::new();
+        }
+        let head = String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned();
+        let encoding = head
+            .starts_with("<?xml")
+            .then(|| head.find("?>").map(|end| &head[..end]))
+            .flatten()
+            .and_then(|decl| {
+                let i = decl.find("encoding")?;
+                let rest = decl[i + 8..].trim_start().strip_prefix('=')?.trim_start();
+                let q = rest.chars().next()?;
+                let rest = &rest[1..];
+                Some(rest[..rest.find(q)?].to_ascii_lowercase())
+            });
+        match encoding.as_deref() {
+            None | Some("utf-8" | "utf8" | "us-ascii" | "ascii") => {}
+            Some("iso-8859-1" | "iso_8859-1" | "latin1" | "latin-1" | "l1" | "iso8859-1") => {
+                return bytes.iter().map(|&b| char::from(b)).collect();
+            }
+            Some(other) => {
+                self.error(
+                    file,
+                    Pos::new(1, 1),
+                    format!("this file is declared as `{other}`; save it as UTF-8"),
+                );
+            }
+        }
+        match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let bytes = e.into_bytes();
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let pos = LineIndex::new(&text).pos(&text, at);
+                self.error(
+                    file,
+                    pos,
+                    "this file is not valid UTF-8; save it as UTF-8 (or declare \
+                     encoding=\"ISO-8859-1\" if that is what it is)",
+                );
+                text
+            }
+        }
+    }
+
+    /// Parses a whole document (prolog, DOCTYPE with its internal subset, one root element).
+    fn parse_document(&mut self, file: u32, text: &str) -> Option<XElem> {
+        let lines = LineIndex::new(text);
+        let src = Src {
+            file,
+            whole: Some((text, &lines, 0)),
+            fixed: Pos::new(1, 1),
+        };
+        let mut ents = Entities::default();
+        let mut i = 0;
+        loop {
+            let rest = &text[i..];
+            let trimmed = rest.trim_start();
+            i += rest.len() - trimmed.len();
+            if trimmed.starts_with("<?") {
+                match trimmed.find("?>") {
+                    Some(end) => i += end + 2,
+                    None => break,
+                }
+            } else if trimmed.starts_with("<!--") {
+                match trimmed.find("-->") {
+                    Some(end) => i += end + 3,
+                    None => {
+                        self.error(file, src.pos(i), "this comment is never closed with `-->`");
+                        return None;
+                    }
+                }
+            } else if trimmed.starts_with("<!DOCTYPE") {
+                match self.doctype(&mut ents, src, text, i + 9) {
+                    Some(end) => i = end,
+                    None => return None,
+                }
+            } else {
+                break;
+            }
+        }
+        let src = Src {
+            file,
+            whole: Some((text, &lines, i)),
+            fixed: Pos::new(1, 1),
+        };
+        let mut nodes = Vec::new();
+        self.parse_content(&ents, &text[i..], src, 0, &mut nodes, &mut Vec::new());
+        let mut root = None;
+        for n in nodes {
+            match n {
+                XNode::Elem(e) if root.is_none() => root = Some(e),
+                XNode::Elem(e) => {
+                    self.error(
+                        e.file,
+                        e.pos,
+                        format!(
+                            "a document has one root element, but `<{}>` comes after it",
+                            e.name
+                        ),
+                    );
+                }
+                XNode::Text(t) if !t.text.trim().is_empty() => {
+                    self.error(t.file, t.pos, "there is text outside the root element");
+                }
+                XNode::Text(_) => {}
+            }
+        }
+        if root.is_none()
+            && !self
+                .findings
+                .iter()
+                .any(|f| f.severity == crate::error::Severity::Error)
+        {
+            self.error(file, Pos::new(1, 1), "this file has no root element");
+        }
+        root
+    }
+
+    /// Reads `<!DOCTYPE name ext-id? [subset]? >` starting after `<!DOCTYPE`; returns the offset
+    /// after its `>`.
+    fn doctype(
+        &mut self,
+        ents: &mut Entities,
+        src: Src,
+        text: &str,
+        mut i: usize,
+    ) -> Option<usize> {
+        let bytes = text.as_bytes();
+        while i < bytes.len() && bytes[i] != b'[' && bytes[i] != b'>' {
+            if bytes[i] == b'"' || bytes[i] == b'\'' {
+                let q = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != q {
+                    i += 1;
+                }
+            }
+            i += 1;
+        }
+        if i >= bytes.len() {
+            self.error(
+                src.file,
+                src.pos(i.min(text.len())),
+                "the DOCTYPE is never closed with `>`",
+            );
+            return None;
+        }
+        if bytes[i] == b'[' {
+            i = self.decls(ents, text, src, i + 1, true, 0);
+            if !text[i..].starts_with(']') {
+                self.error(
+                    src.file,
+                    src.pos(i),
+                    "the DOCTYPE's internal subset is never closed with `]>`",
+                );
+                return None;
+            }
+            i += 1;
+            let rest = &text[i..];
+            let trimmed = rest.trim_start();
+            i += rest.len() - trimmed.len();
+        }
+        if !text[i..].starts_with('>') {
+            self.error(src.file, src.pos(i), "the DOCTYPE is never closed with `>`");
+            return None;
+        }
+        Some(i + 1)
+    }
+
+    /// Reads markup declarations from `text[i..]` until `]` (internal subset) or the end;
+    /// returns where it stopped.
+    fn decls(
+        &mut self,
+        ents: &mut Entities,
+        text: &str,
+        src: Src,
+        mut i: usize,
+        subset: bool,
+        depth: usize,
+    ) -> usize {
+        if depth > MAX_ENTITY_DEPTH {
+            self.error(
+                src.file,
+                src.pos(i),
+                "parameter entities are nested too deeply",
+            );
+            return text.len();
+        }
+        loop {
+            let rest = &text[i..];
+            let trimmed = rest.trim_start();
+            i += rest.len() - trimmed.len();
+            if trimmed.is_empty() {
+                return i;
+            }
+            if subset && trimmed.starts_with(']') {
+                return i;
+            }
+            if let Some(r) = trimmed.strip_prefix('%') {
+                let Some(end) = r.find(';') else {
+                    self.error(src.file, src.pos(i), "a `%` in the DOCTYPE must start a parameter entity reference such as `%name;`");
+                    return text.len();
+                };
+                let name = r[..end].to_string();
+                let pos = src.pos(i);
+                i += end + 2;
+                self.pe_reference(ents, &name, src.file, pos, depth);
+            } else if trimmed.starts_with("<!--") {
+                match trimmed.find("-->") {
+                    Some(end) => i += end + 3,
+                    None => {
+                        self.error(
+                            src.file,
+                            src.pos(i),
+                            "this comment is never closed with `-->`",
+                        );
+                        return text.len();
+                    }
+                }
+            } else if trimmed.starts_with("<?") {
+                match trimmed.find("?>") {
+                    Some(end) => i += end + 2,
+                    None => return text.len(),
+                }
+            } else if trimmed.starts_with("<![") {
+                // Conditional sections (INCLUDE/IGNORE) only matter to DTDs we do not read.
+                let mut level = 0usize;
+                let mut j = i;
+                loop {
+                    let Some(k) = text[j..].find(['<', ']']) else {
+                        return text.len();
+                    };
+                    j += k;
+                    if text[j..].starts_with("<![") {
+                        level += 1;
+                        j += 3;
+                    } else if text[j..].starts_with("]]>") {
+                        level -= 1;
+                        j += 3;
+                        if level == 0 {
+                            break;
+                        }
+                    } else {
+                        j += 1;
+                    }
+                }
+                i = j;
+            } else if trimmed.starts_with("<!ENTITY") {
+                i = self.entity_decl(ents, text, src, i + 8, depth);
+            } else if trimmed.starts_with("<!") {
+                // ELEMENT, ATTLIST, NOTATION: skipped, honouring quotes.
+                let bytes = text.as_bytes();
+                let mut j = i + 2;
+                while j < bytes.len() && bytes[j] != b'>' {
+                    if bytes[j] == b'"' || bytes[j] == b'\'' {
+                        let q = bytes[j];
+                        j += 1;
+                        while j < bytes.len() && bytes[j] != q {
+                            j += 1;
+                        }
+                    }
+                    j += 1;
+                }
+                i = (j + 1).min(text.len());
+            } else {
+                self.error(
+                    src.file,
+                    src.pos(i),
+                    "unexpected text in the DOCTYPE; only declarations such as `<!ENTITY …>` may appear there",
+                );
+                match text[i..].find('<') {
+                    Some(k) => i += k.max(1),
+                    None => return text.len(),
+                }
+            }
+        }
+    }
+
+    fn pe_reference(&mut self, ents: &mut Entities, name: &str, file: u32, pos: Pos, depth: usize) {
+        let Some(decl) = ents.parameter.get(name).cloned() else {
+            self.warning(
+                file,
+                pos,
+                format!("the parameter entity `%{name};` is not declared"),
+            );
+            return;
+        };
+        match decl.value {
+            EntityValue::Internal(v) => {
+                let src = Src {
+                    file,
+                    whole: None,
+                    fixed: pos,
+                };
+                self.decls(ents, &v, src, 0, false, depth + 1);
+            }
+            EntityValue::External(href, _) => {
+                match self.open_file(decl.file, decl.pos, &href, "entity") {
+                    Ok((f, text)) => {
+                        let canon = self.abs[f as usize].clone();
+                        self.open.push(canon);
+                        let start = text_decl_end(&text);
+                        let lines = LineIndex::new(&text);
+                        let src = Src {
+                            file: f,
+                            whole: Some((&text, &lines, 0)),
+                            fixed: Pos::new(1, 1),
+                        };
+                        self.decls(ents, &text, src, start, false, depth + 1);
+                        self.open.pop();
+                    }
+                    Err(mut finding) => {
+                        finding.location = self.loc(file, pos);
+                        self.findings.push(finding);
+                    }
+                }
+            }
+            EntityValue::Unparsed => {}
+        }
+    }
+
+    /// `<!ENTITY` already read; returns the offset after the closing `>`.
+    fn entity_decl(
+        &mut self,
+        ents: &mut Entities,
+        text: &str,
+        src: Src,
+        mut i: usize,
+        depth: usize,
+    ) -> usize {
+        let decl_pos = src.pos(i.saturating_sub(8));
+        let skip_ws = |i: &mut usize| {
+            let rest = &text[*i..];
+            *i += rest.len() - rest.trim_start().len();
+        };
+        let word = |i: &mut usize| -> String {
+            let rest = &text[*i..];
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == '>' || c == '"' || c == '\'')
+                .unwrap_or(rest.len());
+            *i += end;
+            rest[..end].to_string()
+        };
+        let bad = |l: &mut Self, i: usize| {
+            l.error(
+                src.file,
+                decl_pos,
+                "this `<!ENTITY` declaration is malformed",
+            );
+            match text[i..].find('>') {
+                Some(k) => i + k + 1,
+                None => text.len(),
+            }
+        };
+        skip_ws(&mut i);
+        let parameter = text[i..].starts_with('%');
+        if parameter {
+            i += 1;
+            skip_ws(&mut i);
+        }
+        let name = word(&mut i);
+        if name.is_empty() {
+            return bad(self, i);
+        }
+        skip_ws(&mut i);
+        let quoted = |i: &mut usize| -> Option<String> {
+            let q = text[*i..]
+                .chars()
+                .next()
+                .filter(|c| *c == '"' || *c == '\'')?;
+            let end = text[*i + 1..].find(q)?;
+            let s = text[*i + 1..*i + 1 + end].to_string();
+            *i += end + 2;
+            Some(s)
+        };
+        let value = if text[i..].starts_with('"') || text[i..].starts_with('\'') {
+            let Some(lit) = quoted(&mut i) else {
+                return bad(self, i);
+            };
+            EntityValue::Internal(self.literal(ents, &lit, src.file, decl_pos, depth))
+        } else {
+            let kw = word(&mut i);
+            skip_ws(&mut i);
+            if kw == "PUBLIC" {
+                if quoted(&mut i).is_none() {
+                    return bad(self, i);
+                }
+                skip_ws(&mut i);
+            } else if kw != "SYSTEM" {
+                return bad(self, i);
+            }
+            let Some(sys) = quoted(&mut i) else {
+                return bad(self, i);
+            };
+            skip_ws(&mut i);
+            if text[i..].starts_with("NDATA") {
+                i += 5;
+                skip_ws(&mut i);
+                word(&mut i);
+                EntityValue::Unparsed
+            } else {
+                let base = self.abs[src.file as usize]
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                let path = base.join(&sys);
+                EntityValue::External(sys, path)
+            }
+        };
+        skip_ws(&mut i);
+        if !text[i..].starts_with('>') {
+            return bad(self, i);
+        }
+        let map = if parameter {
+            &mut ents.parameter
+        } else {
+            &mut ents.general
+        };
+        // The first declaration wins (XML 1.0 §4.2).
+        map.entry(name).or_insert(EntityDecl {
+            value,
+            file: src.file,
+            pos: decl_pos,
+        });
+        i + 1
+    }
+
+    /// An entity value literal: parameter entity and character references are replaced now,
+    /// general entity references are kept for when the entity is used.
+    fn literal(
+        &mut self,
+        ents: &mut Entities,
+        lit: &str,
+        file: u32,
+        pos: Pos,
+        depth: usize,
+    ) -> String {
+        let mut out = String::with_capacity(lit.len());
+        let mut rest = lit;
+        while let Some(k) = rest.find(['%', '&']) {
+            out.push_str(&rest[..k]);
+            let r = &rest[k..];
+            let end = r.find(';');
+            match (r.as_bytes()[0], end) {
+                (b'&', Some(end)) if r[1..].starts_with('#') => {
+                    match char_ref(&r[1..end]) {
+                        Some(c) => out.push(c),
+                        None => out.push_str(&r[..=end]),
+                    }
+                    rest = &r[end + 1..];
+                }
+                (b'%', Some(end)) if is_name(&r[1..end]) && depth < MAX_ENTITY_DEPTH => {
+                    let name = &r[1..end];
+                    match ents.parameter.get(name).map(|d| d.value.clone()) {
+                        Some(EntityValue::Internal(v)) => out.push_str(&v),
+                        Some(EntityValue::External(href, _)) => {
+                            if let Ok((_, t)) = self.open_file(file, pos, &href, "entity") {
+                                out.push_str(&t[text_decl_end(&t)..]);
+                            }
+                        }
+                        _ => {
+                            self.warning(
+                                file,
+                                pos,
+                                format!("the parameter entity `%{name};` is not declared"),
+                            );
+                        }
+                    }
+                    rest = &r[end + 1..];
+                }
+                _ => {
+                    out.push_str(&r[..1]);
+                    rest = &r[1..];
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Parses content (elements, text, references) from `text`, appending the nodes to `out`.
+    /// Returns false when the text is not well-formed (what was read is still appended).
+    fn parse_content(
+        &mut self,
+        ents: &Entities,
+        text: &str,
+        src: Src,
+        depth: usize,
+        out: &mut Vec<XNode>,
+        expanding: &mut Vec<String>,
+    ) -> bool {
+        let mut reader = Reader::from_str(text);
+        {
+            let c = reader.config_mut();
+            c.check_end_names = true;
+            c.expand_empty_elements = false;
+            c.trim_text(false);
+        }
+        let mut stack: Vec<XElem> = Vec::new();
+        let mut ok = true;
+        loop {
+            let start = usize::try_from(reader.buffer_position()).unwrap_or(0);
+            let event = match reader.read_event() {
+                Ok(ev) => ev,
+                Err(e) => {
+                    let at = usize::try_from(reader.error_position()).unwrap_or(start);
+                    let msg = error_message(&e, &stack);
+                    self.error(src.file, src.pos(at), msg);
+                    ok = false;
+                    break;
+                }
+            };
+            match event {
+                Event::Start(e) => {
+                    if stack.len() >= MAX_ELEMENT_DEPTH {
+                        self.error(
+                            src.file,
+                            src.pos(start),
+                            format!(
+                                "elements are nested more than {MAX_ELEMENT_DEPTH} levels deep"
+                            ),
+                        );
+                        ok = false;
+                        break;
+                    }
+                    let el = self.start_tag(ents, &e, src, start);
+                    stack.push(el);
+                }
+                Event::Empty(e) => {
+                    let el = self.start_tag(ents, &e, src, start);
+                    push_node(&mut stack, out, XNode::Elem(el));
+                }
+                Event::End(_) => {
+                    if let Some(el) = stack.pop() {
+                        push_node(&mut stack, out, XNode::Elem(el));
+                    }
+                }
+                Event::Text(t) => {
+                    let s = t.xml10_content();
+                    push_text(&mut stack, out, &s, src.file, src.pos(start));
+                }
+                Event::CData(t) => {
+                    let s = t.xml10_content();
+                    push_text(&mut stack, out, &s, src.file, src.pos(start));
+                }
+                Event::GeneralRef(r) => {
+                    let name: &str = &r;
+                    let pos = src.pos(start);
+                    self.reference(ents, name, src.file, pos, depth, &mut stack, out, expanding);
+                }
+                Event::DocType(_) => {
+                    self.error(
+                        src.file,
+                        src.pos(start),
+                        "a DOCTYPE may only come before the root element",
+                    );
+                }
+                Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
+                Event::Eof => break,
+            }
+        }
+        if ok && let Some(open) = stack.last() {
+            let (name, file, pos) = (open.name.clone(), open.file, open.pos);
+            self.error(file, pos, format!("`<{name}>` is never closed"));
+            ok = false;
+        }
+        while let Some(el) = stack.pop() {
+            push_node(&mut stack, out, XNode::Elem(el));
+        }
+        ok
+    }
+
+    fn start_tag(
+        &mut self,
+        ents: &Entities,
+        e: &quick_xml::events::BytesStart<'_>,
+        src: Src,
+        start: usize,
+    ) -> XElem {
+        let pos = src.pos(start);
+        let mut el = XElem::new(e.name().0, src.file, pos);
+        for attr in e.attributes().with_checks(false) {
+            match attr {
+                Ok(a) => {
+                    let value = self.attr_value(ents, &a.value, src.file, pos, 0);
+                    el.attrs.push((a.key.0.to_string(), value));
+                }
+                Err(err) => {
+                    self.error(
+                        src.file,
+                        pos,
+                        format!("bad attribute syntax in `<{}>`: {err}", el.name),
+                    );
+                    break;
+                }
+            }
+        }
+        el
+    }
+
+    fn attr_value(
+        &mut self,
+        ents: &Entities,
+        raw: &str,
+        file: u32,
+        pos: Pos,
+        depth: usize,
+    ) -> String {
+        let mut out = String::with_capacity(raw.len());
+        let mut rest = raw;
+        while let Some(k) = rest.find('&') {
+            out.push_str(&rest[..k]);
+            let r = &rest[k + 1..];
+            let Some(end) = r.find(';') else {
+                self.error(
+                    file,
+                    pos,
+                    "a `&` in an attribute value must start an entity such as `&amp;`",
+                );
+                out.push('&');
+                rest = r;
+                continue;
+            };
+            let name = &r[..end];
+            rest = &r[end + 1..];
+            if name.starts_with('#') {
+                match char_ref(name) {
+                    Some(c) => out.push(c),
+                    None => {
+                        self.error(
+                            file,
+                            pos,
+                            format!("`&{name};` is not a valid character reference"),
+                        );
+                    }
+                }
+            } else if let Some(v) = ["amp", "lt", "gt", "quot", "apos"]
+                .contains(&name)
+                .then(|| entities::builtin(name))
+                .flatten()
+            {
+                out.push_str(v);
+            } else if let Some(EntityValue::Internal(v)) = ents.general.get(name).map(|d| &d.value)
+            {
+                if depth >= MAX_ENTITY_DEPTH || self.blown {
+                    self.too_large(file, pos);
+                } else {
+                    let size = ents.expanded_size(name, &mut Vec::new());
+                    if size > MAX_EXPANDED_BYTES {
+                        self.too_large(file, pos);
+                    } else {
+                        let v = v.clone();
+                        let s = self.attr_value(ents, &v, file, pos, depth + 1);
+                        out.push_str(&s);
+                    }
+                }
+            } else if let Some(v) = entities::builtin(name) {
+                out.push_str(v);
+            } else {
+                self.warning(
+                    file,
+                    pos,
+                    format!("the entity `&{name};` is not defined; it is kept as written"),
+                );
+                out.push('&');
+                out.push_str(name);
+                out.push(';');
+            }
+        }
+        out.push_str(rest);
+        out.replace(['\t', '\n', '\r'], " ")
+    }
+
+    fn too_large(&mut self, file: u32, pos: Pos) {
+        if !self.blown {
+            self.blown = true;
+            self.error(file, pos, TOO_LARGE);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reference(
+        &mut self,
+        ents: &Entities,
+        name: &str,
+        file: u32,
+        pos: Pos,
+        depth: usize,
+        stack: &mut [XElem],
+        out: &mut Vec<XNode>,
+        expanding: &mut Vec<String>,
+    ) {
+        if name.starts_with('#') {
+            match char_ref(name) {
+                Some(c) => push_text(stack, out, c.encode_utf8(&mut [0; 4]), file, pos),
+                None => self.error(
+                    file,
+                    pos,
+                    format!("`&{name};` is not a valid character reference"),
+                ),
+            }
+            return;
+        }
+        if matches!(name, "amp" | "lt" | "gt" | "quot" | "apos") {
+            push_text(stack, out, entities::builtin(name).unwrap_or(""), file, pos);
+            return;
+        }
+        let Some(decl) = ents.general.get(name) else {
+            if let Some(v) = entities::builtin(name) {
+                push_text(stack, out, v, file, pos);
+            } else {
+                self.warning(
+                    file,
+                    pos,
+                    format!("the entity `&{name};` is not defined; it is kept as written"),
+                );
+                push_text(stack, out, &format!("&{name};"), file, pos);
+            }
+            return;
+        };
+        if self.blown {
+            return;
+        }
+        if expanding.iter().any(|n| n == name) {
+            self.error(file, pos, format!("the entity `&{name};` refers to itself"));
+            return;
+        }
+        if depth >= MAX_ENTITY_DEPTH {
+            self.too_large(file, pos);
+            return;
+        }
+        let size = ents.expanded_size(name, &mut Vec::new());
+        self.refs += 1;
+        self.expanded = self.expanded.saturating_add(size);
+        if size > MAX_EXPANDED_BYTES
+            || self.expanded > MAX_EXPANDED_BYTES * 4
+            || self.refs > MAX_ENTITY_REFS
+        {
+            self.too_large(file, pos);
+            return;
+        }
+        let mut nodes = Vec::new();
+        match decl.value.clone() {
+            EntityValue::Internal(v) => {
+                let src = Src {
+                    file,
+                    whole: None,
+                    fixed: pos,
+                };
+                expanding.push(name.to_string());
+                if !self.parse_content(ents, &v, src, depth + 1, &mut nodes, expanding) {
+                    self.error(
+                        file,
+                        pos,
+                        format!("the replacement text of `&{name};` is not well-formed XML"),
+                    );
+                }
+                expanding.pop();
+            }
+            EntityValue::External(href, _) => {
+                match self.open_file(decl.file, decl.pos, &href, "entity") {
+                    Ok((f, text)) => {
+                        let canon = self.abs[f as usize].clone();
+                        self.open.push(canon);
+                        let start = text_decl_end(&text);
+                        let lines = LineIndex::new(&text);
+                        let src = Src {
+                            file: f,
+                            whole: Some((&text, &lines, start)),
+                            fixed: Pos::new(1, 1),
+                        };
+                        expanding.push(name.to_string());
+                        self.parse_content(
+                            ents,
+                            &text[start..],
+                            src,
+                            depth + 1,
+                            &mut nodes,
+                            expanding,
+                        );
+                        expanding.pop();
+                        self.open.pop();
+                    }
+                    Err(mut finding) => {
+                        finding.location = self.loc(file, pos);
+                        finding.message = format!("`&{name};`: {}", finding.message);
+                        self.findings.push(finding);
+                        push_text(stack, out, &format!("&{name};"), file, pos);
+                    }
+                }
+            }
+            EntityValue::Unparsed => {
+                self.warning(
+                    file,
+                    pos,
+                    format!("`&{name};` is an unparsed (NDATA) entity and cannot be used in text"),
+                );
+            }
+        }
+        for n in nodes {
+            push_node(stack, out, n);
+        }
+    }
+
+    /// Resolves namespaces and performs XInclude, depth first.
+    fn resolve(&mut self, e: &mut XElem, scope: &mut Vec<(String, String)>) {
+        let mark = scope.len();
+        for (k, v) in &e.attrs {
+            if k == "xmlns" {
+                scope.push((String::new(), v.clone()));
+            } else if let Some(p) = k.strip_prefix("xmlns:") {
+                scope.push((p.to_string(), v.clone()));
+            }
+        }
+        let prefix = match e.name.split_once(':') {
+            Some((p, _)) => p,
+            None => "",
+        };
+        e.ns = scope
+            .iter()
+            .rev()
+            .find(|(p, _)| p == prefix)
+            .map(|(_, u)| u.clone())
+            .filter(|u| !u.is_empty());
+        let children = std::mem::take(&mut e.children);
+        let mut out = Vec::with_capacity(children.len());
+        for child in children {
+            match child {
+                XNode::Elem(mut c) => {
+                    let cprefix = c.name.split_once(':').map_or("", |(p, _)| p);
+                    let is_xi = c.local == "include" && {
+                        let own = c
+                            .attrs
+                            .iter()
+                            .find(|(k, _)| {
+                                if cprefix.is_empty() {
+                                    k == "xmlns"
+                                } else {
+                                    k.strip_prefix("xmlns:") == Some(cprefix)
+                                }
+                            })
+                            .map(|(_, v)| v.clone());
+                        let ns = own.or_else(|| {
+                            scope
+                                .iter()
+                                .rev()
+                                .find(|(p, _)| p == cprefix)
+                                .map(|(_, u)| u.clone())
+                        });
+                        matches!(ns.as_deref(), Some(NS_XINCLUDE | NS_XINCLUDE_OLD))
+                    };
+                    if is_xi {
+                        for n in self.xinclude(&c, scope) {
+                            push_node(&mut Vec::new(), &mut out, n);
+                        }
+                    } else {
+                        self.resolve(&mut c, scope);
+                        out.push(XNode::Elem(c));
+                    }
+                }
+                t => push_node(&mut Vec::new(), &mut out, t),
+            }
+        }
+        e.children = out;
+        scope.truncate(mark);
+    }
+
+    fn xinclude(&mut self, inc: &XElem, scope: &mut Vec<(String, String)>) -> Vec<XNode> {
+        let fallback = inc.elems().find(|c| c.local == "fallback").cloned();
+        let use_fallback = |l: &mut Self, scope: &mut Vec<(String, String)>| -> Vec<XNode> {
+            let mut fb = fallback
+                .clone()
+                .unwrap_or_else(|| XElem::new("fallback", inc.file, inc.pos));
+            l.resolve(&mut fb, scope);
+            fb.children
+        };
+        let Some(href) = inc.attr("href").map(str::trim).filter(|h| !h.is_empty()) else {
+            self.warning(
+                inc.file,
+                inc.pos,
+                "an `xi:include` without `href` (an xpointer into the same file) is not supported; it is skipped",
+            );
+            return use_fallback(self, scope);
+        };
+        if inc.attr("xpointer").is_some() {
+            self.warning(
+                inc.file,
+                inc.pos,
+                "`xpointer` in `xi:include` is not supported; the whole file is included",
+            );
+        }
+        let parse_text = inc.attr("parse") == Some("text");
+        match self.open_file(inc.file, inc.pos, href, "XInclude") {
+            Err(finding) => {
+                if fallback.is_some() {
+                    use_fallback(self, scope)
+                } else {
+                    self.findings.push(finding);
+                    Vec::new()
+                }
+            }
+            Ok((f, text)) if parse_text => vec![XNode::Text(XText {
+                text: text.replace("\r\n", "\n"),
+                file: f,
+                pos: Pos::new(1, 1),
+            })],
+            Ok((f, text)) => {
+                let canon = self.abs[f as usize].clone();
+                self.open.push(canon);
+                let mut nodes = Vec::new();
+                if let Some(mut r) = self.parse_document(f, &text) {
+                    self.resolve(&mut r, scope);
+                    nodes.push(XNode::Elem(r));
+                }
+                self.open.pop();
+                nodes
+            }
+        }
+    }
+}
+
+/// Offset after a leading text declaration (`<?xml … ?>`) of an external entity.
+fn text_decl_end(text: &str) -> usize {
+    if text.starts_with("<?xml")
+        && text[5..].starts_with(|c: char| c.is_whitespace())
+        && let Some(end) = text.find("?>")
+    {
+        return end + 2;
+    }
+    0
+}
+
+fn char_ref(name: &str) -> Option<char> {
+    let num = name.strip_prefix('#')?;
+    let n = match num.strip_prefix('x').or_else(|| num.strip_prefix('X')) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+        None => num.parse().ok()?,
+    };
+    char::from_u32(n).filter(|&c| {
+        matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && !matches!(c, '\u{FFFE}' | '\u{FFFF}'))
+    })
+}
+
+fn push_node(stack: &mut [XElem], out: &mut Vec<XNode>, node: XNode) {
+    let target = match stack.last_mut() {
+        Some(e) => &mut e.children,
+        None => out,
+    };
+    if let XNode::Text(t) = &node
+        && let Some(XNode::Text(prev)) = target.last_mut()
+    {
+        prev.text.push_str(&t.text);
+        return;
+    }
+    target.push(node);
+}
+
+fn push_text(stack: &mut [XElem], out: &mut Vec<XNode>, text: &str, file: u32, pos: Pos) {
+    if text.is_empty() {
+        return;
+    }
+    push_node(
+        stack,
+        out,
+        XNode::Text(XText {
+            text: text.to_string(),
+            file,
+            pos,
+        }),
+    );
+}
+
+fn error_message(e: &quick_xml::Error, stack: &[XElem]) -> String {
+    use quick_xml::errors::{Error as E, IllFormedError as I, SyntaxError as S};
+    match e {
+        E::IllFormed(I::MismatchedEndTag { expected, found }) => format!(
+            "`</{found}>` does not match the open element `<{expected}>`{}",
+            stack
+                .last()
+                .map(|o| format!(" (opened at line {}, column {})", o.pos.line, o.pos.col))
+                .unwrap_or_default()
+        ),
+        E::IllFormed(I::UnmatchedEndTag(name)) => {
+            format!("`</{name}>` closes an element that was never opened")
+        }
+        E::IllFormed(I::UnclosedReference) => {
+            "a `&` must start an entity such as `&amp;`; to write `&` itself, write `&amp;`".into()
+        }
+        E::Syntax(S::UnclosedTag) => {
+            "this tag is never closed with `>`; to write `<` itself, write `&lt;`".into()
+        }
+        E::Syntax(S::UnclosedComment) => "this comment is never closed with `-->`".into(),
+        E::Syntax(S::UnclosedCData) => "this CDATA section is never closed with `]]>`".into(),
+        other => format!("the XML is not well-formed: {other}"),
+    }
+}
