@@ -140,6 +140,15 @@ fn build(project: &Project, args: &[String]) -> ExitCode {
 
 /// Findings name files relative to their book; prefix the book folder so the path opens as-is.
 fn prefixed(dir: &Path, text: &str, _severity: Severity) -> String {
+    // A book given as a file (a DocBook main file, a Re:VIEW config) lives in its folder.
+    let dir = if dir.is_file() {
+        dir.parent().unwrap_or(Path::new(""))
+    } else {
+        dir
+    };
+    if dir.as_os_str().is_empty() {
+        return text.to_string();
+    }
     text.lines()
         .map(|l| {
             if l.starts_with("  ")

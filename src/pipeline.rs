@@ -2,6 +2,7 @@
 //!
 //! load → read (chapters in parallel) → resolve → write → pages → stage → pack. Each stage is
 //! its own module; this file only passes one stage's result to the next and gathers findings.
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -92,20 +93,27 @@ pub fn build_time(book: &Book) -> i64 {
 
 /// Builds one book folder into its EPUB.
 pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
-    let (book, load_warnings) = Book::open(book_dir, &project.config)?;
-    let read: Vec<(Document, Vec<Finding>)> = book
-        .chapters
-        .par_iter()
-        .map(|src| read_chapter(&book, src))
-        .collect();
-    let mut findings = Vec::new();
-    let mut docs: Vec<(ChapterSource, Document)> = Vec::new();
-    for (src, (doc, found)) in book.chapters.iter().zip(read) {
-        findings.extend(found);
-        docs.push((src.clone(), doc));
-    }
+    let (mut book, load_warnings) = Book::open(book_dir, &project.config)?;
+    let (docs, mut findings, xref_texts) = match book.docbook.clone() {
+        // A DocBook book is one document across files: read whole, then split into chapters.
+        Some(main) => read_docbook(&mut book, &main),
+        None => {
+            let read: Vec<(Document, Vec<Finding>)> = book
+                .chapters
+                .par_iter()
+                .map(|src| read_chapter(&book, src))
+                .collect();
+            let mut findings = Vec::new();
+            let mut docs: Vec<(ChapterSource, Document)> = Vec::new();
+            for (src, (doc, found)) in book.chapters.iter().zip(read) {
+                findings.extend(found);
+                docs.push((src.clone(), doc));
+            }
+            (docs, findings, Default::default())
+        }
+    };
     // Resolve even after reading problems, so one build reports every mistake at once.
-    let resolved = xref::resolve(&book, docs);
+    let resolved = xref::resolve_with(&book, docs, &xref_texts);
     let has_errors = findings.iter().any(|f| f.severity == Severity::Error);
     let mut resolved = match resolved {
         Ok(r) if !has_errors => r,
@@ -507,6 +515,79 @@ fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
             (empty(), vec![f])
         }
     }
+}
+
+/// What reading a whole book gives: its chapters, the problems found, and the texts of
+/// cross-reference targets (see [`xref::resolve_with`]).
+type ReadBook = (
+    Vec<(ChapterSource, Document)>,
+    Vec<Finding>,
+    HashMap<String, String>,
+);
+
+/// Reads a DocBook book and fills in its chapters and metadata (the document's `info`).
+fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
+    let root = book
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| book.root.clone());
+    let (db, findings) = reader::docbook::read(&root.join(main), &root);
+    let meta = &mut book.meta;
+    let m = db.meta;
+    if let Some(title) = m.title.filter(|t| !t.trim().is_empty()) {
+        meta.title = title;
+    }
+    meta.subtitle = m.subtitle.or(meta.subtitle.take());
+    if let Some(lang) = m.language.filter(|l| !l.trim().is_empty()) {
+        meta.language = lang;
+    }
+    let people = m.authors.into_iter().map(|n| (n, "aut".to_string()));
+    let people = people
+        .chain(m.editors.into_iter().map(|n| (n, "edt".to_string())))
+        .chain(m.others);
+    meta.creators
+        .extend(people.map(|(name, role)| crate::book::Creator {
+            name,
+            role,
+            file_as: None,
+        }));
+    meta.publisher = m.publisher.or(meta.publisher.take());
+    meta.date = m
+        .date
+        .filter(|d| crate::book::Date::parse(d).is_some())
+        .or(meta.date.take());
+    meta.rights = m.rights.or(meta.rights.take());
+    if let Some(isbn) = m.isbn.filter(|i| crate::book::normalize_isbn(i).is_ok()) {
+        meta.isbn = Some(isbn);
+    }
+    if meta.identifier.is_empty() {
+        meta.identifier = match &meta.isbn {
+            Some(isbn) => format!("urn:isbn:{}", isbn.replace(['-', ' '], "")),
+            None => {
+                let seed = format!("seihon:docbook:{}", meta.title);
+                format!(
+                    "urn:uuid:{}",
+                    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
+                )
+            }
+        };
+    }
+    let docs: Vec<(ChapterSource, Document)> = db
+        .chapters
+        .into_iter()
+        .map(|c| {
+            let source = ChapterSource {
+                rel: c.doc.source.clone(),
+                path: book.root.join(&c.doc.source),
+                role: c.role,
+                format: Format::DocBook,
+                part_title: None,
+            };
+            (source, c.doc)
+        })
+        .collect();
+    book.chapters = docs.iter().map(|(s, _)| s.clone()).collect();
+    (docs, findings, db.xref_texts)
 }
 
 /// The page of a part that has only a title (a Re:VIEW catalog part named by its title).

@@ -293,6 +293,262 @@ fn plain_chunks(line: &str) -> Vec<String> {
         .collect()
 }
 
+/// The DocBook main files, as the corpus README lists them.
+const DOCBOOK_MAINS: &[&str] = &[
+    "svnbook/book/book.xml",
+    "intro-linux/abook.xml",
+    "linux-ip/linux-ip.xml",
+    "lixa-refguide/manuals/LIXA.xml",
+    "pandoc-fixtures/docbook-reader.docbook",
+    "pandoc-fixtures/docbook-xref.docbook",
+];
+
+#[test]
+fn every_docbook_document_builds_and_passes_epubcheck_keeping_its_text() {
+    let Some(dir) = corpus() else { return };
+    for main in DOCBOOK_MAINS {
+        let project = TempProject::new();
+        let book = main.split('/').next().unwrap();
+        copy_dir(&dir.join("docbook").join(book), &project.path().join(book));
+        let out = project.seihon(&["build", main]);
+        assert!(
+            out.status.success(),
+            "{main} did not build:\n{}",
+            text(&out)
+        );
+        assert!(!text(&out).contains("panicked"), "{}", text(&out));
+        let stem = std::path::Path::new(main)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let epub = project.epub(&stem);
+        let messages = epubcheck(&epub);
+        assert!(
+            messages.is_empty(),
+            "epubcheck on {main}:\n{}",
+            messages.join("\n")
+        );
+        assert_docbook_text_kept(&project.path().join(main), &epub);
+    }
+}
+
+/// The text of every paragraph, list item, listing and table cell of the files the main file
+/// pulls in (entities and XInclude, found by scanning for them) must appear in the EPUB.
+fn assert_docbook_text_kept(main: &Path, epub: &Path) {
+    let all_text = epub_text(epub);
+    // Files reached so far, and the comment-free text of all of them: an external entity's file
+    // belongs to the book only once some included file refers to the entity.
+    let mut files = vec![main.to_path_buf()];
+    let mut used = without_comments(&std::fs::read_to_string(main).unwrap_or_default());
+    let mut candidates: Vec<(PathBuf, Option<String>)> = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < files.len() {
+            let text = std::fs::read_to_string(&files[i]).unwrap_or_default();
+            let dir = files[i].parent().unwrap().to_path_buf();
+            for (included, reference) in included_files(&text) {
+                candidates.push((dir.join(included), reference));
+            }
+            i += 1;
+        }
+        let before = files.len();
+        for (path, reference) in &candidates {
+            let wanted = reference.as_ref().is_none_or(|r| used.contains(r.as_str()));
+            if wanted && path.is_file() && !files.contains(path) {
+                used.push_str(&without_comments(
+                    &std::fs::read_to_string(path).unwrap_or_default(),
+                ));
+                files.push(path.clone());
+            }
+        }
+        if files.len() == before {
+            break;
+        }
+    }
+    let (mut checked, mut missing) = (0, Vec::new());
+    for file in &files {
+        let source = std::fs::read_to_string(file).unwrap_or_default();
+        for (line, chunk) in docbook_text(&source) {
+            checked += 1;
+            if !all_text.contains(&chunk) {
+                missing.push(format!("{}:{line}: {chunk}", file.display()));
+            }
+        }
+    }
+    assert!(
+        checked >= 10,
+        "{}: too little text checked ({checked})",
+        main.display()
+    );
+    assert!(
+        missing.is_empty(),
+        "text lost from {} ({} of {checked} chunks):\n{}",
+        main.display(),
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+fn epub_text(epub: &Path) -> String {
+    let mut all = String::new();
+    for name in entry_names(epub).iter().filter(|n| n.ends_with(".xhtml")) {
+        let doc = seihon::xhtml::dom::parse_document(&read_entry(epub, name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        all.push_str(&doc.root.text_content());
+    }
+    all.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Comments removed: a commented-out `&chapter;` is not part of the book.
+fn without_comments(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("<!--") {
+        out.push_str(&rest[..i]);
+        rest = rest[i..].find("-->").map_or("", |e| &rest[i + e + 3..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Files the document may use, each with the entity reference that pulls it in (`None` for
+/// an XInclude, which is always used).
+fn included_files(text: &str) -> Vec<(String, Option<String>)> {
+    let text = without_comments(text);
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("<!ENTITY") {
+        rest = &rest[i + 8..];
+        let decl = &rest[..rest.find('>').unwrap_or(rest.len())];
+        let words: Vec<&str> = decl.split_whitespace().collect();
+        let reference = match words.as_slice() {
+            ["%", name, ..] => format!("%{name};"),
+            [name, ..] => format!("&{name};"),
+            _ => continue,
+        };
+        if let Some(file) = decl.split("SYSTEM").nth(1) {
+            out.push((
+                file.trim()
+                    .trim_matches(|c| c == '"' || c == '\'')
+                    .to_string(),
+                Some(reference),
+            ));
+        }
+    }
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("href=\"") {
+        rest = &rest[i + 6..];
+        let file = &rest[..rest.find('"').unwrap_or(0)];
+        if file.ends_with(".xml") || file.ends_with(".docbook") {
+            out.push((file.to_string(), None));
+        }
+    }
+    out
+}
+
+/// Text runs (6+ characters, whitespace removed) directly inside paragraphs, list items,
+/// listings and table cells, with their line numbers. Runs next to entity references are cut
+/// there (the entity's text is checked where it is declared, if at all).
+fn docbook_text(source: &str) -> Vec<(usize, String)> {
+    const TEXT_IN: &[&str] = &[
+        "para",
+        "simpara",
+        "entry",
+        "td",
+        "th",
+        "programlisting",
+        "screen",
+        "literallayout",
+        "member",
+        "listitem",
+    ];
+    let mut out = Vec::new();
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = source;
+    let mut line = 1;
+    while !rest.is_empty() {
+        let next = rest.find('<').unwrap_or(rest.len());
+        let text = &rest[..next];
+        if stack
+            .last()
+            .is_some_and(|top| TEXT_IN.contains(&top.as_str()))
+            && !stack.iter().any(|e| e == "indexterm" || e == "remark")
+        {
+            let mut start_line = line;
+            for piece in text.split('&') {
+                // After the first piece, each begins with an entity name up to `;`.
+                let piece = if std::ptr::eq(piece.as_ptr(), text.as_ptr()) {
+                    piece
+                } else {
+                    piece.split_once(';').map_or("", |(_, t)| t)
+                };
+                let chunk: String = piece.chars().filter(|c| !c.is_whitespace()).collect();
+                if chunk.chars().count() >= 6 {
+                    out.push((start_line, chunk));
+                }
+                start_line += piece.matches('\n').count();
+            }
+        }
+        line += text.matches('\n').count();
+        rest = &rest[next..];
+        if rest.is_empty() {
+            break;
+        }
+        // A tag, comment, CDATA section or declaration.
+        if let Some(body) = rest.strip_prefix("<![CDATA[") {
+            let end = body.find("]]>").unwrap_or(body.len());
+            if stack
+                .last()
+                .is_some_and(|top| TEXT_IN.contains(&top.as_str()))
+            {
+                let chunk: String = body[..end].chars().filter(|c| !c.is_whitespace()).collect();
+                if chunk.chars().count() >= 6 {
+                    out.push((line, chunk));
+                }
+            }
+            line += body[..end].matches('\n').count();
+            rest = &body[(end + 3).min(body.len())..];
+            continue;
+        }
+        let close = if rest.starts_with("<!--") {
+            rest.find("-->").map(|i| i + 3)
+        } else {
+            rest.find('>').map(|i| i + 1)
+        };
+        let close = close.unwrap_or(rest.len());
+        let tag = &rest[..close];
+        line += tag.matches('\n').count();
+        rest = &rest[close..];
+        if tag.starts_with("<!") || tag.starts_with("<?") {
+            continue;
+        }
+        let name: String = tag
+            .trim_start_matches(['<', '/'])
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == ':' || *c == '_')
+            .collect();
+        let local = name.rsplit(':').next().unwrap_or("").to_string();
+        if tag.starts_with("</") {
+            if let Some(at) = stack.iter().rposition(|e| *e == local) {
+                stack.truncate(at);
+            }
+        } else if !tag.ends_with("/>") {
+            stack.push(local);
+        }
+    }
+    out
+}
+
+#[test]
+fn docbook_text_takes_paragraph_runs_and_skips_index_terms() {
+    let runs = docbook_text(
+        "<chapter><title>Title here</title>\n<para>Some text<indexterm><primary>index words</primary></indexterm> and more &ent; after the entity</para></chapter>",
+    );
+    let runs: Vec<&str> = runs.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(runs, ["Sometext", "andmore", "aftertheentity"]);
+}
+
 #[test]
 fn corpus_holds_review_and_docbook_books_with_reference_epubs() {
     let Some(dir) = corpus() else { return };

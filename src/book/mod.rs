@@ -293,9 +293,10 @@ pub enum Role {
 }
 
 /// The markup of a source file, from its extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    #[default]
     Markdown,
     Review,
     DocBook,
@@ -704,7 +705,7 @@ fn is_language_tag(tag: &str) -> bool {
 }
 
 /// Checks an ISBN-10 or ISBN-13 check digit; returns it as written (hyphens kept).
-fn normalize_isbn(s: &str) -> std::result::Result<String, &'static str> {
+pub fn normalize_isbn(s: &str) -> std::result::Result<String, &'static str> {
     let s = s.trim();
     let digits: Vec<char> = s.chars().filter(|c| !matches!(c, '-' | ' ')).collect();
     match digits.len() {

@@ -407,10 +407,19 @@ impl Writer<'_> {
             .with_attr("class", class)
             .with_attr("epub:type", class)
             .with_attr("id", id);
-        let back = el("a")
-            .with_attr("href", format!("#{ref_id}"))
-            .with_attr("class", "noteback")
-            .with_text(mark);
+        // Only a note referred to in the text links back to its reference.
+        let referred = self
+            .anchored
+            .borrow()
+            .contains(&(matches!(kind, NoteKind::End), n));
+        let back = if referred {
+            el("a")
+                .with_attr("href", format!("#{ref_id}"))
+                .with_attr("class", "noteback")
+                .with_text(mark)
+        } else {
+            el("span").with_attr("class", "noteback").with_text(mark)
+        };
         let mut body = el("div");
         self.blocks(&note.blocks, &mut body);
         let mut blocks = body.children.into_iter();

@@ -103,6 +103,13 @@ pub fn media_type(path: &Path) -> Option<&'static str> {
     )
 }
 
+/// What to do with a link that has a URL scheme.
+enum ExternalLink {
+    Valid,
+    Fixed(String),
+    Unusable,
+}
+
 /// A referable object (listing, figure, table, equation, column, bibliography entry).
 #[derive(Debug, Clone)]
 struct Target {
@@ -131,6 +138,7 @@ struct ChapterInfo {
     review_id: String,
     /// The output id of the chapter's title heading.
     title_id: Option<String>,
+    format: Format,
     stem: String,
     number: Option<String>,
     title: String,
@@ -226,6 +234,7 @@ pub fn resolve_with(
         r.by_review_id.entry(review_id.clone()).or_insert(ci);
         r.infos[ci].review_id = review_id;
         r.infos[ci].stem = ch.stem.clone();
+        r.infos[ci].format = ch.source.format;
     }
 
     // Pass 1: ids, numbers, titles — everything references need.
@@ -526,6 +535,23 @@ impl Resolver<'_> {
             }
         });
         ch.doc.blocks = blocks;
+        // Ids written inline (DocBook anchors in terms and table cells, raw XHTML) are link
+        // targets too.
+        let mut inline_ids = Vec::new();
+        visit_all_inlines_mut(&mut ch.doc, &mut |inline| {
+            if let InlineKind::Raw(nodes) = &inline.kind {
+                for node in nodes {
+                    if let dom::Node::Element(e) = node {
+                        e.walk(&mut |el| {
+                            inline_ids.extend(el.attr("id").map(|id| (id.to_string(), inline.pos)))
+                        });
+                    }
+                }
+            }
+        });
+        for (id, pos) in inline_ids {
+            self.claim(id, ci, &Location::new(&shown, pos.line, pos.col));
+        }
         ch.title = title
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| ch.stem.clone());
@@ -568,9 +594,22 @@ impl Resolver<'_> {
         visit_all_inlines_mut(&mut doc, &mut |inline| {
             let loc = Location::new(&shown, inline.pos.line, inline.pos.col);
             match &mut inline.kind {
-                InlineKind::Link { href, .. } => {
-                    if let Some(new) = self.link(href, ci, &dir, &loc) {
-                        *href = new;
+                InlineKind::Link { href, content } => {
+                    match self.external_link(href, &loc) {
+                        Some(ExternalLink::Valid) => {}
+                        Some(ExternalLink::Fixed(new)) => *href = new,
+                        // Not a usable address: the text stays, without the link.
+                        Some(ExternalLink::Unusable) => {
+                            inline.kind = InlineKind::Span {
+                                class: "unlinked".into(),
+                                content: std::mem::take(content),
+                            };
+                        }
+                        None => {
+                            if let Some(new) = self.link(href, ci, &dir, &loc) {
+                                *href = new;
+                            }
+                        }
                     }
                 }
                 InlineKind::Image(img) => match self.image(img, ci, &dir, &loc, format) {
@@ -605,7 +644,7 @@ impl Resolver<'_> {
     }
 
     /// Notes are numbered in order of first reference; references to undefined notes are
-    /// errors and notes never referred to are left out with a warning.
+    /// errors; notes never referred to are printed after the others, with a warning.
     fn number_notes(
         &mut self,
         defined: &[Footnote],
@@ -639,18 +678,62 @@ impl Resolver<'_> {
                 numbers.push((label, n));
             }
         }
+        // A note nobody refers to is still printed, after the others: text is never dropped.
         for f in defined {
             if !numbers.iter().any(|(l, _)| *l == f.label) {
                 self.warnings.push(Finding::warning(
                     Location::new(shown, f.pos.line, f.pos.col),
                     format!(
-                        "the {kind} `{}` is never referred to; it is left out",
+                        "the {kind} `{}` is never referred to; it is printed after the others",
                         f.label
                     ),
                 ));
+                let n = numbers.len() as u32 + 1;
+                numbers.push((f.label.clone(), n));
             }
         }
         numbers
+    }
+
+    /// Checks a link with a URL scheme: `None` when it has none (a link inside the book).
+    /// epubcheck rejects URLs with unregistered schemes or with spaces in the host, which real
+    /// books have (`localhost:631/help`, `http://example .net/`): those are fixed or unlinked,
+    /// with a warning at the link.
+    fn external_link(&mut self, href: &str, loc: &Location) -> Option<ExternalLink> {
+        if !has_scheme(href) {
+            return None;
+        }
+        const SCHEMES: &[&str] = &[
+            "http", "https", "mailto", "ftp", "ftps", "sftp", "tel", "sms", "urn", "news", "nntp",
+            "irc", "ircs", "git", "ssh", "file", "doi", "geo", "xmpp",
+        ];
+        let scheme = href.split(':').next().unwrap_or("").to_ascii_lowercase();
+        if !SCHEMES.contains(&scheme.as_str()) {
+            self.warnings.push(
+                Finding::warning(loc.clone(), format!("`{href}` is not a web address (`{scheme}:` is not a URL scheme); its text is kept without the link"))
+                    .with_hint("write the full address, e.g. http://localhost:631/"),
+            );
+            return Some(ExternalLink::Unusable);
+        }
+        let Some(rest) = href.strip_prefix(&format!("{}://", &href[..scheme.len()])) else {
+            return Some(ExternalLink::Valid);
+        };
+        let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+        if authority.contains(' ') || authority.contains("%20") {
+            let host: String = authority.replace("%20", "").split_whitespace().collect();
+            let fixed = format!("{}://{host}{path}", &href[..scheme.len()]);
+            self.warnings.push(Finding::warning(
+                loc.clone(),
+                format!(
+                    "the address `{href}` has a space in its host name; the link goes to `{fixed}`"
+                ),
+            ));
+            return Some(ExternalLink::Fixed(fixed));
+        }
+        if path.contains(' ') {
+            return Some(ExternalLink::Fixed(href.replace(' ', "%20")));
+        }
+        Some(ExternalLink::Valid)
     }
 
     /// Rewrites a link between source files into one between XHTML files.
@@ -998,6 +1081,8 @@ impl Resolver<'_> {
                     }
                 }
             }
+            // The DocBook reader already reported the missing target; the text stays.
+            Err(_) if self.format_of(ci) == Format::DocBook => InlineKind::Text(target.to_string()),
             Err(message) => {
                 self.errors.push(Finding::error(loc.clone(), format!("cannot resolve the reference `{target}`: {message}")).with_hint(
                     "check the id (it is case-sensitive); for another chapter write `chapter|id`, e.g. `@<list>{ch02|sample}`",
@@ -1050,6 +1135,10 @@ impl Resolver<'_> {
             given
         };
         Some((c, id, text.filter(|t| !t.trim().is_empty())))
+    }
+
+    fn format_of(&self, ci: usize) -> Format {
+        self.infos[ci].format
     }
 
     fn chapter_name(&self, chapter: usize, current: usize) -> String {

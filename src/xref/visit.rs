@@ -15,6 +15,7 @@ pub fn visit_blocks_mut(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
             | BlockKind::Admonition { blocks, .. }
             | BlockKind::Sidebar { blocks, .. }
             | BlockKind::Div { blocks, .. } => visit_blocks_mut(blocks, f),
+            BlockKind::BibItem(item) => visit_blocks_mut(&mut item.blocks, f),
             _ => {}
         }
     }
@@ -31,24 +32,28 @@ pub fn visit_inlines_mut(inlines: &mut [Inline], f: &mut dyn FnMut(&mut Inline))
 
 /// Visits every inline of a document: in blocks, captions, table cells and footnotes.
 pub fn visit_all_inlines_mut(doc: &mut Document, f: &mut dyn FnMut(&mut Inline)) {
+    // Exhaustive on purpose: a new block kind with inline content must be added here.
     let mut each_block = |b: &mut Block| match &mut b.kind {
         BlockKind::Heading(h) => visit_inlines_mut(&mut h.content, f),
-        BlockKind::Para(c) => visit_inlines_mut(c, f),
+        BlockKind::Para(c) | BlockKind::StyledPara { content: c, .. } => visit_inlines_mut(c, f),
         BlockKind::DefinitionList(items) => items
             .iter_mut()
             .for_each(|i| visit_inlines_mut(&mut i.term, f)),
-        BlockKind::Code(Code {
-            caption: Some(c), ..
-        })
-        | BlockKind::Figure(Figure {
-            caption: Some(c), ..
-        })
-        | BlockKind::Quote {
-            attribution: Some(c),
-            ..
+        BlockKind::Code(code) => {
+            for c in code.caption.iter_mut().chain(code.markup.iter_mut()) {
+                visit_inlines_mut(c, f);
+            }
         }
-        | BlockKind::Admonition { title: Some(c), .. }
-        | BlockKind::Sidebar { title: Some(c), .. } => visit_inlines_mut(c, f),
+        BlockKind::Figure(Figure { caption: c, .. })
+        | BlockKind::Math(Math { caption: c, .. })
+        | BlockKind::Quote { attribution: c, .. }
+        | BlockKind::Admonition { title: c, .. }
+        | BlockKind::Sidebar { title: c, .. } => {
+            if let Some(c) = c {
+                visit_inlines_mut(c, f);
+            }
+        }
+        BlockKind::BibItem(item) => visit_inlines_mut(&mut item.caption, f),
         BlockKind::Table(t) => {
             if let Some(c) = &mut t.caption {
                 visit_inlines_mut(c, f);
@@ -59,10 +64,16 @@ pub fn visit_all_inlines_mut(doc: &mut Document, f: &mut dyn FnMut(&mut Inline))
                     .for_each(|cell| visit_inlines_mut(&mut cell.content, f));
             }
         }
-        _ => {}
+        BlockKind::List(_)
+        | BlockKind::Div { .. }
+        | BlockKind::Rule
+        | BlockKind::PageBreak
+        | BlockKind::Anchor(_)
+        | BlockKind::Endnotes
+        | BlockKind::Raw(_) => {}
     };
     visit_blocks_mut(&mut doc.blocks, &mut each_block);
-    for note in &mut doc.footnotes {
+    for note in doc.footnotes.iter_mut().chain(doc.endnotes.iter_mut()) {
         visit_blocks_mut(&mut note.blocks, &mut each_block);
     }
 }

@@ -1325,7 +1325,17 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
         let mut part: Inlines = match b.kind {
             BlockKind::Para(c) | BlockKind::StyledPara { content: c, .. } => c,
             BlockKind::Heading(h) => vec![Inline::new(InlineKind::Bold(h.content), pos)],
-            BlockKind::Code(c) => vec![Inline::new(InlineKind::Code(c.text), pos)],
+            // Keep the listing's markup (a footnote inside a screen is still referred to).
+            BlockKind::Code(c) => match c.markup {
+                Some(markup) => vec![Inline::new(
+                    InlineKind::Span {
+                        class: "tt".into(),
+                        content: markup,
+                    },
+                    pos,
+                )],
+                None => vec![Inline::new(InlineKind::Code(c.text), pos)],
+            },
             BlockKind::Figure(f) => vec![Inline::new(InlineKind::Image(f.image), pos)],
             BlockKind::Anchor(id) => {
                 out.push(anchor_inline(&id, pos));

@@ -221,9 +221,10 @@ impl<'a> Conv<'a> {
             match self.ids.get(target.as_str()).map(|s| s.el) {
                 None => {
                     let what = if el.local == "xref" { "xref" } else { "link" };
-                    self.error(
+                    // A real book's defect: reported, and the link shows as plain text.
+                    self.warn(
                         el,
-                        format!("the {what} points to `{target}`, but no element has that id"),
+                        format!("the {what} points to `{target}`, but no element has that id; it is shown as plain text"),
                     );
                 }
                 Some(t) if el.local == "xref" => {
@@ -245,7 +246,7 @@ impl<'a> Conv<'a> {
             }
             if let Some(e) = endterm {
                 match self.ids.get(e.as_str()).map(|s| s.el.text()) {
-                    None => self.error(
+                    None => self.warn(
                         el,
                         format!("the endterm points to `{e}`, but no element has that id"),
                     ),
@@ -267,10 +268,14 @@ impl<'a> Conv<'a> {
         let mut out = Vec::new();
         match root.local.as_str() {
             "book" | "set" => {
+                // The book's abstract and legal notice are text readers must see (pandoc drops
+                // them): each becomes a front-matter page.
                 for info in root.elems().filter(|e| is_info(&e.local)) {
-                    if let Some(ln) = info.child("legalnotice") {
-                        let ch = self.chapter(ln, Role::Front);
-                        out.push(ch);
+                    for name in ["abstract", "legalnotice"] {
+                        if let Some(el) = info.child(name) {
+                            let ch = self.chapter(el, Role::Front);
+                            out.push(ch);
+                        }
                     }
                 }
                 self.book_children(root, &mut out);

@@ -169,18 +169,24 @@ impl<'a> Conv<'a> {
         let mut grid = Grid::default();
         for c in el.elems() {
             match c.local.as_str() {
-                "thead" => {
+                "thead" | "tbody" | "tfoot" => {
+                    let is_head = c.local == "thead";
                     let mut g = Grid::default();
+                    let mut rows = Vec::new();
                     for r in c.elems().filter(|r| r.local == "row" || r.local == "tr") {
-                        let row = self.row(r, cols, &mut g, true);
-                        head.push(row);
+                        rows.push(self.row(r, cols, &mut g, is_head));
                     }
-                }
-                "tbody" | "tfoot" => {
-                    let mut g = Grid::default();
-                    for r in c.elems().filter(|r| r.local == "row" || r.local == "tr") {
-                        let row = self.row(r, cols, &mut g, false);
-                        body.push(row);
+                    // Cells written straight into the group, without a row (real books do
+                    // this): the group is one row, so no cell is lost.
+                    if c.elems()
+                        .any(|e| matches!(e.local.as_str(), "entry" | "td" | "th"))
+                    {
+                        rows.push(self.row(c, cols, &mut g, is_head));
+                    }
+                    if is_head {
+                        head.extend(rows)
+                    } else {
+                        body.extend(rows)
                     }
                 }
                 "row" | "tr" => {
