@@ -53,8 +53,13 @@ fn main() -> ExitCode {
         Command::New { id, format } => {
             match scaffold::new_book(&project.books_dir(), &id, format) {
                 Ok(dir) => {
+                    let files = match format {
+                        NewFormat::Markdown => "book.yml and ch01.md",
+                        NewFormat::Review => "config.yml, catalog.yml and ch01.re",
+                        NewFormat::Docbook => "book.xml and ch01.xml",
+                    };
                     println!(
-                        "created {}: edit book.yml and ch01.md, then run `seihon build {id}`",
+                        "created {}: edit {files}, then run `seihon build {id}`",
                         dir.display()
                     );
                     ExitCode::SUCCESS

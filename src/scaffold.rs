@@ -9,6 +9,8 @@ pub enum NewFormat {
     Markdown,
     /// A Re:VIEW project (config.yml, catalog.yml, .re chapters), as review-init makes.
     Review,
+    /// A DocBook 5 book: a main file with its metadata and a chapter pulled in by XInclude.
+    Docbook,
 }
 
 /// Creates `books_dir/<id>/` with a first chapter and the metadata of its format (`book.yml`
@@ -91,6 +93,29 @@ pub fn new_book(books_dir: &Path, id: &str, format: NewFormat) -> Result<PathBuf
             (
                 "ch01.re",
                 "= 第一章\n\nここに本文を書きます。\n".to_string(),
+            ),
+        ],
+        NewFormat::Docbook => vec![
+            (
+                "book.xml",
+                format!(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+                     <book xmlns=\"http://docbook.org/ns/docbook\" xmlns:xi=\"http://www.w3.org/2001/XInclude\" \
+                     version=\"5.0\" xml:lang=\"ja\" xml:id=\"{id}\">\n  \
+                     <info>\n    <title>新しい本</title>\n    \
+                     <author><personname>著者名</personname></author>\n    \
+                     <publisher><publishername>出版社名</publishername></publisher>\n    \
+                     <pubdate>2026-01-01</pubdate>\n    \
+                     <copyright><year>2026</year><holder>著者名</holder></copyright>\n  \
+                     </info>\n  \
+                     <xi:include href=\"ch01.xml\"/>\n</book>\n"
+                ),
+            ),
+            (
+                "ch01.xml",
+                "<chapter xmlns=\"http://docbook.org/ns/docbook\" version=\"5.0\" xml:id=\"ch01\">\n  \
+                 <title>第一章</title>\n  <para>ここに本文を書きます。</para>\n</chapter>\n"
+                    .to_string(),
             ),
         ],
     };

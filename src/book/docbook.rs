@@ -55,8 +55,9 @@ pub fn find_main(dir: &Path) -> Option<PathBuf> {
     (found.len() == 1).then(|| found.remove(0))
 }
 
-/// A book for the DocBook main file `main`; its folder is the book's root.
-pub fn load(main: &Path) -> Result<Book> {
+/// A book for the DocBook main file `main`; its folder is the book's root. The book's id is
+/// `id` (the folder's name when the book was given as a folder), else the file's stem.
+pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
     let root = main
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -72,10 +73,11 @@ pub fn load(main: &Path) -> Result<Book> {
             .with_hint("give the main file, whose root element is <book> or <article>"),
         ));
     }
-    let id = main
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "book".into());
+    let id = id.unwrap_or_else(|| {
+        main.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "book".into())
+    });
     Ok(Book {
         id: id.clone(),
         config_path: display_path(Path::new("."), main),

@@ -372,10 +372,14 @@ impl Book {
         if path.is_dir()
             && let Some(main) = docbook::find_main(path)
         {
-            return docbook::load(&main).map(|b| (b, Vec::new()));
+            let id = path
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+            return docbook::load(&main, id).map(|b| (b, Vec::new()));
         }
         if docbook::is_docbook_file(path) {
-            return docbook::load(path).map(|b| (b, Vec::new()));
+            return docbook::load(path, None).map(|b| (b, Vec::new()));
         }
         let is_yaml = path.extension().is_some_and(|e| e == "yml" || e == "yaml");
         if path.is_file() && is_yaml {
