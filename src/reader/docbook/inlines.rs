@@ -641,6 +641,14 @@ impl<'a> Conv<'a> {
         let content = if visible {
             content
         } else {
+            // Empty link text (the checker's finding); readers get the address to see.
+            self.warn(
+                el,
+                format!(
+                    "this `<{}>` has no link text; the address `{href}` is shown",
+                    el.local
+                ),
+            );
             vec![Inline::text(href.clone(), pos)]
         };
         if is_relative_file(&href) {

@@ -150,11 +150,6 @@ impl<'a> Conv<'a> {
         self.findings.push(Finding::warning(loc, message));
     }
 
-    fn error(&mut self, el: &XElem, message: impl Into<String>) {
-        let loc = self.loc(el.file, el.pos);
-        self.findings.push(Finding::error(loc, message));
-    }
-
     /// One warning per element name per book.
     fn unhandled(&mut self, el: &XElem) {
         if self.unhandled.insert(el.local.clone()) {
@@ -175,18 +170,19 @@ impl<'a> Conv<'a> {
             .unwrap_or_default()
     }
 
-    /// Collects every id (duplicates are errors) and the text an xref to it shows.
+    /// Collects every id (a duplicate is reported) and the text an xref to it shows.
     fn collect_ids(&mut self, el: &'a XElem) {
         if let Some(id) = el.id() {
             if let Some(first) = self.ids.get(id) {
                 let (f, p) = (first.el.file, first.el.pos);
                 let msg = format!(
-                    "the id `{id}` is used twice; it was first used at {}:{}:{}",
+                    "the id `{id}` is used twice; it was first used at {}:{}:{}, and links go there",
                     self.shown(f),
                     p.line,
                     p.col
                 );
-                self.error(el, msg);
+                // A real book's defect: reported; the second id is renamed in the EPUB.
+                self.warn(el, msg);
             } else {
                 self.ids.insert(id.to_string(), IdSite { el });
                 let text = xref_text(el);
