@@ -5,6 +5,28 @@
 //! converter walks it once per chapter. Everything keeps its text: an element we do not handle
 //! gives one warning per name and is read for its text. Every element id is kept (on the model
 //! node that has an `id` field, else as an anchor), because links point at them.
+//!
+//! # Coverage
+//!
+//! | DocBook | becomes |
+//! | --- | --- |
+//! | `book`, `set`, `part` (+`partintro`), `chapter`, `appendix`, `preface`, `article`, `reference`, `refentry`, `glossary`, `bibliography`, `index`, `colophon`, `dedication`, `acknowledgements`, `legalnotice`, `abstract` (of the book) | one chapter each, with its role (front, body, part, appendix, back) |
+//! | `section`, `sect1`–`sect5`, `simplesect`, `refsect1`–`refsect3`, `refsynopsisdiv`, `bridgehead` | headings with their ids (an untitled one: a warning and its first words) |
+//! | `info`, `bookinfo`, `articleinfo` (`title`, `subtitle`, `author`, `editor`, `othercredit`, `publisher`, `pubdate`, `date`, `copyright`, `isbn`, `releaseinfo`, `legalnotice`) | the book's metadata |
+//! | `para`, `simpara`, `formalpara` | paragraphs |
+//! | `itemizedlist`, `orderedlist`, `variablelist`, `simplelist`, `segmentedlist`, `procedure`/`step`/`substeps`, `calloutlist`, `qandaset` | lists, definition lists, a table (segmented lists) |
+//! | `programlisting`, `screen`, `synopsis`, `literallayout`, `address`, `cmdsynopsis`, `funcsynopsis` | listings, markup kept |
+//! | `table`, `informaltable` (CALS `tgroup`/`colspec`/`spanspec`/`row`/`entry` with `morerows`, `namest`/`nameend`; HTML `tr`/`td`/`th`, mixed) | tables |
+//! | `figure`, `informalfigure`, `mediaobject`, `imageobject`, `imagedata`, `graphic`, `inlinemediaobject`, `textobject` | figures and images (best format, never EPS/PDF; the text object is the alt text) |
+//! | `example`, `informalexample`, `sidebar`, `note`, `tip`, `warning`, `caution`, `important`, `blockquote`, `epigraph`, `attribution` | examples, sidebars, note boxes, quotations |
+//! | `footnote`, `footnoteref` | footnotes |
+//! | `equation`, `informalequation`, `inlineequation`, `mml:math`, `mathphrase` | MathML, else the TeX/text form |
+//! | `glossentry`, `glossterm`, `glossdef`, `biblioentry`, `bibliomixed`, `revhistory`, `anchor`, `indexterm` | definitions, bibliography entries, a table, anchors, index terms |
+//! | `emphasis` (`role="bold"`), `literal`, `code`, `command`, `filename`, `option`, `envar`, `varname`, `function`, `parameter`, `classname`, `constant`, `type`, `replaceable`, `userinput`, `computeroutput`, `prompt`, `systemitem`, `uri`, `tag`, `sgmltag`, `markup` | emphasis and code |
+//! | `guimenu`, `guibutton`, `guilabel`, `guimenuitem`, `guisubmenu`, `menuchoice`, `keycap`, `keycombo`, `keysym`, `mousebutton`, `acronym`, `abbrev`, `quote`, `citetitle`, `firstterm`, `foreignphrase`, `wordasword`, `subscript`, `superscript`, `phrase`, `trademark`, `email` | styled text |
+//! | `xref` (`endterm`, `xreflabel`), `link` (`linkend`, `xlink:href`), `ulink`, `olink` (text and a warning), `co` | cross-references and links |
+//!
+//! Anything else keeps its text and gives one warning per element name with file:line.
 mod blocks;
 mod entities;
 mod inlines;
