@@ -970,3 +970,15 @@ fn corpus_books_read() {
         }
     }
 }
+
+/// Found by `cargo fuzz run docbook_reader`: a non-ASCII byte where the encoding's quote belongs.
+#[test]
+fn fuzz_regression_encoding_without_quote() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("book.xml");
+    let mut bytes = b"<?xml version=\"1.0\" encoding=".to_vec();
+    bytes.extend(std::iter::repeat_n(0x97u8, 80));
+    bytes.extend(b"?><book><title>T</title></book>");
+    std::fs::write(&main, bytes).unwrap();
+    let _ = read(&main, dir.path());
+}

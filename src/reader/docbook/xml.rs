@@ -450,8 +450,9 @@ impl Loader {
             .and_then(|decl| {
                 let i = decl.find("encoding")?;
                 let rest = decl[i + 8..].trim_start().strip_prefix('=')?.trim_start();
-                let q = rest.chars().next()?;
-                let rest = &rest[1..];
+                // Only a quote can open the value (found by fuzzing: a multi-byte character here).
+                let q = rest.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+                let rest = &rest[q.len_utf8()..];
                 Some(rest[..rest.find(q)?].to_ascii_lowercase())
             });
         match encoding.as_deref() {
