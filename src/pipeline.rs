@@ -218,8 +218,7 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
         idref: "nav".into(),
         linear: true,
     });
-    pkg.tree
-        .add(format!("{PACKAGE_DIR}/{}", pages::NAV), nav_checked.text);
+    pkg.add_xhtml(format!("{PACKAGE_DIR}/{}", pages::NAV), nav_checked.text);
 
     // Chapters, written in parallel, added in reading order.
     let stylesheets: Vec<String> = book
@@ -255,7 +254,7 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
             idref: chapter_id(ch),
             linear: true,
         });
-        pkg.tree.add(format!("{PACKAGE_DIR}/{href}"), checked.text);
+        pkg.add_xhtml(format!("{PACKAGE_DIR}/{href}"), checked.text);
     }
     let ctx = page_ctx.for_page(pages::COLOPHON_PAGE);
     let colophon = pages::render(&tera, "colophon.xhtml", &ctx)?;
@@ -270,7 +269,7 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
         idref: "colophon".into(),
         linear: true,
     });
-    pkg.tree.add(
+    pkg.add_xhtml(
         format!("{PACKAGE_DIR}/{}", pages::COLOPHON_PAGE),
         checked.text,
     );
@@ -372,6 +371,17 @@ struct Package {
     tree: Tree,
     manifest: Vec<ManifestItem>,
     spine: Vec<SpineItem>,
+    /// XHTML pages as written, with their source positions (`data-seihon-src`), by path in
+    /// the EPUB: what checks read, and how a finding in the staged page finds its source.
+    marked: std::collections::BTreeMap<String, String>,
+}
+
+impl Package {
+    /// Adds an XHTML page: the marked text is kept for checks, the staged one loses the marks.
+    fn add_xhtml(&mut self, path: String, marked: String) {
+        self.tree.add(path.clone(), write::strip_sources(&marked));
+        self.marked.insert(path, marked);
+    }
 }
 
 impl Package {
@@ -395,7 +405,7 @@ impl Package {
             idref: id.into(),
             linear,
         });
-        self.tree.add(format!("{PACKAGE_DIR}/{href}"), checked.text);
+        self.add_xhtml(format!("{PACKAGE_DIR}/{href}"), checked.text);
         Ok(())
     }
 }

@@ -183,6 +183,10 @@ fn chapters_link_across_files_and_footnotes_get_epub_types() {
     );
     let english = read_entry(&epub, "item/xhtml/ch03-english.xhtml");
     assert!(english.contains("xml:lang=\"en\""), "{english}");
+    assert!(
+        !ch01.contains("data-seihon-src"),
+        "source positions must be stripped when staging"
+    );
     let nav = read_entry(&epub, "item/nav.xhtml");
     assert!(nav.contains("href=\"xhtml/ch01.xhtml#tables\""), "{nav}");
 }

@@ -12,6 +12,41 @@ use crate::doc::*;
 use crate::xhtml::dom::{Element, Node};
 use crate::xref::{Chapter, endnote_ids, footnote_ids};
 
+/// The attribute that carries an element's source position (`ch01.md:12:1`) until staging.
+pub const SOURCE_ATTR: &str = "data-seihon-src";
+
+/// Removes the source positions from a serialized page. Attributes sit on their element's
+/// line, so line numbers do not change; `SourceMap` can be built from the text before.
+pub fn strip_sources(xhtml: &str) -> String {
+    let marker = format!(" {SOURCE_ATTR}=\"");
+    let mut out = String::with_capacity(xhtml.len());
+    let mut rest = xhtml;
+    while let Some(i) = rest.find(&marker) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + marker.len()..];
+        rest = after.find('"').map_or("", |end| &after[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// For each line of a serialized page, the source position of the last marked element that
+/// starts on or before it: how a finding in the staged XHTML (epubcheck's) finds its source.
+pub fn source_lines(xhtml: &str) -> Vec<Option<String>> {
+    let marker = format!(" {SOURCE_ATTR}=\"");
+    let mut current = None;
+    xhtml
+        .lines()
+        .map(|line| {
+            if let Some(i) = line.rfind(&marker) {
+                let after = &line[i + marker.len()..];
+                current = after.find('"').map(|end| after[..end].to_string());
+            }
+            current.clone()
+        })
+        .collect()
+}
+
 /// The `epub:type` of a chapter's section, from its place in the book.
 pub fn section_type(role: Role) -> &'static str {
     match role {
@@ -87,7 +122,31 @@ impl Writer<'_> {
         if self.ja { "\u{3000}" } else { " " }
     }
 
+    /// Writes a block and marks what it produced with the source position it came from, so
+    /// checks and epubcheck findings can point at the source (the stage strips the marks).
     fn block(&self, b: &Block, parent: &mut Element) {
+        let before = parent.children.len();
+        self.block_kind(b, parent);
+        self.mark(b.pos, &mut parent.children[before..]);
+    }
+
+    fn mark(&self, pos: Pos, nodes: &mut [Node]) {
+        if pos.line == 0 {
+            return;
+        }
+        for node in nodes {
+            if let Node::Element(e) = node
+                && e.attr(SOURCE_ATTR).is_none()
+            {
+                e.set_attr(
+                    SOURCE_ATTR,
+                    format!("{}:{}:{}", self.ch.source.rel.display(), pos.line, pos.col),
+                );
+            }
+        }
+    }
+
+    fn block_kind(&self, b: &Block, parent: &mut Element) {
         match &b.kind {
             BlockKind::Heading(h) => {
                 let mut e = with_id(el(&format!("h{}", h.level.clamp(1, 6))), &h.id);
@@ -475,6 +534,15 @@ impl Writer<'_> {
     }
 
     fn inline(&self, i: &Inline, parent: &mut Element) {
+        let before = parent.children.len();
+        self.inline_kind(i, parent);
+        // Links and images are where most findings are; mark them too.
+        if matches!(i.kind, InlineKind::Link { .. } | InlineKind::Image(_)) {
+            self.mark(i.pos, &mut parent.children[before..]);
+        }
+    }
+
+    fn inline_kind(&self, i: &Inline, parent: &mut Element) {
         match &i.kind {
             InlineKind::Text(t) => parent.push_text(t),
             InlineKind::Emphasis(c) => self.wrap("em", c, parent),
@@ -628,5 +696,24 @@ fn admonition_label(kind: AdmonitionKind, ja: bool) -> &'static str {
         (Important, false) => "Important",
         (Caution, false) => "Caution",
         (Notice, false) => "Notice",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_marks_map_lines_and_strip_cleanly() {
+        let page = "<body>\n<p data-seihon-src=\"ch01.md:3:1\">a\nb</p>\n<p>c</p>\n<h2 id=\"x\" data-seihon-src=\"ch01.md:9:1\">d</h2>\n</body>";
+        let lines = source_lines(page);
+        assert_eq!(lines[0], None);
+        assert_eq!(lines[1].as_deref(), Some("ch01.md:3:1"));
+        assert_eq!(lines[3].as_deref(), Some("ch01.md:3:1"));
+        assert_eq!(lines[4].as_deref(), Some("ch01.md:9:1"));
+        let stripped = strip_sources(page);
+        assert!(!stripped.contains("seihon"), "{stripped}");
+        assert_eq!(stripped.lines().count(), page.lines().count());
+        assert!(stripped.contains("<h2 id=\"x\">d</h2>"));
     }
 }
