@@ -41,6 +41,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Panics are caught per book and reported in plain words; keep the default hook quiet.
+    std::panic::set_hook(Box::new(|_| {}));
     let cli = Cli::parse();
     let root = PathBuf::from(".");
     let project = match Project::load(&root) {
@@ -118,7 +120,30 @@ fn build(project: &Project, args: &[String]) -> ExitCode {
     let mut code = 0u8;
     for (i, dir) in dirs.iter().enumerate() {
         eprintln!("[{}/{total}] building {}", i + 1, dir.display());
-        match pipeline::build(project, dir) {
+        // A bug in seihon must not show users a Rust backtrace, nor stop the other books.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pipeline::build(project, dir)
+        }));
+        let result = match result {
+            Ok(r) => r,
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                eprintln!(
+                    "{}: internal error in seihon ({what}); the previous EPUB, if any, is unchanged",
+                    dir.display()
+                );
+                eprintln!(
+                    "  help: this is a bug in seihon, not in the book; please report it with the book's files"
+                );
+                code = code.max(1);
+                continue;
+            }
+        };
+        match result {
             Ok(built) => {
                 for w in &built.warnings {
                     eprintln!("{}", prefixed(dir, &w.to_string(), w.severity));
