@@ -124,9 +124,9 @@ struct Bytes(usize);
 impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0;
-        if n >= 1 << 20 && n % (1 << 20) == 0 {
+        if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
             write!(f, "{} MiB", n >> 20)
-        } else if n >= 1 << 10 && n % (1 << 10) == 0 {
+        } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
             write!(f, "{} KiB", n >> 10)
         } else {
             write!(f, "{n} bytes")
@@ -163,14 +163,15 @@ pub fn interpreter_for_extension(ext: &str) -> Option<&'static str> {
         .map(|(_, i)| *i)
 }
 
+/// Whether `path` is a file with an execute bit set.
 #[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
+pub fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
+pub fn is_executable(path: &Path) -> bool {
     path.is_file()
 }
 
