@@ -281,4 +281,32 @@ sys.stdout.write(text)
             Ok(Some(dir.path().join("x")))
         );
     }
+
+    #[test]
+    fn fixture_filter_from_the_project_folder() {
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/filters/upper-h1.py");
+        let root = tempfile::tempdir().unwrap();
+        let filters = root.path().join("filters");
+        std::fs::create_dir_all(&filters).unwrap();
+        std::fs::copy(&fixture, filters.join("upper-h1.py")).unwrap();
+        let chain = Chain::resolve(
+            &["house".to_string(), "upper-h1".to_string()],
+            root.path(),
+            &root.path().join("books/b"),
+        )
+        .unwrap();
+        let mut d = doc("<h1>Scaling MongoDB</h1><table><tr><td>1</td></tr></table>");
+        chain.apply(&mut d, &ctx("ja")).unwrap();
+        assert_eq!(
+            body(&d),
+            r#"<h1>SCALING MONGODB</h1><div class="table"><table><tr><td>1</td></tr></table></div>"#
+        );
+    }
+
+    #[test]
+    fn chains_can_be_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Chain>();
+    }
 }

@@ -891,4 +891,21 @@ mod tests {
             r#"<div class="note boxed"><p class="caption caption-text">注意</p><p>本文</p></div><div class="tip boxed"><p class="caption caption-text">ヒント</p></div><p class="caption">図</p>"#
         );
     }
+
+    #[test]
+    fn fixture_with_every_action() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/filters/every-action.yml");
+        let f = RuleFilter::load("every-action", &path, Path::new("every-action.yml"))
+            .unwrap_or_else(|f| panic!("{f:?}"));
+        let out = run_filter(
+            &f,
+            r#"<div class="note"><p class="caption">a</p></div><div class="memo" data-x="1"><p><span class="r">x</span></p></div><p><span class="plain">y<span class="del">z</span></span></p><span class="r">not in a memo</span><table><tr><td>1</td></tr></table><h2>T</h2>"#,
+            "ja",
+        );
+        assert_eq!(
+            out,
+            r#"<div class="note"><p class="boxed caption-text">a</p></div><div class="memo" title="注意" data-y="2"><p><em class="r">x</em></p></div><p>y</p><span class="r">not in a memo</span><div class="table"><table><tr><td>1</td></tr></table></div><hr/><h2><span class="num">§</span>T<span class="mark">*</span></h2>※"#
+        );
+    }
 }
