@@ -312,6 +312,15 @@ impl RuleFilter {
 
     /// Parses and checks a rule file's text; `file` names it in findings.
     pub fn parse(name: &str, text: &str, file: &Path) -> Result<RuleFilter, Vec<Finding>> {
+        let blank = text
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
+        if blank {
+            return Err(vec![
+                Finding::error(Location::file(file), "the rule file has no rules")
+                    .with_hint("start it with `rules:` and a list of rules; see filters/README.md"),
+            ]);
+        }
         let parsed: RuleFile = parse_yaml(text, file).map_err(|f| vec![f])?;
         let mut rules = Vec::new();
         let mut findings = Vec::new();
@@ -907,5 +916,14 @@ mod tests {
             out,
             r#"<div class="note"><p class="boxed caption-text">a</p></div><div class="memo" title="注意" data-y="2"><p><em class="r">x</em></p></div><p>y</p><span class="r">not in a memo</span><div class="table"><table><tr><td>1</td></tr></table></div><hr/><h2><span class="num">§</span>T<span class="mark">*</span></h2>※"#
         );
+    }
+
+    #[test]
+    fn empty_or_missing_rules() {
+        let f = errors("# nothing yet\n\n");
+        assert_eq!(f[0].message, "the rule file has no rules");
+        let f = errors("# nothing yet\nother: 1\n");
+        assert_eq!(f[0].message, "unknown key `other`", "{}", f[0]);
+        assert_eq!(rules("rules: []\n").rules.len(), 0);
     }
 }
