@@ -10,6 +10,7 @@ pub mod epub;
 pub mod error;
 pub mod filter;
 pub mod highlight;
+pub mod hooks;
 pub mod pages;
 pub mod pipeline;
 pub mod reader;

@@ -25,6 +25,9 @@ enum Command {
     Build {
         /// Book ids (folder names under books/) or paths to book folders.
         books: Vec<String>,
+        /// Do not run the books' hooks.
+        #[arg(long)]
+        no_hooks: bool,
     },
     /// List the books of this project.
     List {
@@ -50,7 +53,11 @@ fn main() -> ExitCode {
         Err(e) => return fail(&e),
     };
     match cli.command {
-        Command::Build { books } => build(&project, &books),
+        Command::Build { books, no_hooks } => build(
+            &project,
+            &books,
+            &pipeline::BuildOptions { hooks: !no_hooks },
+        ),
         Command::List { json } => list(&project, json),
         Command::New { id, format } => {
             match scaffold::new_book(&project.books_dir(), &id, format) {
@@ -87,7 +94,7 @@ fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
     Book::is_book(&under).then_some(under)
 }
 
-fn build(project: &Project, args: &[String]) -> ExitCode {
+fn build(project: &Project, args: &[String], opts: &pipeline::BuildOptions) -> ExitCode {
     let dirs = if args.is_empty() {
         let dirs = project.book_dirs();
         if dirs.is_empty() {
@@ -122,7 +129,7 @@ fn build(project: &Project, args: &[String]) -> ExitCode {
         eprintln!("[{}/{total}] building {}", i + 1, dir.display());
         // A bug in seihon must not show users a Rust backtrace, nor stop the other books.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            pipeline::build(project, dir)
+            pipeline::build_with(project, dir, opts)
         }));
         let result = match result {
             Ok(r) => r,
@@ -145,6 +152,9 @@ fn build(project: &Project, args: &[String]) -> ExitCode {
         };
         match result {
             Ok(built) => {
+                for line in &built.log {
+                    eprint!("{line}");
+                }
                 for w in &built.warnings {
                     eprintln!("{}", prefixed(dir, &w.to_string(), w.severity));
                 }

@@ -11,6 +11,8 @@ use crate::book::{Book, ChapterSource, Cover, Format, ProjectConfig, Role};
 use crate::doc::Document;
 use crate::epub;
 use crate::error::{Error, Finding, Location, Result, Severity};
+use crate::filter::{Chain, FilterContext};
+use crate::hooks::{self, HookRun};
 use crate::pages::{self, ManifestItem, PageContext, SpineItem};
 use crate::reader;
 use crate::stage::{self, Tree};
@@ -74,6 +76,8 @@ pub struct Built {
     pub epub: PathBuf,
     pub chapters: usize,
     pub warnings: Vec<Finding>,
+    /// What the book's hooks printed, for the build log.
+    pub log: Vec<String>,
 }
 
 /// The build's fixed time: `SOURCE_DATE_EPOCH` when set, else the book's date, else 2000-01-01.
@@ -93,7 +97,58 @@ pub fn build_time(book: &Book) -> i64 {
 
 /// Builds one book folder into its EPUB.
 pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
-    let (mut book, load_warnings) = Book::open(book_dir, &project.config)?;
+    build_with(project, book_dir, &BuildOptions::default())
+}
+
+/// How a build runs (command-line flags).
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Run the book's hooks (`--no-hooks` turns them off).
+    pub hooks: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions { hooks: true }
+    }
+}
+
+/// Builds one book folder into its EPUB, with options.
+pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Result<Built> {
+    let (mut book, mut load_warnings) = Book::open(book_dir, &project.config)?;
+    let stage_dir = project.stage_dir(&book.id);
+    let output = project.epub_path(&book.id);
+    let run_hook = |book: &Book, stage: hooks::Stage| {
+        HookRun {
+            book,
+            stage_dir: &stage_dir,
+            output: &output,
+            enabled: opts.hooks,
+            time_limit: std::time::Duration::from_secs(project.config.hook_timeout.max(1)),
+        }
+        .run(stage)
+    };
+    let mut log = Vec::new();
+    log.extend(run_hook(&book, hooks::Stage::PreBuild)?);
+    // The filter chain: the book's own, where `default` stands for the project's.
+    let names: Vec<String> = match &book.filters {
+        Some(own) => own
+            .iter()
+            .flat_map(|n| {
+                if n == "default" {
+                    project.config.filters.clone()
+                } else {
+                    vec![n.clone()]
+                }
+            })
+            .collect(),
+        None => project.config.filters.clone(),
+    };
+    let chain = Chain::resolve(&names, &project.root, &book.root)
+        .map_err(Error::Book)?
+        .with_timeout(std::time::Duration::from_secs(
+            project.config.filter_timeout.max(1),
+        ));
     let (docs, mut findings, xref_texts) = match book.docbook.clone() {
         // A DocBook book is one document across files: read whole, then split into chapters.
         Some(main) => read_docbook(&mut book, &main),
@@ -237,7 +292,19 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
             let body = dom::serialize_nodes(&write::write_chapter(ch, ja));
             ctx.insert("body", &body);
             let text = pages::render(&tera, "chapter.xhtml", &ctx)?;
-            Ok((ch.href(), checked_xhtml(&text, "chapter.xhtml")?))
+            let fctx = FilterContext {
+                book_id: book.id.clone(),
+                chapter: ch.href(),
+                language: ch
+                    .lang
+                    .clone()
+                    .unwrap_or_else(|| book.meta.language.clone()),
+                book_root: book.root.clone(),
+            };
+            Ok((
+                ch.href(),
+                filtered_xhtml(&text, "chapter.xhtml", Some((&chain, &fctx)))?,
+            ))
         })
         .collect();
     let mut has_ruby = false;
@@ -341,15 +408,19 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
         pages::render(&tera, "package.opf", &ctx)?,
     );
 
-    let stage_dir = project.stage_dir(&book.id);
     stage::stage(&pkg.tree, &stage_dir)?;
-    let output = project.epub_path(&book.id);
+    log.extend(run_hook(&book, hooks::Stage::PostConvert)?);
+    // The final adjustment: what the hook leaves in the staged tree is what gets packed.
+    log.extend(run_hook(&book, hooks::Stage::PrePack)?);
     epub::pack(&stage_dir, &output, time)?;
+    log.extend(run_hook(&book, hooks::Stage::PostPack)?);
+    load_warnings.append(&mut resolved.warnings);
     Ok(Built {
         id: book.id.clone(),
         epub: output,
         chapters: resolved.chapters.len(),
-        warnings: load_warnings.into_iter().chain(resolved.warnings).collect(),
+        warnings: load_warnings,
+        log: log.into_iter().filter(|l| !l.trim().is_empty()).collect(),
     })
 }
 
@@ -447,10 +518,27 @@ struct Checked {
 /// Every page goes through our parser: a template override that breaks XHTML is caught here,
 /// named, instead of by epubcheck or a reader.
 fn checked_xhtml(text: &str, template: &str) -> Result<Checked> {
-    let doc = dom::parse_document(text).map_err(|e| Error::Template {
+    filtered_xhtml(text, template, None)
+}
+
+/// Like [`checked_xhtml`], running the book's filter chain over the page in between.
+fn filtered_xhtml(
+    text: &str,
+    template: &str,
+    filters: Option<(&Chain, &FilterContext)>,
+) -> Result<Checked> {
+    let mut doc = dom::parse_document(text).map_err(|e| Error::Template {
         name: template.into(),
         message: format!("the page it made is not well-formed XHTML: {e}"),
     })?;
+    if let Some((chain, ctx)) = filters {
+        chain.apply(&mut doc, ctx).map_err(|e| {
+            Error::Book(vec![
+                Finding::error(Location::file(&ctx.chapter), e.to_string())
+                    .with_hint("fix the filter, or take it out of the chain (`filters:` in book.yml or seihon.yml)"),
+            ])
+        })?;
+    }
     let (mut svg, mut math, mut script, mut ruby) = (false, false, false, false);
     doc.root.walk(&mut |e| match e.name.as_str() {
         "svg" => svg = true,

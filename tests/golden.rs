@@ -53,6 +53,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
             tabwidth: 8,
         }),
         docbook: None,
+        filters: None,
         root: root.to_path_buf(),
     }
 }

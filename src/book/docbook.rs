@@ -102,6 +102,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         secnolevel: 2,
         review: None,
         docbook: Some(file),
+        filters: None,
         root,
     })
 }

@@ -26,6 +26,12 @@ pub struct ProjectConfig {
     pub dist_dir: PathBuf,
     /// Table of contents depth for books that do not set one (default 2).
     pub toc_depth: u8,
+    /// The house filter chain every book runs, in order (default: `[house]`).
+    pub filters: Vec<String>,
+    /// Seconds an external filter may run on one chapter (default 30).
+    pub filter_timeout: u64,
+    /// Seconds a hook may run (default 120).
+    pub hook_timeout: u64,
 }
 
 impl Default for ProjectConfig {
@@ -35,6 +41,9 @@ impl Default for ProjectConfig {
             build_dir: "build".into(),
             dist_dir: "dist".into(),
             toc_depth: 2,
+            filters: vec!["house".into()],
+            filter_timeout: 30,
+            hook_timeout: 120,
         }
     }
 }
@@ -93,6 +102,8 @@ struct BookFile {
     secnolevel: u8,
     #[serde(default)]
     stylesheets: Vec<Spanned<String>>,
+    /// This book's filter chain; `default` stands for the project's chain.
+    filters: Option<Vec<String>>,
 }
 
 /// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
@@ -351,6 +362,8 @@ pub struct Book {
     pub review: Option<review::ReviewSettings>,
     /// The main file of a DocBook book (relative to `root`): its chapters come from reading it.
     pub docbook: Option<PathBuf>,
+    /// The filter chain, when the book sets its own (`default` stands for the project's chain).
+    pub filters: Option<Vec<String>>,
 }
 
 const CREATOR_ROLES: &[&str] = &[
@@ -668,6 +681,7 @@ fn resolve(
         secnolevel: file.secnolevel,
         review: None,
         docbook: None,
+        filters: file.filters,
     })
 }
 

@@ -396,6 +396,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         toc_depth: toc_depth.max(1),
         secnolevel,
         docbook: None,
+        filters: None,
         review: Some(ReviewSettings {
             imagedir,
             words,
