@@ -4,6 +4,7 @@
 //! → [`xhtml::write`] (write) → [`pages`] (cover, title page, colophon, nav, package document)
 //! → [`stage`] → [`epub`] (pack). [`pipeline`] runs them in order for one book.
 pub mod book;
+pub mod check;
 pub mod cover;
 pub mod doc;
 pub mod epub;
