@@ -13,6 +13,7 @@ pub mod highlight;
 pub mod pages;
 pub mod pipeline;
 pub mod reader;
+pub mod report;
 pub mod scaffold;
 pub mod stage;
 pub mod xhtml;
