@@ -56,7 +56,7 @@ fn link_problem(book: &Book, file: &str, href: &str) -> Option<String> {
                 None
             } else if path == file {
                 Some(format!(
-                    "the link `{href}` points to `#{fragment}`, but nothing on this page has that id"
+                    "the link `{href}` points to nothing: no element on this page has the id `{fragment}`"
                 ))
             } else {
                 Some(format!(

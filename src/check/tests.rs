@@ -277,7 +277,7 @@ fn internal_links_missing_fragment_and_file() {
     let f = one(run(&files));
     assert_eq!(
         f.message,
-        "[internal-links] the link `#sec2` points to `#sec2`, but nothing on this page has that id"
+        "[internal-links] the link `#sec2` points to nothing: no element on this page has the id `sec2`"
     );
     assert_eq!(loc(&f), "ch01.md:3:1");
     assert!(f.hint.unwrap().starts_with("in item/xhtml/ch01.xhtml:11:"));
@@ -563,4 +563,42 @@ fn vertical_spine() {
         "class=\"vrtl\"",
     );
     assert_eq!(run(&files), vec![]);
+}
+
+#[test]
+fn off_silences_an_error_check_and_svg_images_and_encoded_names_resolve() {
+    let files = edit(
+        clean(),
+        "item/xhtml/ch01.xhtml",
+        "ch02.xhtml#fig",
+        "ch09.xhtml",
+    );
+    assert_eq!(run(&files).len(), 1);
+    assert_eq!(run_with(&files, "internal-links", Level::Off), vec![]);
+
+    // An SVG `image` and a percent-encoded Japanese file name.
+    let mut files = clean();
+    files.insert("item/image/猫.png".into(), vec![1]);
+    let files = edit(
+        files,
+        "item/standard.opf",
+        "</manifest>",
+        "<item id=\"neko\" href=\"image/%E7%8C%AB.png\" media-type=\"image/png\"/>\n</manifest>",
+    );
+    let files = edit(
+        files,
+        "item/xhtml/ch02.xhtml",
+        "<figure id=\"fig\">",
+        "<figure id=\"fig\"><svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\"><image xlink:href=\"../image/%E7%8C%AB.png\"/></svg>",
+    );
+    assert_eq!(run(&files), vec![]);
+    let files = edit(files, "item/xhtml/ch02.xhtml", "%E7%8C%AB", "%E7%8C%AC");
+    let f = one(run(&files));
+    assert!(
+        f.message
+            .starts_with("[resources] the image `../image/%E7%8C%AC.png` is not in the book"),
+        "{}",
+        f.message
+    );
+    assert_eq!(loc(&f), "item/xhtml/ch02.xhtml:9:101");
 }
