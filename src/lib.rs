@@ -4,6 +4,7 @@
 //! → [`xhtml::write`] (write) → [`pages`] (cover, title page, colophon, nav, package document)
 //! → [`stage`] → [`epub`] (pack). [`pipeline`] runs them in order for one book.
 pub mod book;
+pub mod check;
 pub mod cover;
 pub mod doc;
 pub mod epub;
@@ -15,6 +16,7 @@ pub mod pages;
 pub mod pipeline;
 pub mod reader;
 pub mod runner;
+pub mod report;
 pub mod scaffold;
 pub mod stage;
 pub mod xhtml;

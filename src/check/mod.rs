@@ -1,0 +1,561 @@
+//! Checks: the EPUB's tree (before staging) → findings.
+//!
+//! Every check is built in and reads the tree in memory: the package document (found through
+//! `META-INF/container.xml`) for the manifest and spine, and every XHTML file. A problem in an
+//! element is reported at the element's source position (the nearest `data-seihon-src`
+//! attribute of the element or its ancestors), with the XHTML position as a note in the hint,
+//! so that the people who write the manuscripts see their own file and line.
+use std::collections::{BTreeMap, HashMap};
+
+use crate::error::{Finding, Location, Severity};
+use crate::xhtml::dom::{self, Document, Element, Pos};
+
+mod ids;
+mod japanese;
+mod links;
+mod resources;
+
+/// One check's identity and default severity; `CheckId::name()` is what users write in settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CheckId {
+    WellFormed,
+    UniqueIds,
+    InternalLinks,
+    Resources,
+    EmptyLinkText,
+    UnresolvedReferences,
+    ImageAlt,
+    TcyLength,
+    NavRubyTcy,
+    VerticalSpine,
+}
+
+impl CheckId {
+    /// The name users write in their check settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckId::WellFormed => "well-formed",
+            CheckId::UniqueIds => "unique-ids",
+            CheckId::InternalLinks => "internal-links",
+            CheckId::Resources => "resources",
+            CheckId::EmptyLinkText => "empty-link-text",
+            CheckId::UnresolvedReferences => "unresolved-references",
+            CheckId::ImageAlt => "image-alt",
+            CheckId::TcyLength => "tcy-length",
+            CheckId::NavRubyTcy => "nav-ruby-tcy",
+            CheckId::VerticalSpine => "vertical-spine",
+        }
+    }
+
+    /// Every check, in the order they run.
+    pub fn all() -> &'static [CheckId] {
+        &[
+            CheckId::WellFormed,
+            CheckId::UniqueIds,
+            CheckId::InternalLinks,
+            CheckId::Resources,
+            CheckId::EmptyLinkText,
+            CheckId::UnresolvedReferences,
+            CheckId::ImageAlt,
+            CheckId::TcyLength,
+            CheckId::NavRubyTcy,
+            CheckId::VerticalSpine,
+        ]
+    }
+
+    /// Structural problems that make an invalid EPUB are errors; the rest are warnings.
+    pub fn default_level(self) -> Level {
+        match self {
+            CheckId::WellFormed
+            | CheckId::UniqueIds
+            | CheckId::InternalLinks
+            | CheckId::Resources => Level::Error,
+            _ => Level::Warning,
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<CheckId> {
+        CheckId::all().iter().copied().find(|c| c.name() == s)
+    }
+}
+
+/// How a check's findings count: errors fail the build, warnings are shown, `off` silences it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+    Off,
+}
+
+/// Overrides of the checks' default levels.
+#[derive(Debug, Clone, Default)]
+pub struct CheckSettings {
+    pub levels: HashMap<CheckId, Level>,
+}
+
+impl CheckSettings {
+    /// The level a check runs at: the override, else its default.
+    pub fn level(&self, id: CheckId) -> Level {
+        self.levels
+            .get(&id)
+            .copied()
+            .unwrap_or_else(|| id.default_level())
+    }
+
+    /// Sets a check's level by the name users write; an unknown name is refused with the list
+    /// of known names.
+    pub fn set(&mut self, name: &str, level: Level) -> Result<(), String> {
+        match CheckId::from_name(name) {
+            Some(id) => {
+                self.levels.insert(id, level);
+                Ok(())
+            }
+            None => Err(format!(
+                "there is no check named `{name}`; the checks are {}",
+                CheckId::all()
+                    .iter()
+                    .map(|c| format!("`{}`", c.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+}
+
+/// The EPUB's files in memory (path inside the EPUB → bytes), before staging.
+pub struct EpubFiles<'a> {
+    pub files: &'a BTreeMap<String, Vec<u8>>,
+}
+
+/// Runs every enabled check; each finding gets its check's level as severity and the check's
+/// name in brackets at the start of the message ("[internal-links] …").
+///
+/// A few findings are only ever warnings (an empty `alt` on an image that may be decorative):
+/// raising their check to `error` does not raise them.
+pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
+    let book = Book::load(epub.files);
+    let mut out = Vec::new();
+    for &id in CheckId::all() {
+        let level = settings.level(id);
+        if level == Level::Off {
+            continue;
+        }
+        let found = match id {
+            CheckId::WellFormed => book.parse_errors.clone(),
+            CheckId::UniqueIds => ids::unique_ids(&book),
+            CheckId::InternalLinks => links::internal_links(&book),
+            CheckId::Resources => resources::resources(&book),
+            CheckId::EmptyLinkText => links::empty_link_text(&book),
+            CheckId::UnresolvedReferences => links::unresolved_references(&book),
+            CheckId::ImageAlt => resources::image_alt(&book),
+            CheckId::TcyLength => japanese::tcy_length(&book),
+            CheckId::NavRubyTcy => japanese::nav_ruby_tcy(&book),
+            CheckId::VerticalSpine => japanese::vertical_spine(&book),
+        };
+        for mut f in found {
+            // Checks mark their findings Error ("as bad as the level says") or Warning
+            // ("never more than a warning").
+            if level == Level::Warning {
+                f.severity = Severity::Warning;
+            }
+            f.message = format!("[{}] {}", id.name(), f.message);
+            out.push(f);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The book as the checks see it
+
+/// One manifest item of the package document.
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    pub id: String,
+    /// As written in the manifest.
+    pub href: String,
+    /// Resolved to a path inside the EPUB (None when it points outside it or is remote).
+    pub path: Option<String>,
+    pub properties: String,
+    pub pos: Option<Pos>,
+}
+
+/// The parsed EPUB tree shared by all checks.
+pub(crate) struct Book<'a> {
+    pub files: &'a BTreeMap<String, Vec<u8>>,
+    /// Parsed XHTML documents by path.
+    pub docs: BTreeMap<String, Document>,
+    /// Findings of the well-formed check (parse errors, missing package document).
+    pub parse_errors: Vec<Finding>,
+    pub opf_path: Option<String>,
+    /// Whether the package document parsed, so that the manifest and spine are known.
+    pub package_read: bool,
+    /// Parsed NCX documents by path.
+    pub ncx: BTreeMap<String, Document>,
+    pub manifest: Vec<Item>,
+    /// Paths of the spine's items, in order.
+    pub spine: Vec<String>,
+    pub spine_rtl: bool,
+    pub spine_pos: Option<Pos>,
+    /// Path of the navigation document.
+    pub nav: Option<String>,
+}
+
+pub(crate) fn is_xhtml_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".xhtml") || lower.ends_with(".html") || lower.ends_with(".htm")
+}
+
+/// The local part of a qualified name: "opf:item" → "item".
+pub(crate) fn local(name: &str) -> &str {
+    name.rsplit(':').next().unwrap_or(name)
+}
+
+fn parse_file(path: &str, bytes: &[u8]) -> Result<Document, Finding> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = String::from_utf8_lossy(&bytes[..e.valid_up_to()]);
+            let (line, col) = crate::error::line_col(&valid, valid.len());
+            return Err(Finding::error(
+                Location::new(path, line, col),
+                "the file is not valid UTF-8 text",
+            )
+            .with_hint("save the file as UTF-8"));
+        }
+    };
+    dom::parse_document(text)
+        .map_err(|e| Finding::error(Location::new(path, e.pos.line, e.pos.col), e.message))
+}
+
+impl<'a> Book<'a> {
+    pub fn load(files: &'a BTreeMap<String, Vec<u8>>) -> Book<'a> {
+        let mut book = Book {
+            files,
+            docs: BTreeMap::new(),
+            parse_errors: Vec::new(),
+            opf_path: None,
+            package_read: false,
+            ncx: BTreeMap::new(),
+            manifest: Vec::new(),
+            spine: Vec::new(),
+            spine_rtl: false,
+            spine_pos: None,
+            nav: None,
+        };
+        for (path, bytes) in files {
+            let lower = path.to_ascii_lowercase();
+            if is_xhtml_path(path) {
+                match parse_file(path, bytes) {
+                    Ok(doc) => {
+                        book.docs.insert(path.clone(), doc);
+                    }
+                    Err(f) => book.parse_errors.push(f),
+                }
+            } else if lower.ends_with(".ncx") {
+                match parse_file(path, bytes) {
+                    Ok(doc) => {
+                        book.ncx.insert(path.clone(), doc);
+                    }
+                    Err(f) => book.parse_errors.push(f),
+                }
+            }
+        }
+        book.opf_path = book.find_package();
+        if let Some(opf_path) = book.opf_path.clone() {
+            match parse_file(&opf_path, &files[&opf_path]) {
+                Ok(opf) => {
+                    book.read_package(&opf_path, &opf.root);
+                    book.package_read = true;
+                }
+                Err(f) => book.parse_errors.push(f),
+            }
+        }
+        if book.nav.is_none() {
+            book.nav = book
+                .docs
+                .keys()
+                .find(|p| p.rsplit('/').next() == Some("nav.xhtml"))
+                .cloned();
+        }
+        book
+    }
+
+    /// The package document named by `META-INF/container.xml` (reporting why when there is none).
+    fn find_package(&mut self) -> Option<String> {
+        const CONTAINER: &str = "META-INF/container.xml";
+        let Some(bytes) = self.files.get(CONTAINER) else {
+            self.parse_errors.push(
+                Finding::error(
+                    Location::file(CONTAINER),
+                    "the EPUB has no META-INF/container.xml, so readers cannot find the package document",
+                )
+                .with_hint("this file is written by seihon; a hook may have removed it"),
+            );
+            return None;
+        };
+        let container = match parse_file(CONTAINER, bytes) {
+            Ok(doc) => doc,
+            Err(f) => {
+                self.parse_errors.push(f);
+                return None;
+            }
+        };
+        let mut rootfile = None;
+        container.root.walk(&mut |e| {
+            if rootfile.is_none() && local(&e.name) == "rootfile" {
+                rootfile = Some((e.attr("full-path").map(str::to_string), e.pos));
+            }
+        });
+        match rootfile {
+            Some((Some(path), pos)) => {
+                if self.files.contains_key(&path) {
+                    Some(path)
+                } else {
+                    let pos = pos.unwrap_or_default();
+                    self.parse_errors.push(Finding::error(
+                        Location::new(CONTAINER, pos.line, pos.col),
+                        format!("the package document `{path}` named here is not in the EPUB"),
+                    ));
+                    None
+                }
+            }
+            _ => {
+                self.parse_errors.push(Finding::error(
+                    Location::file(CONTAINER),
+                    "META-INF/container.xml names no package document (`rootfile full-path`)",
+                ));
+                None
+            }
+        }
+    }
+
+    fn read_package(&mut self, opf_path: &str, root: &Element) {
+        let mut ids: HashMap<String, String> = HashMap::new();
+        let mut spine_refs = Vec::new();
+        root.walk(&mut |e| match local(&e.name) {
+            "item" => {
+                let href = e.attr("href").unwrap_or("").to_string();
+                let path = match resolve(opf_path, &href) {
+                    Target::Local { path, .. } => Some(path),
+                    _ => None,
+                };
+                let id = e.attr("id").unwrap_or("").to_string();
+                if let Some(p) = &path {
+                    ids.insert(id.clone(), p.clone());
+                }
+                let properties = e.attr("properties").unwrap_or("").to_string();
+                self.manifest.push(Item {
+                    id,
+                    href,
+                    path,
+                    properties,
+                    pos: e.pos,
+                });
+            }
+            "spine" => {
+                self.spine_rtl = e.attr("page-progression-direction") == Some("rtl");
+                self.spine_pos = e.pos;
+            }
+            "itemref" => {
+                if let Some(idref) = e.attr("idref") {
+                    spine_refs.push(idref.to_string());
+                }
+            }
+            _ => {}
+        });
+        self.spine = spine_refs
+            .iter()
+            .filter_map(|r| ids.get(r).cloned())
+            .collect();
+        self.nav = self
+            .manifest
+            .iter()
+            .find(|i| i.properties.split_ascii_whitespace().any(|p| p == "nav"))
+            .and_then(|i| i.path.clone());
+    }
+
+    /// Whether a path inside the EPUB is listed in the manifest.
+    pub fn in_manifest(&self, path: &str) -> bool {
+        self.manifest
+            .iter()
+            .any(|i| i.path.as_deref() == Some(path))
+    }
+
+    /// The ids of a parsed XHTML document.
+    pub fn ids_of(&self, path: &str) -> Option<std::collections::HashSet<&str>> {
+        let doc = self.docs.get(path)?;
+        let mut ids = std::collections::HashSet::new();
+        doc.root.walk(&mut |e| {
+            if let Some(id) = e.attr("id") {
+                ids.insert(id);
+            }
+        });
+        Some(ids)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Paths and links
+
+/// What an `href` or `src` points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A URL with a scheme (`https:`, `mailto:`, `data:`), not checked here.
+    External,
+    /// A file inside the EPUB (the referring file itself for `#x`), with its fragment if any.
+    Local {
+        path: String,
+        fragment: Option<String>,
+    },
+    /// A relative path climbing out of the EPUB, or an absolute path.
+    Outside,
+}
+
+/// Resolves `href` as written in the file at `base` (a path inside the EPUB).
+pub(crate) fn resolve(base: &str, href: &str) -> Target {
+    let href = href.trim();
+    let first_special = href.find(['/', '?', '#']).unwrap_or(href.len());
+    if href[..first_special].contains(':') {
+        return Target::External;
+    }
+    let (rest, fragment) = match href.split_once('#') {
+        Some((r, f)) => (r, Some(percent_decode(f))),
+        None => (href, None),
+    };
+    let rest = rest.split('?').next().unwrap_or("");
+    if rest.is_empty() {
+        return Target::Local {
+            path: base.to_string(),
+            fragment,
+        };
+    }
+    if rest.starts_with('/') {
+        return Target::Outside;
+    }
+    let mut parts: Vec<String> = base.split('/').map(str::to_string).collect();
+    parts.pop();
+    for seg in rest.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Target::Outside;
+                }
+            }
+            s => parts.push(percent_decode(s)),
+        }
+    }
+    Target::Local {
+        path: parts.join("/"),
+        fragment,
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(v) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+// ---------------------------------------------------------------------------
+// Locations
+
+/// The source position of an element: the `data-seihon-src="<file>:<line>:<col>"` of the
+/// innermost element of the path (root first, element last) that has one.
+pub fn source_of(path_to_element: &[&Element]) -> Option<Location> {
+    path_to_element
+        .iter()
+        .rev()
+        .find_map(|e| e.attr("data-seihon-src").and_then(parse_src))
+}
+
+fn parse_src(value: &str) -> Option<Location> {
+    let mut parts = value.rsplitn(3, ':');
+    let last = parts.next()?;
+    let middle = parts.next();
+    let first = parts.next();
+    match (first, middle) {
+        (Some(file), Some(line)) if !file.is_empty() => Some(Location::new(
+            file,
+            line.trim().parse().ok()?,
+            last.trim().parse().ok()?,
+        )),
+        // "<file>:<line>"
+        (None, Some(file)) if !file.is_empty() => {
+            Some(Location::new(file, last.trim().parse().ok()?, 0))
+        }
+        _ => None,
+    }
+}
+
+/// The position of an element in its XHTML file, as "item/xhtml/ch01.xhtml:34:5".
+fn xhtml_position(file: &str, el: &Element) -> Location {
+    let pos = el.pos.unwrap_or_default();
+    Location::new(file, pos.line, pos.col)
+}
+
+/// A finding about the last element of `path` in the XHTML file `file`: at its source position
+/// with the XHTML position in the hint ("in item/xhtml/ch01.xhtml:34:5", then `advice`), or at
+/// the XHTML position when the element has no source position.
+pub(crate) fn finding_at(
+    file: &str,
+    path: &[&Element],
+    message: impl Into<String>,
+    advice: Option<&str>,
+) -> Finding {
+    let xhtml = path
+        .last()
+        .map_or_else(|| Location::file(file), |e| xhtml_position(file, e));
+    match source_of(path) {
+        Some(src) => {
+            let mut hint = format!("in {xhtml}");
+            if let Some(a) = advice {
+                hint.push_str("; ");
+                hint.push_str(a);
+            }
+            Finding::error(src, message).with_hint(hint)
+        }
+        None => {
+            let f = Finding::error(xhtml, message);
+            match advice {
+                Some(a) => f.with_hint(a),
+                None => f,
+            }
+        }
+    }
+}
+
+/// Visits every element with the path from the root to it (root first, element last).
+pub(crate) fn walk_path<'a>(root: &'a Element, f: &mut dyn FnMut(&[&'a Element])) {
+    fn go<'a>(el: &'a Element, path: &mut Vec<&'a Element>, f: &mut dyn FnMut(&[&'a Element])) {
+        path.push(el);
+        f(path);
+        for child in el.child_elements() {
+            go(child, path, f);
+        }
+        path.pop();
+    }
+    go(root, &mut Vec::new(), f);
+}
+
+#[cfg(test)]
+mod tests;

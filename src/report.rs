@@ -1,0 +1,459 @@
+//! Reports of a run over one or more books: JSON, JUnit XML, GitHub Actions annotations and
+//! plain text for people.
+use std::collections::BTreeMap;
+
+use crate::error::Finding;
+use crate::xhtml::dom::{self, Document, Element};
+
+/// How one book's build went.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BookReport {
+    pub book: String,
+    pub ok: bool,
+    /// The stage that failed, e.g. "read", "checks", "pack".
+    pub failed_stage: Option<String>,
+    /// The EPUB written, when one was.
+    pub epub: Option<String>,
+    pub findings: Vec<ReportFinding>,
+    pub seconds: f64,
+}
+
+/// A finding as reports show it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ReportFinding {
+    /// "error" or "warning".
+    pub severity: String,
+    pub file: String,
+    /// 1-based; 0 when unknown.
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl From<&Finding> for ReportFinding {
+    fn from(f: &Finding) -> Self {
+        ReportFinding {
+            severity: f.severity.to_string(),
+            file: f.location.file.to_string_lossy().replace('\\', "/"),
+            line: f.location.line,
+            col: f.location.col,
+            message: f.message.clone(),
+            hint: f.hint.clone(),
+        }
+    }
+}
+
+impl ReportFinding {
+    fn is_error(&self) -> bool {
+        self.severity == "error"
+    }
+
+    /// "file:line:col", leaving out what is unknown.
+    fn place(&self) -> String {
+        let mut s = self.file.clone();
+        if self.line > 0 {
+            s.push_str(&format!(":{}", self.line));
+            if self.col > 0 {
+                s.push_str(&format!(":{}", self.col));
+            }
+        }
+        s
+    }
+
+    /// "file:line:col: severity: message" (and the hint on its own line).
+    fn line_text(&self) -> String {
+        let mut s = format!("{}: {}: {}", self.place(), self.severity, self.message);
+        if let Some(hint) = &self.hint {
+            s.push_str("\n  help: ");
+            s.push_str(hint);
+        }
+        s
+    }
+}
+
+impl BookReport {
+    fn count(&self, errors: bool) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.is_error() == errors)
+            .count()
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// `{"books":[…],"ok":bool,"errors":n,"warnings":n}`, pretty-printed.
+pub fn json(reports: &[BookReport]) -> String {
+    let errors: usize = reports.iter().map(|r| r.count(true)).sum();
+    let warnings: usize = reports.iter().map(|r| r.count(false)).sum();
+    let value = serde_json::json!({
+        "books": reports,
+        "ok": reports.iter().all(|r| r.ok),
+        "errors": errors,
+        "warnings": warnings,
+    });
+    let mut out = serde_json::to_string_pretty(&value).unwrap_or_else(|_| "{}".into());
+    out.push('\n');
+    out
+}
+
+/// JUnit XML for Jenkins and GitLab: one test case per book, failed with its errors listed when
+/// the book failed, its warnings in `system-out`.
+pub fn junit(reports: &[BookReport]) -> String {
+    let tests = reports.len().to_string();
+    let failures = reports.iter().filter(|r| !r.ok).count().to_string();
+    let time = format!("{:.3}", reports.iter().map(|r| r.seconds).sum::<f64>());
+    let mut suite = Element::new("testsuite")
+        .with_attr("name", "seihon")
+        .with_attr("tests", tests.clone())
+        .with_attr("failures", failures.clone())
+        .with_attr("errors", "0")
+        .with_attr("skipped", "0")
+        .with_attr("time", time.clone());
+    for r in reports {
+        let mut case = Element::new("testcase")
+            .with_attr("classname", "seihon")
+            .with_attr("name", r.book.clone())
+            .with_attr("time", format!("{:.3}", r.seconds));
+        if !r.ok {
+            let stage = r.failed_stage.as_deref().unwrap_or("build");
+            let errors: Vec<String> = r
+                .findings
+                .iter()
+                .filter(|f| f.is_error())
+                .map(ReportFinding::line_text)
+                .collect();
+            let message = format!("failed at {stage} ({})", plural(errors.len(), "error"));
+            let mut text = errors.join("\n");
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            case.push(
+                Element::new("failure")
+                    .with_attr("message", message)
+                    .with_attr("type", stage)
+                    .with_text(text),
+            );
+        }
+        let warnings: Vec<String> = r
+            .findings
+            .iter()
+            .filter(|f| !f.is_error())
+            .map(ReportFinding::line_text)
+            .collect();
+        if !warnings.is_empty() {
+            case.push(Element::new("system-out").with_text(warnings.join("\n") + "\n"));
+        }
+        suite.push(case);
+    }
+    let root = Element::new("testsuites")
+        .with_attr("name", "seihon")
+        .with_attr("tests", tests)
+        .with_attr("failures", failures)
+        .with_attr("errors", "0")
+        .with_attr("time", time)
+        .with_child(suite);
+    dom::serialize_document(&Document {
+        doctype: None,
+        root,
+    })
+}
+
+/// GitHub's escaping of a workflow command's message.
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// GitHub's escaping of a workflow command's property values.
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// GitHub Actions workflow commands, one line per finding:
+/// `::error file=books/a/ch01.md,line=12,col=3,title=seihon::message` (`::warning` for warnings).
+/// The hint follows the message on a second line of the annotation. A book that failed without
+/// any error finding gets one line naming the stage.
+pub fn github_annotations(reports: &[BookReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        for f in &r.findings {
+            let mut props = Vec::new();
+            if !f.file.is_empty() {
+                props.push(format!("file={}", escape_property(&f.file)));
+                if f.line > 0 {
+                    props.push(format!("line={}", f.line));
+                    if f.col > 0 {
+                        props.push(format!("col={}", f.col));
+                    }
+                }
+            }
+            props.push("title=seihon".to_string());
+            let mut message = f.message.clone();
+            if let Some(hint) = &f.hint {
+                message.push('\n');
+                message.push_str(hint);
+            }
+            let command = if f.is_error() { "error" } else { "warning" };
+            out.push_str(&format!(
+                "::{command} {}::{}\n",
+                props.join(","),
+                escape_data(&message)
+            ));
+        }
+        if !r.ok && r.count(true) == 0 {
+            let stage = r.failed_stage.as_deref().unwrap_or("build");
+            out.push_str(&format!(
+                "::error title=seihon::{}\n",
+                escape_data(&format!("{}: failed at {stage}", r.book))
+            ));
+        }
+    }
+    out
+}
+
+/// For people: each book's findings grouped by file and sorted by line, then a summary line
+/// ("✓ book: built dist/x.epub", "✗ book: failed at checks (2 errors, 1 warning)").
+pub fn human(reports: &[BookReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let mut by_file: BTreeMap<&str, Vec<&ReportFinding>> = BTreeMap::new();
+        for f in &r.findings {
+            by_file.entry(f.file.as_str()).or_default().push(f);
+        }
+        for (file, mut findings) in by_file {
+            findings.sort_by_key(|f| (f.line, f.col));
+            out.push_str(if file.is_empty() { "(no file)" } else { file });
+            out.push('\n');
+            for f in findings {
+                let at = match (f.line, f.col) {
+                    (0, _) => String::new(),
+                    (l, 0) => format!("{l}: "),
+                    (l, c) => format!("{l}:{c}: "),
+                };
+                out.push_str(&format!("  {at}{}: {}\n", f.severity, f.message));
+                if let Some(hint) = &f.hint {
+                    out.push_str(&format!("    help: {hint}\n"));
+                }
+            }
+        }
+        let (errors, warnings) = (r.count(true), r.count(false));
+        let mut counts = Vec::new();
+        if errors > 0 {
+            counts.push(plural(errors, "error"));
+        }
+        if warnings > 0 {
+            counts.push(plural(warnings, "warning"));
+        }
+        let counts = if counts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", counts.join(", "))
+        };
+        if r.ok {
+            match &r.epub {
+                Some(epub) => out.push_str(&format!("✓ {}: built {epub}{counts}\n", r.book)),
+                None => out.push_str(&format!("✓ {}: ok{counts}\n", r.book)),
+            }
+        } else {
+            let stage = r.failed_stage.as_deref().unwrap_or("build");
+            out.push_str(&format!("✗ {}: failed at {stage}{counts}\n", r.book));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{Location, Severity};
+
+    fn finding(sev: Severity, file: &str, line: u32, col: u32, msg: &str) -> ReportFinding {
+        ReportFinding::from(&Finding {
+            severity: sev,
+            location: Location::new(file, line, col),
+            message: msg.into(),
+            hint: None,
+        })
+    }
+
+    fn sample() -> Vec<BookReport> {
+        let mut with_hint = finding(
+            Severity::Error,
+            "books/a/ch01.md",
+            12,
+            3,
+            "[internal-links] the link `#x` points to nothing",
+        );
+        with_hint.hint = Some("in item/xhtml/ch01.xhtml:34:5".into());
+        vec![
+            BookReport {
+                book: "a".into(),
+                ok: false,
+                failed_stage: Some("checks".into()),
+                epub: None,
+                findings: vec![
+                    finding(
+                        Severity::Warning,
+                        "books/a/ch02.md",
+                        3,
+                        1,
+                        "[image-alt] no <alt> & more",
+                    ),
+                    with_hint,
+                    finding(
+                        Severity::Error,
+                        "books/a/ch01.md",
+                        2,
+                        1,
+                        "[unique-ids] id `x` twice",
+                    ),
+                ],
+                seconds: 1.5,
+            },
+            BookReport {
+                book: "b".into(),
+                ok: true,
+                failed_stage: None,
+                epub: Some("dist/b.epub".into()),
+                findings: vec![],
+                seconds: 0.25,
+            },
+        ]
+    }
+
+    #[test]
+    fn from_finding() {
+        let f = Finding::warning(Location::new("books/a/x.md", 4, 2), "m").with_hint("h");
+        let r = ReportFinding::from(&f);
+        assert_eq!(r.severity, "warning");
+        assert_eq!(r.file, "books/a/x.md");
+        assert_eq!((r.line, r.col), (4, 2));
+        assert_eq!(r.hint.as_deref(), Some("h"));
+    }
+
+    #[test]
+    fn json_parses_back() {
+        let text = json(&sample());
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["ok"], false);
+        assert_eq!(v["errors"], 2);
+        assert_eq!(v["warnings"], 1);
+        let books = v["books"].as_array().unwrap();
+        assert_eq!(books.len(), 2);
+        assert_eq!(books[0]["book"], "a");
+        assert_eq!(books[0]["failed_stage"], "checks");
+        assert_eq!(books[0]["epub"], serde_json::Value::Null);
+        assert_eq!(books[0]["findings"][1]["file"], "books/a/ch01.md");
+        assert_eq!(books[0]["findings"][1]["line"], 12);
+        assert_eq!(books[0]["findings"][1]["col"], 3);
+        assert_eq!(books[0]["findings"][1]["severity"], "error");
+        assert_eq!(
+            books[0]["findings"][1]["hint"],
+            "in item/xhtml/ch01.xhtml:34:5"
+        );
+        assert_eq!(books[1]["ok"], true);
+        assert_eq!(books[1]["epub"], "dist/b.epub");
+        assert_eq!(books[1]["seconds"], 0.25);
+        let v: serde_json::Value = serde_json::from_str(&json(&[])).unwrap();
+        assert_eq!(v["ok"], true);
+        assert_eq!(v["books"].as_array().unwrap().len(), 0);
+    }
+
+    #[test]
+    fn junit_parses_back() {
+        let text = junit(&sample());
+        let doc = dom::parse_document(&text).expect("well-formed");
+        let root = &doc.root;
+        assert_eq!(root.name, "testsuites");
+        assert_eq!(root.attr("tests"), Some("2"));
+        assert_eq!(root.attr("failures"), Some("1"));
+        let suites: Vec<&Element> = root.child_elements().collect();
+        assert_eq!(suites.len(), 1);
+        let suite = suites[0];
+        assert_eq!(suite.attr("name"), Some("seihon"));
+        assert_eq!(suite.attr("tests"), Some("2"));
+        assert_eq!(suite.attr("failures"), Some("1"));
+        assert_eq!(suite.attr("time"), Some("1.750"));
+        let cases: Vec<&Element> = suite.child_elements().collect();
+        assert_eq!(cases.len(), 2);
+        assert_eq!(cases[0].attr("name"), Some("a"));
+        assert_eq!(cases[0].attr("time"), Some("1.500"));
+        let failure = cases[0]
+            .child_elements()
+            .find(|e| e.name == "failure")
+            .unwrap();
+        assert_eq!(failure.attr("message"), Some("failed at checks (2 errors)"));
+        assert_eq!(failure.attr("type"), Some("checks"));
+        assert_eq!(
+            failure.text_content(),
+            "books/a/ch01.md:12:3: error: [internal-links] the link `#x` points to nothing\n  \
+             help: in item/xhtml/ch01.xhtml:34:5\n\
+             books/a/ch01.md:2:1: error: [unique-ids] id `x` twice\n"
+        );
+        let out = cases[0]
+            .child_elements()
+            .find(|e| e.name == "system-out")
+            .unwrap();
+        assert_eq!(
+            out.text_content(),
+            "books/a/ch02.md:3:1: warning: [image-alt] no <alt> & more\n"
+        );
+        assert_eq!(cases[1].attr("name"), Some("b"));
+        assert_eq!(cases[1].child_elements().count(), 0);
+    }
+
+    #[test]
+    fn github_annotation_lines() {
+        let text = github_annotations(&sample());
+        assert_eq!(
+            text,
+            "::warning file=books/a/ch02.md,line=3,col=1,title=seihon::[image-alt] no <alt> & more\n\
+             ::error file=books/a/ch01.md,line=12,col=3,title=seihon::[internal-links] the link `#x` points to nothing%0Ain item/xhtml/ch01.xhtml:34:5\n\
+             ::error file=books/a/ch01.md,line=2,col=1,title=seihon::[unique-ids] id `x` twice\n"
+        );
+        let odd = BookReport {
+            book: "c".into(),
+            ok: false,
+            failed_stage: Some("pack".into()),
+            epub: None,
+            findings: vec![finding(
+                Severity::Warning,
+                "books/c/a,b:c.md",
+                0,
+                0,
+                "first line\r\nsecond: 100%",
+            )],
+            seconds: 0.0,
+        };
+        assert_eq!(
+            github_annotations(&[odd]),
+            "::warning file=books/c/a%2Cb%3Ac.md,title=seihon::first line%0D%0Asecond: 100%25\n\
+             ::error title=seihon::c: failed at pack\n"
+        );
+    }
+
+    #[test]
+    fn human_groups_by_file() {
+        let text = human(&sample());
+        assert_eq!(
+            text,
+            "books/a/ch01.md\n\
+             \x20 2:1: error: [unique-ids] id `x` twice\n\
+             \x20 12:3: error: [internal-links] the link `#x` points to nothing\n\
+             \x20   help: in item/xhtml/ch01.xhtml:34:5\n\
+             books/a/ch02.md\n\
+             \x20 3:1: warning: [image-alt] no <alt> & more\n\
+             ✗ a: failed at checks (2 errors, 1 warning)\n\
+             ✓ b: built dist/b.epub\n"
+        );
+    }
+}
