@@ -408,6 +408,22 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
         pages::render(&tera, "package.opf", &ctx)?,
     );
 
+    // Checks read the pages with their source positions, before anything is staged: a book
+    // that fails them leaves the previous build and EPUB as they were.
+    let settings = check_settings(project, &book)?;
+    let found = crate::check::run_checks(
+        &crate::check::EpubFiles {
+            files: &pkg.check_view(),
+        },
+        &settings,
+    );
+    if found.iter().any(|f| f.severity == Severity::Error) {
+        let mut all = std::mem::take(&mut load_warnings);
+        all.append(&mut resolved.warnings);
+        all.extend(found);
+        return Err(Error::Book(all));
+    }
+    resolved.warnings.extend(found);
     stage::stage(&pkg.tree, &stage_dir)?;
     log.extend(run_hook(&book, hooks::Stage::PostConvert)?);
     // The final adjustment: what the hook leaves in the staged tree is what gets packed.
@@ -422,6 +438,20 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
         warnings: load_warnings,
         log: log.into_iter().filter(|l| !l.trim().is_empty()).collect(),
     })
+}
+
+/// Check levels: the project's, then the book's own.
+fn check_settings(project: &Project, book: &Book) -> Result<crate::check::CheckSettings> {
+    let mut settings = crate::check::CheckSettings::default();
+    for (name, level) in project.config.checks.iter().chain(&book.checks) {
+        settings.set(name, *level).map_err(|why| {
+            Error::Config(
+                Finding::error(Location::file(&book.config_path), why)
+                    .with_hint("see the README for the check names"),
+            )
+        })?;
+    }
+    Ok(settings)
 }
 
 /// The package folder inside the EPUB and the package document's name in it.
@@ -448,6 +478,25 @@ struct Package {
 }
 
 impl Package {
+    /// The EPUB's files as checks see them: pages with their source positions, style sheets
+    /// and documents as text, other resources only by name.
+    fn check_view(&self) -> std::collections::BTreeMap<String, Vec<u8>> {
+        self.tree
+            .entries()
+            .map(|(path, content)| {
+                let bytes = match (self.marked.get(path), content) {
+                    (Some(marked), _) => marked.clone().into_bytes(),
+                    (None, stage::Content::Bytes(b)) => b.clone(),
+                    (None, stage::Content::Copy(from)) if path.ends_with(".css") => {
+                        std::fs::read(from).unwrap_or_default()
+                    }
+                    (None, stage::Content::Copy(_)) => Vec::new(),
+                };
+                (path.to_string(), bytes)
+            })
+            .collect()
+    }
+
     /// Adds an XHTML page: the marked text is kept for checks, the staged one loses the marks.
     fn add_xhtml(&mut self, path: String, marked: String) {
         self.tree.add(path.clone(), write::strip_sources(&marked));

@@ -36,6 +36,10 @@ impl Tree {
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.files.keys().map(String::as_str)
     }
+
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &Content)> {
+        self.files.iter().map(|(k, v)| (k.as_str(), v))
+    }
 }
 
 /// Writes `tree` as the folder `dir`, replacing what was there only once it is complete.

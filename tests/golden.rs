@@ -54,6 +54,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
         }),
         docbook: None,
         filters: None,
+        checks: Default::default(),
         root: root.to_path_buf(),
     }
 }

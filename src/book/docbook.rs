@@ -103,6 +103,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         review: None,
         docbook: Some(file),
         filters: None,
+        checks: Default::default(),
         root,
     })
 }

@@ -32,6 +32,8 @@ pub struct ProjectConfig {
     pub filter_timeout: u64,
     /// Seconds a hook may run (default 120).
     pub hook_timeout: u64,
+    /// Check levels for every book: check name → `error`, `warning` or `off`.
+    pub checks: std::collections::BTreeMap<String, crate::check::Level>,
 }
 
 impl Default for ProjectConfig {
@@ -44,6 +46,7 @@ impl Default for ProjectConfig {
             filters: vec!["house".into()],
             filter_timeout: 30,
             hook_timeout: 120,
+            checks: Default::default(),
         }
     }
 }
@@ -104,6 +107,9 @@ struct BookFile {
     stylesheets: Vec<Spanned<String>>,
     /// This book's filter chain; `default` stands for the project's chain.
     filters: Option<Vec<String>>,
+    /// This book's check levels, over the project's.
+    #[serde(default)]
+    checks: std::collections::BTreeMap<String, crate::check::Level>,
 }
 
 /// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
@@ -364,6 +370,8 @@ pub struct Book {
     pub docbook: Option<PathBuf>,
     /// The filter chain, when the book sets its own (`default` stands for the project's chain).
     pub filters: Option<Vec<String>>,
+    /// The book's own check levels (over the project's).
+    pub checks: std::collections::BTreeMap<String, crate::check::Level>,
 }
 
 const CREATOR_ROLES: &[&str] = &[
@@ -682,6 +690,7 @@ fn resolve(
         review: None,
         docbook: None,
         filters: file.filters,
+        checks: file.checks,
     })
 }
 

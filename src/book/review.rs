@@ -397,6 +397,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         secnolevel,
         docbook: None,
         filters: None,
+        checks: Default::default(),
         review: Some(ReviewSettings {
             imagedir,
             words,
