@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use seihon::book::Book;
 use seihon::error::{Error, Severity};
 use seihon::pipeline::{self, Project};
+use seihon::report;
 use seihon::scaffold::{self, NewFormat};
 
 #[derive(Parser)]
@@ -28,6 +29,17 @@ enum Command {
         /// Do not run the books' hooks.
         #[arg(long)]
         no_hooks: bool,
+        /// Also write a report: `json:PATH` or `junit:PATH` (may be repeated).
+        #[arg(long, value_name = "KIND:PATH")]
+        report: Vec<String>,
+    },
+    /// Run everything but packing: reading, filters, checks and hooks before packing.
+    Check {
+        books: Vec<String>,
+        #[arg(long)]
+        no_hooks: bool,
+        #[arg(long, value_name = "KIND:PATH")]
+        report: Vec<String>,
     },
     /// List the books of this project.
     List {
@@ -53,10 +65,31 @@ fn main() -> ExitCode {
         Err(e) => return fail(&e),
     };
     match cli.command {
-        Command::Build { books, no_hooks } => build(
+        Command::Build {
+            books,
+            no_hooks,
+            report,
+        } => build(
             &project,
             &books,
-            &pipeline::BuildOptions { hooks: !no_hooks },
+            &pipeline::BuildOptions {
+                hooks: !no_hooks,
+                pack: true,
+            },
+            &report,
+        ),
+        Command::Check {
+            books,
+            no_hooks,
+            report,
+        } => build(
+            &project,
+            &books,
+            &pipeline::BuildOptions {
+                hooks: !no_hooks,
+                pack: false,
+            },
+            &report,
         ),
         Command::List { json } => list(&project, json),
         Command::New { id, format } => {
@@ -94,7 +127,28 @@ fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
     Book::is_book(&under).then_some(under)
 }
 
-fn build(project: &Project, args: &[String], opts: &pipeline::BuildOptions) -> ExitCode {
+fn build(
+    project: &Project,
+    args: &[String],
+    opts: &pipeline::BuildOptions,
+    reports: &[String],
+) -> ExitCode {
+    // Report targets are checked before any work, so a typo costs nothing.
+    let mut targets = Vec::new();
+    for r in reports {
+        match r.split_once(':') {
+            Some((kind @ ("json" | "junit"), path)) if !path.is_empty() => {
+                targets.push((kind.to_string(), PathBuf::from(path)))
+            }
+            _ => {
+                eprintln!(
+                    "error: `--report {r}` is not a report; write `--report json:PATH` or `--report junit:PATH`"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut book_reports: Vec<report::BookReport> = Vec::new();
     let dirs = if args.is_empty() {
         let dirs = project.book_dirs();
         if dirs.is_empty() {
@@ -126,7 +180,13 @@ fn build(project: &Project, args: &[String], opts: &pipeline::BuildOptions) -> E
     let total = dirs.len();
     let mut code = 0u8;
     for (i, dir) in dirs.iter().enumerate() {
-        eprintln!("[{}/{total}] building {}", i + 1, dir.display());
+        eprintln!(
+            "[{}/{total}] {} {}",
+            i + 1,
+            if opts.pack { "building" } else { "checking" },
+            dir.display()
+        );
+        let started = std::time::Instant::now();
         // A bug in seihon must not show users a Rust backtrace, nor stop the other books.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             pipeline::build_with(project, dir, opts)
@@ -147,6 +207,14 @@ fn build(project: &Project, args: &[String], opts: &pipeline::BuildOptions) -> E
                     "  help: this is a bug in seihon, not in the book; please report it with the book's files"
                 );
                 code = code.max(1);
+                book_reports.push(book_report(
+                    dir,
+                    false,
+                    None,
+                    &[],
+                    started,
+                    Some(format!("internal error: {what}")),
+                ));
                 continue;
             }
         };
@@ -158,12 +226,18 @@ fn build(project: &Project, args: &[String], opts: &pipeline::BuildOptions) -> E
                 for w in &built.warnings {
                     eprintln!("{}", prefixed(dir, &w.to_string(), w.severity));
                 }
-                println!(
-                    "built {} → {} ({} chapters)",
-                    built.id,
-                    built.epub.display(),
-                    built.chapters
-                );
+                if built.packed {
+                    println!(
+                        "built {} → {} ({} chapters)",
+                        built.id,
+                        built.epub.display(),
+                        built.chapters
+                    );
+                } else {
+                    println!("checked {} ({} chapters)", built.id, built.chapters);
+                }
+                let epub = built.packed.then(|| built.epub.display().to_string());
+                book_reports.push(book_report(dir, true, epub, &built.warnings, started, None));
             }
             Err(e) => {
                 eprintln!("{}", prefixed(dir, &e.to_string(), Severity::Error));
@@ -172,10 +246,85 @@ fn build(project: &Project, args: &[String], opts: &pipeline::BuildOptions) -> E
                     dir.display()
                 );
                 code = code.max(e.exit_code() as u8);
+                let findings = match &e {
+                    Error::Book(f) => f.clone(),
+                    Error::Config(f) => vec![f.clone()],
+                    other => vec![seihon::error::Finding::error(
+                        seihon::error::Location::file(dir),
+                        other.to_string(),
+                    )],
+                };
+                book_reports.push(book_report(dir, false, None, &findings, started, None));
             }
         }
     }
+    for (kind, path) in targets {
+        let text = if kind == "json" {
+            report::json(&book_reports)
+        } else {
+            report::junit(&book_reports)
+        };
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!(
+                "error: cannot write the {kind} report to {}: {e}",
+                path.display()
+            );
+            code = code.max(1);
+        }
+    }
+    // Under GitHub Actions, findings become annotations on the commit's files.
+    if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") {
+        print!("{}", report::github_annotations(&book_reports));
+    }
     ExitCode::from(code)
+}
+
+/// A book's result for the reports, with finding paths relative to the project.
+fn book_report(
+    dir: &Path,
+    ok: bool,
+    epub: Option<String>,
+    findings: &[seihon::error::Finding],
+    started: std::time::Instant,
+    internal: Option<String>,
+) -> report::BookReport {
+    let folder = if dir.is_file() {
+        dir.parent().unwrap_or(Path::new(""))
+    } else {
+        dir
+    };
+    let mut out: Vec<report::ReportFinding> = findings
+        .iter()
+        .map(|f| {
+            let mut r = report::ReportFinding::from(f);
+            let file = Path::new(&r.file);
+            if file.is_relative() && !file.starts_with(folder) && !r.file.starts_with("template ") {
+                r.file = folder.join(file).to_string_lossy().into_owned();
+            }
+            r
+        })
+        .collect();
+    if let Some(what) = internal {
+        out.push(report::ReportFinding {
+            severity: "error".into(),
+            file: dir.display().to_string(),
+            line: 0,
+            col: 0,
+            message: what,
+            hint: None,
+        });
+    }
+    report::BookReport {
+        book: dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        ok,
+        failed_stage: (!ok).then(|| "build".to_string()),
+        epub,
+        findings: out,
+        seconds: started.elapsed().as_secs_f64(),
+    }
 }
 
 /// Findings name files relative to their book; prefix the book folder so the path opens as-is.

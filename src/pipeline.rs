@@ -78,6 +78,8 @@ pub struct Built {
     pub warnings: Vec<Finding>,
     /// What the book's hooks printed, for the build log.
     pub log: Vec<String>,
+    /// Whether the EPUB was written (not for `seihon check`).
+    pub packed: bool,
 }
 
 /// The build's fixed time: `SOURCE_DATE_EPOCH` when set, else the book's date, else 2000-01-01.
@@ -105,11 +107,16 @@ pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
 pub struct BuildOptions {
     /// Run the book's hooks (`--no-hooks` turns them off).
     pub hooks: bool,
+    /// Stage and pack the EPUB; `seihon check` runs everything else.
+    pub pack: bool,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        BuildOptions { hooks: true }
+        BuildOptions {
+            hooks: true,
+            pack: true,
+        }
     }
 }
 
@@ -424,6 +431,17 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
         return Err(Error::Book(all));
     }
     resolved.warnings.extend(found);
+    if !opts.pack {
+        load_warnings.append(&mut resolved.warnings);
+        return Ok(Built {
+            id: book.id.clone(),
+            epub: output,
+            chapters: resolved.chapters.len(),
+            warnings: load_warnings,
+            log,
+            packed: false,
+        });
+    }
     stage::stage(&pkg.tree, &stage_dir)?;
     log.extend(run_hook(&book, hooks::Stage::PostConvert)?);
     // The final adjustment: what the hook leaves in the staged tree is what gets packed.
@@ -437,6 +455,7 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
         chapters: resolved.chapters.len(),
         warnings: load_warnings,
         log: log.into_iter().filter(|l| !l.trim().is_empty()).collect(),
+        packed: true,
     })
 }
 
