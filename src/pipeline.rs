@@ -310,7 +310,11 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
             };
             Ok((
                 ch.href(),
-                filtered_xhtml(&text, "chapter.xhtml", Some((&chain, &fctx)))?,
+                filtered_xhtml(
+                    &text,
+                    "chapter.xhtml",
+                    Some((&chain, &fctx, &ch.source.rel)),
+                )?,
             ))
         })
         .collect();
@@ -593,16 +597,16 @@ fn checked_xhtml(text: &str, template: &str) -> Result<Checked> {
 fn filtered_xhtml(
     text: &str,
     template: &str,
-    filters: Option<(&Chain, &FilterContext)>,
+    filters: Option<(&Chain, &FilterContext, &Path)>,
 ) -> Result<Checked> {
     let mut doc = dom::parse_document(text).map_err(|e| Error::Template {
         name: template.into(),
         message: format!("the page it made is not well-formed XHTML: {e}"),
     })?;
-    if let Some((chain, ctx)) = filters {
+    if let Some((chain, ctx, source)) = filters {
         chain.apply(&mut doc, ctx).map_err(|e| {
             Error::Book(vec![
-                Finding::error(Location::file(&ctx.chapter), e.to_string())
+                Finding::error(Location::file(source), e.to_string())
                     .with_hint("fix the filter, or take it out of the chain (`filters:` in book.yml or seihon.yml)"),
             ])
         })?;

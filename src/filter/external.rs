@@ -101,17 +101,18 @@ impl Filter for ExternalFilter {
             chapter: ctx.chapter.clone(),
             message,
         };
+        // The program runs in the book's folder: name it by an absolute path.
+        let program = std::path::absolute(&self.program).unwrap_or_else(|_| self.program.clone());
+        let book_root =
+            std::path::absolute(&ctx.book_root).unwrap_or_else(|_| ctx.book_root.clone());
         let spec = RunSpec {
-            program: self.program.clone(),
+            program,
             args: Vec::new(),
             env: vec![
                 ("SEIHON_BOOK".into(), ctx.book_id.clone()),
                 ("SEIHON_CHAPTER".into(), ctx.chapter.clone()),
                 ("SEIHON_LANGUAGE".into(), ctx.language.clone()),
-                (
-                    "SEIHON_BOOK_ROOT".into(),
-                    ctx.book_root.display().to_string(),
-                ),
+                ("SEIHON_BOOK_ROOT".into(), book_root.display().to_string()),
                 ("SEIHON_FILTER".into(), self.name.clone()),
             ],
             cwd: ctx.book_root.is_dir().then(|| ctx.book_root.clone()),

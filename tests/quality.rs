@@ -1,0 +1,193 @@
+//! House style and quality gates through the real binary: the three kinds of filter, book hooks,
+//! built-in checks pointing at the source, and the machine-readable reports.
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+fn sample(project: &TempProject) -> std::path::PathBuf {
+    project.add_book(&repo().join("books/neko-no-hon"), "neko")
+}
+
+fn write_exec(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn built_in_rule_file_and_external_filters_each_change_the_output() {
+    let project = TempProject::new();
+    sample(&project);
+    std::fs::create_dir_all(project.path().join("filters")).unwrap();
+    std::fs::write(
+        project.path().join("filters/mark-tables.yml"),
+        "rules:\n  - match: {element: table}\n    add_class: [house-table]\n",
+    )
+    .unwrap();
+    // A publisher's script, not executable: run through its extension.
+    std::fs::write(
+        project.path().join("filters/shout.py"),
+        "import sys\nt = sys.stdin.read()\nsys.stdout.write(t.replace('原稿を書く', 'SHOUT原稿を書く'))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "filters: [house, mark-tables, shout]\n",
+    )
+    .unwrap();
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let ch01 = read_entry(&project.epub("neko"), "item/xhtml/ch01.xhtml");
+    assert!(
+        ch01.contains("<table class=\"house-table\">"),
+        "rule file: {ch01}"
+    );
+    assert!(ch01.contains("SHOUT原稿を書く"), "external filter: {ch01}");
+    let ch03 = read_entry(&project.epub("neko"), "item/xhtml/ch03-english.xhtml");
+    let preface = read_entry(&project.epub("neko"), "item/xhtml/preface.xhtml");
+    assert!(
+        preface.contains("href=\"ch01.xhtml#manuscript\""),
+        "{preface}"
+    );
+    let _ = ch03;
+    let messages = epubcheck(&project.epub("neko"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}
+
+fn failing_filter(script: &str, expected: &str) {
+    let project = TempProject::new();
+    sample(&project);
+    write_exec(&project.path().join("filters/bad.sh"), script);
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "filters: [house, bad]\nfilter_timeout: 1\n",
+    )
+    .unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("filter `bad`"), "names the filter: {all}");
+    assert!(all.contains("xhtml/"), "names the chapter: {all}");
+    assert!(all.contains(expected), "says why ({expected}): {all}");
+    assert!(!project.epub("neko").exists());
+}
+
+#[test]
+fn a_failing_filter_is_named_with_the_chapter() {
+    failing_filter("#!/bin/sh\necho broken >&2\nexit 3\n", "exit code 3");
+}
+
+#[test]
+fn a_hanging_filter_is_stopped_at_its_limit() {
+    failing_filter("#!/bin/sh\nsleep 30\n", "did not finish within 1 s");
+}
+
+#[test]
+fn a_filter_printing_malformed_xhtml_is_refused() {
+    failing_filter(
+        "#!/bin/sh\ncat >/dev/null\necho '<p>unclosed'\n",
+        "not well-formed",
+    );
+}
+
+#[test]
+fn a_pre_pack_hook_changes_the_packed_epub_and_no_hooks_skips_it() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    write_exec(
+        &book.join("hooks/pre-pack"),
+        "#!/bin/sh\nset -e\ntest -f \"$SEIHON_STAGE_DIR/mimetype\"\nsed -i 's|<h1 class=\"book-title\">製本入門</h1>|<h1 class=\"book-title\">製本<br/>入門</h1>|' item/xhtml/titlepage.xhtml\necho \"adjusted $SEIHON_BOOK\"\n",
+    );
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("adjusted neko"),
+        "hook output goes to the log: {}",
+        text(&out)
+    );
+    let title = read_entry(&project.epub("neko"), "item/xhtml/titlepage.xhtml");
+    assert!(title.contains("製本<br/>入門"), "{title}");
+    let out = project.seihon(&["build", "--no-hooks"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let title = read_entry(&project.epub("neko"), "item/xhtml/titlepage.xhtml");
+    assert!(
+        title.contains("<h1 class=\"book-title\">製本入門</h1>"),
+        "{title}"
+    );
+}
+
+#[test]
+fn a_hanging_hook_is_stopped_with_a_clear_error() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    write_exec(&book.join("hooks/pre-pack"), "#!/bin/sh\nsleep 30\n");
+    std::fs::write(project.path().join("seihon.yml"), "hook_timeout: 1\n").unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("the pre-pack hook failed") && all.contains("did not finish within 1 s"),
+        "{all}"
+    );
+}
+
+#[test]
+fn checks_point_at_the_source_line_and_reports_parse_back() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    let ch01 = book.join("ch01.md");
+    let mut text_ = std::fs::read_to_string(&ch01).unwrap();
+    text_.push_str("\n<p><a href=\"#nowhere\">broken</a></p>\n\n![](images/pipeline.png)\n");
+    std::fs::write(&ch01, &text_).unwrap();
+    let lines = text_.lines().count();
+    let json = project.path().join("report.json");
+    let junit = project.path().join("report.xml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seihon"))
+        .args(["build", "--report"])
+        .arg(format!("json:{}", json.display()))
+        .arg("--report")
+        .arg(format!("junit:{}", junit.display()))
+        .current_dir(project.path())
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let link_line = lines - 2;
+    assert!(
+        all.contains(&format!(
+            "books/neko/ch01.md:{link_line}:1: error: [internal-links]"
+        )),
+        "{all}"
+    );
+    assert!(
+        all.contains(&format!(
+            "::error file=books/neko/ch01.md,line={link_line},col=1,title=seihon::[internal-links]"
+        )),
+        "{all}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["ok"], false);
+    let findings = report["books"][0]["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().any(|f| f["file"] == "books/neko/ch01.md"
+            && f["line"] == link_line
+            && f["severity"] == "error"),
+        "{report}"
+    );
+    assert!(
+        findings.iter().any(
+            |f| f["message"].as_str().unwrap().starts_with("[image-alt]") && f["line"] == lines
+        ),
+        "{report}"
+    );
+    let xml =
+        seihon::xhtml::dom::parse_document(&std::fs::read_to_string(&junit).unwrap()).unwrap();
+    let mut failures = 0;
+    xml.root
+        .walk(&mut |e| failures += usize::from(e.name == "failure"));
+    assert_eq!(failures, 1, "one failed book");
+}
