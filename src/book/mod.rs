@@ -775,11 +775,21 @@ pub fn display_path(base: &Path, path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Deserializes YAML, turning serde-saphyr's errors into a finding at the offending line and
-/// column, in plain words, with the nearest valid key for a typo.
+/// Deserializes book settings YAML (see [`parse_yaml_as`]).
 fn parse_yaml<T: serde::de::DeserializeOwned>(
     text: &str,
     file: &Path,
+) -> std::result::Result<T, Finding> {
+    parse_yaml_as(text, file, "book settings")
+}
+
+/// Deserializes YAML, turning serde-saphyr's errors into a finding at the offending line and
+/// column, in plain words, with the nearest valid key for a typo. `what` names the kind of file
+/// in messages ("book settings", "filter rule file").
+pub(crate) fn parse_yaml_as<T: serde::de::DeserializeOwned>(
+    text: &str,
+    file: &Path,
+    what: &str,
 ) -> std::result::Result<T, Finding> {
     use serde_saphyr::Error as E;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -811,13 +821,13 @@ fn parse_yaml<T: serde::de::DeserializeOwned>(
                 variant, expected, ..
             } => Finding::error(loc, format!("`{variant}` is not one of the allowed values"))
                 .with_hint(format!("write one of: {}", expected.join(", "))),
-            other => Finding::error(loc, plain_yaml_message(&other.to_string())),
+            other => Finding::error(loc, plain_yaml_message(&other.to_string(), what)),
         }
     })
 }
 
 /// serde-saphyr's messages may carry their own "at line…" suffix; we print the location first.
-fn plain_yaml_message(msg: &str) -> String {
+fn plain_yaml_message(msg: &str, what: &str) -> String {
     let first = msg.lines().next().unwrap_or(msg);
     let cut = first.find(" at line ").map_or(first, |i| &first[..i]);
     let plain = match cut {
@@ -826,7 +836,7 @@ fn plain_yaml_message(msg: &str) -> String {
         }
         other => other,
     };
-    format!("this is not valid book settings YAML: {plain}")
+    format!("this is not valid {what} YAML: {plain}")
 }
 
 #[cfg(test)]

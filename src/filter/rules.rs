@@ -521,43 +521,9 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
     }
 }
 
-/// Deserializes YAML, turning serde-saphyr's errors into a finding at the offending line and
-/// column, in plain words, with the nearest valid key for a typo (as for `book.yml`).
+/// Deserializes a rule file with located, plain-word errors (the same as for `book.yml`).
 fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, file: &Path) -> Result<T, Finding> {
-    use serde_saphyr::Error as E;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    serde_saphyr::from_str::<T>(text).map_err(|err| {
-        let at = err
-            .location()
-            .map(|l| loc(file, &l))
-            .unwrap_or_else(|| Location::file(file));
-        match err.without_snippet() {
-            E::SerdeUnknownField {
-                field, expected, ..
-            } => {
-                let nearest = expected
-                    .iter()
-                    .map(|k| (strsim::jaro_winkler(field, k), *k))
-                    .filter(|(score, _)| *score > 0.7)
-                    .max_by(|a, b| a.0.total_cmp(&b.0));
-                let f = Finding::error(at, format!("unknown key `{field}`"));
-                match nearest {
-                    Some((_, k)) => f.with_hint(format!("did you mean `{k}`?")),
-                    None => f.with_hint(format!("valid keys here: {}", expected.join(", "))),
-                }
-            }
-            E::SerdeMissingField { field, .. } => {
-                Finding::error(at, format!("the required key `{field}` is missing"))
-                    .with_hint(format!("add a line `{field}: …`"))
-            }
-            other => {
-                let msg = other.to_string();
-                let first = msg.lines().next().unwrap_or(&msg);
-                let plain = first.find(" at line ").map_or(first, |i| &first[..i]);
-                Finding::error(at, format!("this is not a valid filter rule file: {plain}"))
-            }
-        }
-    })
+    crate::book::parse_yaml_as(text, file, "filter rule file")
 }
 
 // ---------------------------------------------------------------------------
@@ -863,7 +829,7 @@ mod tests {
         assert!(f[0].location.line >= 2, "{}", f[0]);
         assert!(
             f[0].message
-                .starts_with("this is not a valid filter rule file"),
+                .starts_with("this is not valid filter rule file YAML"),
             "{}",
             f[0]
         );
