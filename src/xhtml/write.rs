@@ -646,12 +646,7 @@ fn number_lines(body: Element, first: u32) -> Element {
                         at_line_start = true;
                     }
                     if at_line_start {
-                        out.push(
-                            el("span")
-                                .with_attr("class", "lineno")
-                                .with_text(format!("{n:>2}: ")),
-                        );
-                        n += 1;
+                        out.push(line_number(&mut n));
                         at_line_start = false;
                     }
                     if !part.is_empty() {
@@ -661,12 +656,7 @@ fn number_lines(body: Element, first: u32) -> Element {
             }
             other => {
                 if at_line_start {
-                    out.push(
-                        el("span")
-                            .with_attr("class", "lineno")
-                            .with_text(format!("{n:>2}: ")),
-                    );
-                    n += 1;
+                    out.push(line_number(&mut n));
                     at_line_start = false;
                 }
                 out.push(other);
@@ -675,6 +665,15 @@ fn number_lines(body: Element, first: u32) -> Element {
     }
     out.push_text("\n");
     out
+}
+
+/// The number at the start of a listing line; advances the count.
+fn line_number(n: &mut u32) -> Element {
+    let span = el("span")
+        .with_attr("class", "lineno")
+        .with_text(format!("{n:>2}: "));
+    *n += 1;
+    span
 }
 
 fn admonition_label(kind: AdmonitionKind, ja: bool) -> &'static str {

@@ -554,24 +554,7 @@ impl<'a> Conv<'a> {
                     {
                         continue;
                     }
-                    match n {
-                        XNode::Elem(c) if is_block(&c.local) => self.block(c, level, &mut blocks),
-                        XNode::Elem(c) => {
-                            let mut i = Vec::new();
-                            self.inline(c, &mut i);
-                            trim_inlines(&mut i);
-                            if !i.is_empty() {
-                                blocks.push(Block::new(BlockKind::Para(i), c.pos));
-                            }
-                        }
-                        XNode::Text(t) if !t.text.trim().is_empty() => {
-                            blocks.push(Block::new(
-                                BlockKind::Para(vec![Inline::text(squash(&t.text), t.pos)]),
-                                t.pos,
-                            ));
-                        }
-                        XNode::Text(_) => {}
-                    }
+                    self.mixed_child(n, level, &mut blocks);
                 }
                 out.push(Block::new(
                     BlockKind::Quote {
@@ -835,25 +818,33 @@ impl<'a> Conv<'a> {
                     b.push(Block::new(BlockKind::List(List { start, items }), s.pos));
                 }
                 XNode::Elem(s) if is_heading_part(&s.local) => {}
-                XNode::Elem(s) if is_block(&s.local) => self.block(s, level, &mut b),
-                XNode::Elem(s) => {
-                    let mut i = Vec::new();
-                    self.inline(s, &mut i);
-                    trim_inlines(&mut i);
-                    if !i.is_empty() {
-                        b.push(Block::new(BlockKind::Para(i), s.pos));
-                    }
-                }
-                XNode::Text(t) if !t.text.trim().is_empty() => {
-                    b.push(Block::new(
-                        BlockKind::Para(vec![Inline::text(squash(&t.text), t.pos)]),
-                        t.pos,
-                    ));
-                }
-                XNode::Text(_) => {}
+                other => self.mixed_child(other, level, &mut b),
             }
         }
         b
+    }
+
+    /// One child of mixed content (a quote, a step): a block as a block, loose inline markup
+    /// or text as a paragraph of its own.
+    fn mixed_child(&mut self, node: &'a XNode, level: u8, out: &mut Vec<Block>) {
+        match node {
+            XNode::Elem(c) if is_block(&c.local) => self.block(c, level, out),
+            XNode::Elem(c) => {
+                let mut i = Vec::new();
+                self.inline(c, &mut i);
+                trim_inlines(&mut i);
+                if !i.is_empty() {
+                    out.push(Block::new(BlockKind::Para(i), c.pos));
+                }
+            }
+            XNode::Text(t) if !t.text.trim().is_empty() => {
+                out.push(Block::new(
+                    BlockKind::Para(vec![Inline::text(squash(&t.text), t.pos)]),
+                    t.pos,
+                ));
+            }
+            XNode::Text(_) => {}
+        }
     }
 
     fn code(&mut self, el: &'a XElem, style: CodeStyle, out: &mut Vec<Block>) {
