@@ -79,6 +79,17 @@ pub fn list_files(dir: &Path) -> Result<Vec<String>> {
 
 /// Packs the staged tree in `stage` into `output`, replacing it only on success.
 pub fn pack(stage: &Path, output: &Path, unix_time: i64) -> Result<()> {
+    pack_with(stage, output, unix_time, |_| Ok(()))
+}
+
+/// Packs like [`pack`], and lets `verify` read the complete EPUB (at a temporary path) before
+/// it replaces `output`: when `verify` fails, `output` is left as it was.
+pub fn pack_with(
+    stage: &Path,
+    output: &Path,
+    unix_time: i64,
+    verify: impl FnOnce(&Path) -> Result<()>,
+) -> Result<()> {
     let out_dir = output
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -135,6 +146,7 @@ pub fn pack(stage: &Path, output: &Path, unix_time: i64) -> Result<()> {
     tmp.as_file()
         .sync_all()
         .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+    verify(tmp.path())?;
     tmp.persist(output)
         .map_err(|e| Error::io(output, "cannot move the new EPUB into place", e.error))?;
     Ok(())

@@ -71,48 +71,15 @@ impl HookRun<'_> {
             return Ok(None);
         };
         let shown = crate::book::display_path(Path::new("."), &program);
-        let meta = &self.book.meta;
         let cwd = if self.stage_dir.is_dir() {
             self.stage_dir.to_path_buf()
         } else {
             self.book.root.clone()
         };
-        let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        let env = vec![
-            ("SEIHON_BOOK".to_string(), self.book.id.clone()),
-            ("SEIHON_STAGE".into(), stage.name().into()),
-            (
-                "SEIHON_STAGE_DIR".into(),
-                abs(self.stage_dir).display().to_string(),
-            ),
-            (
-                "SEIHON_OUTPUT".into(),
-                abs(self.output).display().to_string(),
-            ),
-            (
-                "SEIHON_BOOK_ROOT".into(),
-                abs(&self.book.root).display().to_string(),
-            ),
-            ("SEIHON_TITLE".into(), meta.title.clone()),
-            ("SEIHON_LANGUAGE".into(), meta.language.clone()),
-            ("SEIHON_IDENTIFIER".into(), meta.identifier.clone()),
-            (
-                "SEIHON_AUTHORS".into(),
-                meta.creators
-                    .iter()
-                    .filter(|c| c.role == "aut")
-                    .map(|c| c.name.clone())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ),
-            (
-                "SEIHON_PUBLISHER".into(),
-                meta.publisher.clone().unwrap_or_default(),
-            ),
-            ("SEIHON_DATE".into(), meta.date.clone().unwrap_or_default()),
-        ];
+        let mut env = environment(self.book, self.stage_dir, self.output);
+        env.push(("SEIHON_STAGE".into(), stage.name().into()));
         let spec = RunSpec {
-            program: abs(&program),
+            program: absolute(&program),
             args: Vec::new(),
             env,
             cwd: Some(cwd),
@@ -135,4 +102,42 @@ impl HookRun<'_> {
             ])),
         }
     }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// What every program run on a book's staged tree (hooks, check programs) is told about it.
+pub fn environment(book: &Book, stage_dir: &Path, output: &Path) -> Vec<(String, String)> {
+    let meta = &book.meta;
+    vec![
+        ("SEIHON_BOOK".to_string(), book.id.clone()),
+        (
+            "SEIHON_STAGE_DIR".into(),
+            absolute(stage_dir).display().to_string(),
+        ),
+        ("SEIHON_OUTPUT".into(), absolute(output).display().to_string()),
+        (
+            "SEIHON_BOOK_ROOT".into(),
+            absolute(&book.root).display().to_string(),
+        ),
+        ("SEIHON_TITLE".into(), meta.title.clone()),
+        ("SEIHON_LANGUAGE".into(), meta.language.clone()),
+        ("SEIHON_IDENTIFIER".into(), meta.identifier.clone()),
+        (
+            "SEIHON_AUTHORS".into(),
+            meta.creators
+                .iter()
+                .filter(|c| c.role == "aut")
+                .map(|c| c.name.clone())
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        (
+            "SEIHON_PUBLISHER".into(),
+            meta.publisher.clone().unwrap_or_default(),
+        ),
+        ("SEIHON_DATE".into(), meta.date.clone().unwrap_or_default()),
+    ]
 }

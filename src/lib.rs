@@ -8,6 +8,7 @@ pub mod check;
 pub mod cover;
 pub mod doc;
 pub mod epub;
+pub mod epubcheck;
 pub mod error;
 pub mod filter;
 pub mod highlight;

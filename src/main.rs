@@ -32,6 +32,10 @@ enum Command {
         /// Also write a report: `json:PATH` or `junit:PATH` (may be repeated).
         #[arg(long, value_name = "KIND:PATH")]
         report: Vec<String>,
+        /// Also run epubcheck on the EPUB (needs Java and epubcheck 5.3.0); its errors fail
+        /// the book and keep the previous EPUB.
+        #[arg(long)]
+        epubcheck: bool,
     },
     /// Run everything but packing: reading, filters, checks and hooks before packing.
     Check {
@@ -40,6 +44,9 @@ enum Command {
         no_hooks: bool,
         #[arg(long, value_name = "KIND:PATH")]
         report: Vec<String>,
+        /// Also pack the EPUB to a temporary file and run epubcheck on it.
+        #[arg(long)]
+        epubcheck: bool,
     },
     /// List the books of this project.
     List {
@@ -69,12 +76,14 @@ fn main() -> ExitCode {
             books,
             no_hooks,
             report,
+            epubcheck,
         } => build(
             &project,
             &books,
             &pipeline::BuildOptions {
                 hooks: !no_hooks,
                 pack: true,
+                epubcheck,
             },
             &report,
         ),
@@ -82,12 +91,14 @@ fn main() -> ExitCode {
             books,
             no_hooks,
             report,
+            epubcheck,
         } => build(
             &project,
             &books,
             &pipeline::BuildOptions {
                 hooks: !no_hooks,
                 pack: false,
+                epubcheck,
             },
             &report,
         ),
@@ -214,6 +225,7 @@ fn build(
                     &[],
                     started,
                     Some(format!("internal error: {what}")),
+                    Some("internal error"),
                 ));
                 continue;
             }
@@ -223,9 +235,9 @@ fn build(
                 for line in &built.log {
                     eprint!("{line}");
                 }
-                for w in &built.warnings {
-                    eprintln!("{}", prefixed(dir, &w.to_string(), w.severity));
-                }
+                let epub = built.packed.then(|| built.epub.display().to_string());
+                let br = book_report(dir, true, epub, &built.warnings, started, None, None);
+                eprint!("{}", report::findings_text(&br.findings));
                 if built.packed {
                     println!(
                         "built {} → {} ({} chapters)",
@@ -236,17 +248,11 @@ fn build(
                 } else {
                     println!("checked {} ({} chapters)", built.id, built.chapters);
                 }
-                let epub = built.packed.then(|| built.epub.display().to_string());
-                book_reports.push(book_report(dir, true, epub, &built.warnings, started, None));
+                book_reports.push(br);
             }
-            Err(e) => {
-                eprintln!("{}", prefixed(dir, &e.to_string(), Severity::Error));
-                eprintln!(
-                    "{}: the book was not built; the previous EPUB, if any, is unchanged",
-                    dir.display()
-                );
-                code = code.max(e.exit_code() as u8);
-                let findings = match &e {
+            Err(failure) => {
+                let e = &failure.error;
+                let findings = match e {
                     Error::Book(f) => f.clone(),
                     Error::Config(f) => vec![f.clone()],
                     other => vec![seihon::error::Finding::error(
@@ -254,7 +260,28 @@ fn build(
                         other.to_string(),
                     )],
                 };
-                book_reports.push(book_report(dir, false, None, &findings, started, None));
+                let br = book_report(
+                    dir,
+                    false,
+                    None,
+                    &findings,
+                    started,
+                    None,
+                    Some(failure.step.name()),
+                );
+                match e {
+                    Error::Book(_) | Error::Config(_) => {
+                        eprint!("{}", report::findings_text(&br.findings))
+                    }
+                    other => eprintln!("{}", prefixed(dir, &other.to_string(), Severity::Error)),
+                }
+                eprintln!(
+                    "{}: the book was not built (it failed at the {} step); the previous EPUB, if any, is unchanged",
+                    dir.display(),
+                    failure.step.name()
+                );
+                code = code.max(e.exit_code() as u8);
+                book_reports.push(br);
             }
         }
     }
@@ -287,6 +314,7 @@ fn book_report(
     findings: &[seihon::error::Finding],
     started: std::time::Instant,
     internal: Option<String>,
+    failed_step: Option<&str>,
 ) -> report::BookReport {
     let folder = if dir.is_file() {
         dir.parent().unwrap_or(Path::new(""))
@@ -298,7 +326,13 @@ fn book_report(
         .map(|f| {
             let mut r = report::ReportFinding::from(f);
             let file = Path::new(&r.file);
-            if file.is_relative() && !file.starts_with(folder) && !r.file.starts_with("template ") {
+            // Paths are relative to the book, except those that already name a file from here
+            // (the EPUB in dist/) and template names.
+            if file.is_relative()
+                && !file.starts_with(folder)
+                && !r.file.starts_with("template ")
+                && !(file.exists() && !folder.join(file).exists())
+            {
                 r.file = folder.join(file).to_string_lossy().into_owned();
             }
             r
@@ -320,7 +354,7 @@ fn book_report(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
         ok,
-        failed_stage: (!ok).then(|| "build".to_string()),
+        failed_stage: failed_step.map(str::to_string),
         epub,
         findings: out,
         seconds: started.elapsed().as_secs_f64(),

@@ -98,8 +98,63 @@ pub fn build_time(book: &Book) -> i64 {
 }
 
 /// Builds one book folder into its EPUB.
-pub fn build(project: &Project, book_dir: &Path) -> Result<Built> {
+pub fn build(project: &Project, book_dir: &Path) -> std::result::Result<Built, Failure> {
     build_with(project, book_dir, &BuildOptions::default())
+}
+
+/// The step of a build, for reports and mail: which one failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Reading book.yml (or config.yml, the DocBook main file) and the project settings.
+    Load,
+    /// One of the book's hooks.
+    Hook(hooks::Stage),
+    /// Reading the manuscripts and resolving references.
+    Read,
+    /// Writing XHTML, running the filters, making the generated pages.
+    Convert,
+    /// The built-in checks (and external links on request).
+    Check,
+    /// Writing the EPUB's tree under build/.
+    Stage,
+    /// The house's and the book's check programs.
+    CheckPrograms,
+    /// Packing the EPUB.
+    Pack,
+    /// epubcheck, on request.
+    Epubcheck,
+}
+
+impl Step {
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Load => "load",
+            Step::Hook(hooks::Stage::PreBuild) => "pre-build hook",
+            Step::Hook(hooks::Stage::PostConvert) => "post-convert hook",
+            Step::Hook(hooks::Stage::PrePack) => "pre-pack hook",
+            Step::Hook(hooks::Stage::PostPack) => "post-pack hook",
+            Step::Read => "read",
+            Step::Convert => "convert",
+            Step::Check => "checks",
+            Step::Stage => "stage",
+            Step::CheckPrograms => "check programs",
+            Step::Pack => "pack",
+            Step::Epubcheck => "epubcheck",
+        }
+    }
+}
+
+/// A build that failed: at which step, and why.
+#[derive(Debug)]
+pub struct Failure {
+    pub step: Step,
+    pub error: Error,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
 }
 
 /// How a build runs (command-line flags).
@@ -109,6 +164,8 @@ pub struct BuildOptions {
     pub hooks: bool,
     /// Stage and pack the EPUB; `seihon check` runs everything else.
     pub pack: bool,
+    /// Run epubcheck on the packed EPUB (`--epubcheck`); its errors fail the book.
+    pub epubcheck: bool,
 }
 
 impl Default for BuildOptions {
@@ -116,12 +173,23 @@ impl Default for BuildOptions {
         BuildOptions {
             hooks: true,
             pack: true,
+            epubcheck: false,
         }
     }
 }
 
 /// Builds one book folder into its EPUB, with options.
-pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Result<Built> {
+pub fn build_with(
+    project: &Project,
+    book_dir: &Path,
+    opts: &BuildOptions,
+) -> std::result::Result<Built, Failure> {
+    let mut step = Step::Load;
+    run(project, book_dir, opts, &mut step).map_err(|error| Failure { step, error })
+}
+
+/// The build, noting in `at` the step it is at.
+fn run(project: &Project, book_dir: &Path, opts: &BuildOptions, at: &mut Step) -> Result<Built> {
     let (mut book, mut load_warnings) = Book::open(book_dir, &project.config)?;
     let stage_dir = project.stage_dir(&book.id);
     let output = project.epub_path(&book.id);
@@ -136,7 +204,9 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
         .run(stage)
     };
     let mut log = Vec::new();
+    *at = Step::Hook(hooks::Stage::PreBuild);
     log.extend(run_hook(&book, hooks::Stage::PreBuild)?);
+    *at = Step::Load;
     // The filter chain: the book's own, where `default` stands for the project's.
     let names: Vec<String> = match &book.filters {
         Some(own) => own
@@ -156,6 +226,7 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
         .with_timeout(std::time::Duration::from_secs(
             project.config.filter_timeout.max(1),
         ));
+    *at = Step::Read;
     let (docs, mut findings, xref_texts) = match book.docbook.clone() {
         // A DocBook book is one document across files: read whole, then split into chapters.
         Some(main) => read_docbook(&mut book, &main),
@@ -192,6 +263,7 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
     findings.append(&mut resolved.warnings);
     resolved.warnings = findings;
 
+    *at = Step::Convert;
     let time = build_time(&book);
     let tera = pages::load_templates(&project.root, &book.root)?;
     let page_ctx = PageContext::new(&book, &resolved.chapters, &epub::iso8601(time));
@@ -421,7 +493,9 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
 
     // Checks read the pages with their source positions, before anything is staged: a book
     // that fails them leaves the previous build and EPUB as they were.
-    let settings = check_settings(project, &book)?;
+    *at = Step::Check;
+    let programs = crate::check::programs::discover(&project.root, &book.root);
+    let settings = check_settings(project, &book, &programs)?;
     let found = crate::check::run_checks(
         &crate::check::EpubFiles {
             files: &pkg.check_view(),
@@ -446,11 +520,87 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
             packed: false,
         });
     }
+    *at = Step::Stage;
     stage::stage(&pkg.tree, &stage_dir)?;
+    *at = Step::Hook(hooks::Stage::PostConvert);
     log.extend(run_hook(&book, hooks::Stage::PostConvert)?);
     // The final adjustment: what the hook leaves in the staged tree is what gets packed.
+    *at = Step::Hook(hooks::Stage::PrePack);
     log.extend(run_hook(&book, hooks::Stage::PrePack)?);
-    epub::pack(&stage_dir, &output, time)?;
+
+    // The house's own checks read the tree that will be packed.
+    *at = Step::CheckPrograms;
+    let mut map = crate::check::SourceMap::new(&pkg.marked);
+    let mut found = Vec::new();
+    for program in &programs {
+        let level = settings.program_level(&program.name);
+        if level == crate::check::Level::Off {
+            continue;
+        }
+        let ran = crate::check::programs::run(
+            program,
+            &stage_dir,
+            hooks::environment(&book, &stage_dir, &output),
+            std::time::Duration::from_secs(project.config.hook_timeout.max(1)),
+            level,
+            &mut map,
+        );
+        log.push(ran.log);
+        found.extend(ran.findings);
+    }
+    if found.iter().any(|f| f.severity == Severity::Error) {
+        load_warnings.append(&mut resolved.warnings);
+        load_warnings.extend(found);
+        return Err(Error::Book(load_warnings));
+    }
+    resolved.warnings.extend(found);
+
+    // With epubcheck, the packed EPUB replaces the last one only once epubcheck accepts it.
+    *at = Step::Pack;
+    let mut epubcheck_found = Vec::new();
+    epub::pack_with(&stage_dir, &output, time, |packed| {
+        if !opts.epubcheck {
+            return Ok(());
+        }
+        *at = Step::Epubcheck;
+        let level = settings.level(crate::check::CheckId::Epubcheck);
+        if level == crate::check::Level::Off {
+            return Ok(());
+        }
+        let checker = crate::epubcheck::Epubcheck::locate().map_err(|why| {
+            Error::Config(
+                Finding::error(
+                    Location::file(&book.config_path),
+                    format!("--epubcheck was asked for, but {why}"),
+                )
+                .with_hint(crate::epubcheck::INSTALL_HINT),
+            )
+        })?;
+        let messages = checker
+            .run(packed, std::time::Duration::from_secs(EPUBCHECK_TIME_LIMIT))
+            .map_err(|why| {
+                Error::Book(vec![Finding::error(
+                    Location::file(&output),
+                    format!("epubcheck could not check the EPUB: {why}"),
+                )
+                .with_hint(crate::epubcheck::INSTALL_HINT)])
+            })?;
+        epubcheck_found = crate::epubcheck::findings(&messages, &pkg.marked, &output);
+        if level == crate::check::Level::Warning {
+            for f in &mut epubcheck_found {
+                f.severity = Severity::Warning;
+            }
+        }
+        if epubcheck_found.iter().any(|f| f.severity == Severity::Error) {
+            let mut all = std::mem::take(&mut load_warnings);
+            all.append(&mut resolved.warnings);
+            all.append(&mut epubcheck_found);
+            return Err(Error::Book(all));
+        }
+        Ok(())
+    })?;
+    resolved.warnings.append(&mut epubcheck_found);
+    *at = Step::Hook(hooks::Stage::PostPack);
     log.extend(run_hook(&book, hooks::Stage::PostPack)?);
     load_warnings.append(&mut resolved.warnings);
     Ok(Built {
@@ -463,9 +613,19 @@ pub fn build_with(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Re
     })
 }
 
+/// How long epubcheck may take on one book (seconds); large books take about a minute.
+const EPUBCHECK_TIME_LIMIT: u64 = 900;
+
 /// Check levels: the project's, then the book's own.
-fn check_settings(project: &Project, book: &Book) -> Result<crate::check::CheckSettings> {
-    let mut settings = crate::check::CheckSettings::default();
+fn check_settings(
+    project: &Project,
+    book: &Book,
+    programs: &[crate::check::programs::CheckProgram],
+) -> Result<crate::check::CheckSettings> {
+    let mut settings = crate::check::CheckSettings {
+        programs: programs.iter().map(|p| p.name.clone()).collect(),
+        ..Default::default()
+    };
     for (name, level) in project.config.checks.iter().chain(&book.checks) {
         settings.set(name, *level).map_err(|why| {
             Error::Config(

@@ -1,6 +1,5 @@
 //! Reports of a run over one or more books: JSON, JUnit XML, GitHub Actions annotations and
 //! plain text for people.
-use std::collections::BTreeMap;
 
 use crate::error::Finding;
 use crate::xhtml::dom::{self, Document, Element};
@@ -220,43 +219,56 @@ pub fn github_annotations(reports: &[BookReport]) -> String {
     out
 }
 
-/// For people: each book's findings grouped by file and sorted by line, then a summary line
-/// ("✓ book: built dist/x.epub", "✗ book: failed at checks (2 errors, 1 warning)").
+/// Findings for people: grouped by file (files in the order they first come up, findings by
+/// line), each file under a header with its counts, each finding on one line starting with its
+/// full `file:line:col` so that terminals and editors open it with a click.
+pub fn findings_text(findings: &[ReportFinding]) -> String {
+    let mut files: Vec<(&str, Vec<&ReportFinding>)> = Vec::new();
+    for f in findings {
+        match files.iter_mut().find(|(file, _)| *file == f.file) {
+            Some((_, list)) => list.push(f),
+            None => files.push((f.file.as_str(), vec![f])),
+        }
+    }
+    let mut out = String::new();
+    for (file, mut list) in files {
+        list.sort_by_key(|f| (f.line, f.col));
+        let errors = list.iter().filter(|f| f.is_error()).count();
+        let counts = counts(errors, list.len() - errors);
+        let file = if file.is_empty() { "(no file)" } else { file };
+        out.push_str(&format!("── {file}: {counts}\n"));
+        for f in list {
+            out.push_str(&f.line_text());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// "2 errors, 1 warning"; empty when there are none.
+fn counts(errors: usize, warnings: usize) -> String {
+    let mut parts = Vec::new();
+    if errors > 0 {
+        parts.push(plural(errors, "error"));
+    }
+    if warnings > 0 {
+        parts.push(plural(warnings, "warning"));
+    }
+    parts.join(", ")
+}
+
+/// A run's summary for people: each book's findings grouped by file, then one line per book.
 pub fn human(reports: &[BookReport]) -> String {
     let mut out = String::new();
     for r in reports {
-        let mut by_file: BTreeMap<&str, Vec<&ReportFinding>> = BTreeMap::new();
-        for f in &r.findings {
-            by_file.entry(f.file.as_str()).or_default().push(f);
-        }
-        for (file, mut findings) in by_file {
-            findings.sort_by_key(|f| (f.line, f.col));
-            out.push_str(if file.is_empty() { "(no file)" } else { file });
-            out.push('\n');
-            for f in findings {
-                let at = match (f.line, f.col) {
-                    (0, _) => String::new(),
-                    (l, 0) => format!("{l}: "),
-                    (l, c) => format!("{l}:{c}: "),
-                };
-                out.push_str(&format!("  {at}{}: {}\n", f.severity, f.message));
-                if let Some(hint) = &f.hint {
-                    out.push_str(&format!("    help: {hint}\n"));
-                }
-            }
-        }
-        let (errors, warnings) = (r.count(true), r.count(false));
-        let mut counts = Vec::new();
-        if errors > 0 {
-            counts.push(plural(errors, "error"));
-        }
-        if warnings > 0 {
-            counts.push(plural(warnings, "warning"));
-        }
+        out.push_str(&findings_text(&r.findings));
+    }
+    for r in reports {
+        let counts = counts(r.count(true), r.count(false));
         let counts = if counts.is_empty() {
             String::new()
         } else {
-            format!(" ({})", counts.join(", "))
+            format!(" ({counts})")
         };
         if r.ok {
             match &r.epub {
@@ -442,16 +454,17 @@ mod tests {
     }
 
     #[test]
+    /// Files in the order they first come up (reading order), findings by line.
     fn human_groups_by_file() {
         let text = human(&sample());
         assert_eq!(
             text,
-            "books/a/ch01.md\n\
-             \x20 2:1: error: [unique-ids] id `x` twice\n\
-             \x20 12:3: error: [internal-links] the link `#x` points to nothing\n\
-             \x20   help: in item/xhtml/ch01.xhtml:34:5\n\
-             books/a/ch02.md\n\
-             \x20 3:1: warning: [image-alt] no <alt> & more\n\
+            "── books/a/ch02.md: 1 warning\n\
+             books/a/ch02.md:3:1: warning: [image-alt] no <alt> & more\n\
+             ── books/a/ch01.md: 2 errors\n\
+             books/a/ch01.md:2:1: error: [unique-ids] id `x` twice\n\
+             books/a/ch01.md:12:3: error: [internal-links] the link `#x` points to nothing\n\
+             \x20 help: in item/xhtml/ch01.xhtml:34:5\n\
              ✗ a: failed at checks (2 errors, 1 warning)\n\
              ✓ b: built dist/b.epub\n"
         );

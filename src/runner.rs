@@ -89,7 +89,11 @@ pub enum RunError {
     Failed {
         program: PathBuf,
         code: Option<i32>,
+        /// The start of its error output, for the message.
         stderr: String,
+        /// Everything it printed: a checker exits non-zero when it found problems, and says
+        /// which on either stream.
+        output: Box<RunOutput>,
     },
 }
 
@@ -392,6 +396,11 @@ fn check_status(
             program,
             code: status.code(),
             stderr: stderr_text(&stderr),
+            output: Box::new(RunOutput {
+                stdout,
+                stderr,
+                elapsed: started.elapsed(),
+            }),
         })
     }
 }

@@ -13,6 +13,7 @@ use crate::xhtml::dom::{self, Document, Element, Pos};
 mod ids;
 mod japanese;
 mod links;
+pub mod programs;
 mod resources;
 
 /// One check's identity and default severity; `CheckId::name()` is what users write in settings.
@@ -28,6 +29,10 @@ pub enum CheckId {
     TcyLength,
     NavRubyTcy,
     VerticalSpine,
+    /// On request (`--external-links`): every web address answers.
+    ExternalLinks,
+    /// On request (`--epubcheck`): the packed EPUB passes epubcheck.
+    Epubcheck,
 }
 
 impl CheckId {
@@ -44,6 +49,8 @@ impl CheckId {
             CheckId::TcyLength => "tcy-length",
             CheckId::NavRubyTcy => "nav-ruby-tcy",
             CheckId::VerticalSpine => "vertical-spine",
+            CheckId::ExternalLinks => "external-links",
+            CheckId::Epubcheck => "epubcheck",
         }
     }
 
@@ -60,6 +67,8 @@ impl CheckId {
             CheckId::TcyLength,
             CheckId::NavRubyTcy,
             CheckId::VerticalSpine,
+            CheckId::ExternalLinks,
+            CheckId::Epubcheck,
         ]
     }
 
@@ -69,7 +78,8 @@ impl CheckId {
             CheckId::WellFormed
             | CheckId::UniqueIds
             | CheckId::InternalLinks
-            | CheckId::Resources => Level::Error,
+            | CheckId::Resources
+            | CheckId::Epubcheck => Level::Error,
             _ => Level::Warning,
         }
     }
@@ -92,6 +102,10 @@ pub enum Level {
 #[derive(Debug, Clone, Default)]
 pub struct CheckSettings {
     pub levels: HashMap<CheckId, Level>,
+    /// The names of the check programs found (`checks/<name>`), which settings may name too.
+    pub programs: Vec<String>,
+    /// Levels set for check programs; a program's own `error`/`warning` stands otherwise.
+    pub program_levels: HashMap<String, Level>,
 }
 
 impl CheckSettings {
@@ -103,23 +117,47 @@ impl CheckSettings {
             .unwrap_or_else(|| id.default_level())
     }
 
+    /// The level of a check program: as set, else `Error` (its findings keep the severity it
+    /// printed).
+    pub fn program_level(&self, name: &str) -> Level {
+        self.program_levels
+            .get(name)
+            .copied()
+            .unwrap_or(Level::Error)
+    }
+
     /// Sets a check's level by the name users write; an unknown name is refused with the list
     /// of known names.
     pub fn set(&mut self, name: &str, level: Level) -> Result<(), String> {
-        match CheckId::from_name(name) {
-            Some(id) => {
-                self.levels.insert(id, level);
-                Ok(())
-            }
-            None => Err(format!(
-                "there is no check named `{name}`; the checks are {}",
-                CheckId::all()
-                    .iter()
-                    .map(|c| format!("`{}`", c.name()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+        if let Some(id) = CheckId::from_name(name) {
+            self.levels.insert(id, level);
+            return Ok(());
         }
+        if self.programs.iter().any(|p| p == name) {
+            self.program_levels.insert(name.to_string(), level);
+            return Ok(());
+        }
+        let known: Vec<String> = CheckId::all()
+            .iter()
+            .map(|c| c.name().to_string())
+            .chain(self.programs.iter().cloned())
+            .collect();
+        let mut why = format!(
+            "there is no check named `{name}`; the checks are {}",
+            known
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if let Some(near) = known
+            .iter()
+            .filter(|k| strsim::jaro_winkler(k, name) > 0.8)
+            .max_by(|a, b| strsim::jaro_winkler(a, name).total_cmp(&strsim::jaro_winkler(b, name)))
+        {
+            why.push_str(&format!(" (did you mean `{near}`?)"));
+        }
+        Err(why)
     }
 }
 
@@ -152,6 +190,8 @@ pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
             CheckId::TcyLength => japanese::tcy_length(&book),
             CheckId::NavRubyTcy => japanese::nav_ruby_tcy(&book),
             CheckId::VerticalSpine => japanese::vertical_spine(&book),
+            // Run by the pipeline on request, not on every build.
+            CheckId::ExternalLinks | CheckId::Epubcheck => Vec::new(),
         };
         for mut f in found {
             // Checks mark their findings Error ("as bad as the level says") or Warning
@@ -488,7 +528,7 @@ pub fn source_of(path_to_element: &[&Element]) -> Option<Location> {
         .find_map(|e| e.attr("data-seihon-src").and_then(parse_src))
 }
 
-fn parse_src(value: &str) -> Option<Location> {
+pub(crate) fn parse_src(value: &str) -> Option<Location> {
     let mut parts = value.rsplitn(3, ':');
     let last = parts.next()?;
     let middle = parts.next();
@@ -504,6 +544,39 @@ fn parse_src(value: &str) -> Option<Location> {
             Some(Location::new(file, last.trim().parse().ok()?, 0))
         }
         _ => None,
+    }
+}
+
+/// Finds the source line of a line of a staged page, for findings that only know the staged
+/// file (epubcheck's, check programs'). Pages are kept as written with their source positions;
+/// stripping the positions keeps line numbers, so staged line N is marked line N.
+pub struct SourceMap<'a> {
+    marked: &'a BTreeMap<String, String>,
+    lines: HashMap<String, Vec<Option<String>>>,
+}
+
+impl<'a> SourceMap<'a> {
+    pub fn new(marked: &'a BTreeMap<String, String>) -> Self {
+        SourceMap {
+            marked,
+            lines: HashMap::new(),
+        }
+    }
+
+    /// Whether `path` (inside the EPUB) is a page seihon wrote.
+    pub fn has_page(&self, path: &str) -> bool {
+        self.marked.contains_key(path)
+    }
+
+    /// The source position of line `line` (1-based) of the page at `path` inside the EPUB.
+    pub fn source(&mut self, path: &str, line: u32) -> Option<Location> {
+        let page = self.marked.get(path)?;
+        let map = self
+            .lines
+            .entry(path.to_string())
+            .or_insert_with(|| crate::xhtml::write::source_lines(page));
+        let src = map.get(line.checked_sub(1)? as usize)?.as_deref()?;
+        parse_src(src)
     }
 }
 

@@ -138,14 +138,24 @@ fn names_round_trip_and_default_levels() {
     for &id in CheckId::all() {
         assert_eq!(CheckId::from_name(id.name()), Some(id));
     }
-    assert_eq!(CheckId::all().len(), 10);
+    assert_eq!(CheckId::all().len(), 12);
+    assert_eq!(CheckId::Epubcheck.default_level(), Level::Error);
     assert_eq!(CheckId::from_name("nope"), None);
     assert_eq!(CheckId::InternalLinks.default_level(), Level::Error);
     assert_eq!(CheckId::ImageAlt.default_level(), Level::Warning);
     let err = CheckSettings::default()
         .set("image-alts", Level::Off)
         .unwrap_err();
-    assert!(err.contains("`image-alt`"), "{err}");
+    assert!(err.contains("(did you mean `image-alt`?)"), "{err}");
+    // Check programs are named by their file name.
+    let mut with_program = CheckSettings {
+        programs: vec!["words".into()],
+        ..Default::default()
+    };
+    assert_eq!(with_program.program_level("words"), Level::Error);
+    with_program.set("words", Level::Warning).unwrap();
+    assert_eq!(with_program.program_level("words"), Level::Warning);
+    assert!(with_program.set("word", Level::Off).unwrap_err().contains("`words`"));
     let level: Level = serde_json::from_str("\"off\"").unwrap();
     assert_eq!(level, Level::Off);
 }
