@@ -98,7 +98,8 @@ pub fn pack_with(
         .map_err(|e| Error::io(out_dir, "cannot create the output folder", e))?;
     let tmp = tempfile::Builder::new()
         .prefix(".seihon-")
-        .suffix(".epub.tmp")
+        // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
+        .suffix(".tmp.epub")
         .tempfile_in(out_dir)
         .map_err(|e| Error::io(out_dir, "cannot create a temporary file", e))?;
     let zip_err = |e: zip::result::ZipError| {

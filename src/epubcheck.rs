@@ -72,15 +72,19 @@ impl Epubcheck {
             ..RunSpec::new("java")
         };
         // epubcheck exits 1 when it found errors; its report says which.
-        match runner::run(&spec) {
-            Ok(_) | Err(RunError::Failed { .. }) => {}
+        let said = match runner::run(&spec) {
+            Ok(out) => String::from_utf8_lossy(&out.stderr).into_owned(),
+            Err(RunError::Failed { stderr, .. }) => stderr,
             Err(RunError::Spawn { .. } | RunError::NotFound(_)) => {
                 return Err("Java is not installed, and epubcheck needs it".into());
             }
             Err(e) => return Err(e.to_string()),
-        }
+        };
         let text = std::fs::read_to_string(report.path()).unwrap_or_default();
-        parse_report(&text)
+        parse_report(&text).map_err(|why| match said.trim() {
+            "" => why,
+            said => format!("{why}; epubcheck said: {said}"),
+        })
     }
 }
 
@@ -255,7 +259,11 @@ mod tests {
     fn findings_point_at_the_source_line() {
         let page = "<html>\n<body>\n<p data-seihon-src=\"ch01.md:3:1\">a</p>\n<p align=\"center\" data-seihon-src=\"ch01.md:5:1\">b</p>\n</body></html>\n";
         let marked = BTreeMap::from([("item/xhtml/ch01.xhtml".to_string(), page.to_string())]);
-        let f = findings(&parse_report(REPORT).unwrap(), &marked, Path::new("dist/b.epub"));
+        let f = findings(
+            &parse_report(REPORT).unwrap(),
+            &marked,
+            Path::new("dist/b.epub"),
+        );
         assert_eq!(f.len(), 3);
         assert_eq!(f[0].location, Location::new("ch01.md", 5, 1));
         assert_eq!(f[0].severity, Severity::Error);

@@ -117,7 +117,10 @@ pub fn environment(book: &Book, stage_dir: &Path, output: &Path) -> Vec<(String,
             "SEIHON_STAGE_DIR".into(),
             absolute(stage_dir).display().to_string(),
         ),
-        ("SEIHON_OUTPUT".into(), absolute(output).display().to_string()),
+        (
+            "SEIHON_OUTPUT".into(),
+            absolute(output).display().to_string(),
+        ),
         (
             "SEIHON_BOOK_ROOT".into(),
             absolute(&book.root).display().to_string(),

@@ -219,12 +219,14 @@ fn build(
                 );
                 code = code.max(1);
                 book_reports.push(book_report(
+                    project,
                     dir,
-                    false,
                     None,
-                    &[],
+                    &[seihon::error::Finding::error(
+                        seihon::error::Location::file(dir),
+                        format!("internal error: {what}"),
+                    )],
                     started,
-                    Some(format!("internal error: {what}")),
                     Some("internal error"),
                 ));
                 continue;
@@ -236,7 +238,7 @@ fn build(
                     eprint!("{line}");
                 }
                 let epub = built.packed.then(|| built.epub.display().to_string());
-                let br = book_report(dir, true, epub, &built.warnings, started, None, None);
+                let br = book_report(project, dir, epub, &built.warnings, started, None);
                 eprint!("{}", report::findings_text(&br.findings));
                 if built.packed {
                     println!(
@@ -261,12 +263,11 @@ fn build(
                     )],
                 };
                 let br = book_report(
+                    project,
                     dir,
-                    false,
                     None,
                     &findings,
                     started,
-                    None,
                     Some(failure.step.name()),
                 );
                 match e {
@@ -306,14 +307,14 @@ fn build(
     ExitCode::from(code)
 }
 
-/// A book's result for the reports, with finding paths relative to the project.
+/// A book's result for the reports (failed when `failed_step` says where), with finding paths
+/// relative to the project.
 fn book_report(
+    project: &Project,
     dir: &Path,
-    ok: bool,
     epub: Option<String>,
     findings: &[seihon::error::Finding],
     started: std::time::Instant,
-    internal: Option<String>,
     failed_step: Option<&str>,
 ) -> report::BookReport {
     let folder = if dir.is_file() {
@@ -321,39 +322,31 @@ fn book_report(
     } else {
         dir
     };
-    let mut out: Vec<report::ReportFinding> = findings
+    let out: Vec<report::ReportFinding> = findings
         .iter()
         .map(|f| {
             let mut r = report::ReportFinding::from(f);
             let file = Path::new(&r.file);
-            // Paths are relative to the book, except those that already name a file from here
-            // (the EPUB in dist/) and template names.
+            // Paths are relative to the book, except the project's outputs (the EPUB in dist/)
+            // and template names.
             if file.is_relative()
                 && !file.starts_with(folder)
+                && !file.starts_with(&project.config.dist_dir)
+                && !file.starts_with(&project.config.build_dir)
                 && !r.file.starts_with("template ")
-                && !(file.exists() && !folder.join(file).exists())
             {
                 r.file = folder.join(file).to_string_lossy().into_owned();
             }
             r
         })
         .collect();
-    if let Some(what) = internal {
-        out.push(report::ReportFinding {
-            severity: "error".into(),
-            file: dir.display().to_string(),
-            line: 0,
-            col: 0,
-            message: what,
-            hint: None,
-        });
-    }
+
     report::BookReport {
         book: dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        ok,
+        ok: failed_step.is_none(),
         failed_stage: failed_step.map(str::to_string),
         epub,
         findings: out,

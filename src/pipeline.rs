@@ -579,11 +579,13 @@ fn run(project: &Project, book_dir: &Path, opts: &BuildOptions, at: &mut Step) -
         let messages = checker
             .run(packed, std::time::Duration::from_secs(EPUBCHECK_TIME_LIMIT))
             .map_err(|why| {
-                Error::Book(vec![Finding::error(
-                    Location::file(&output),
-                    format!("epubcheck could not check the EPUB: {why}"),
-                )
-                .with_hint(crate::epubcheck::INSTALL_HINT)])
+                Error::Book(vec![
+                    Finding::error(
+                        Location::file(&output),
+                        format!("epubcheck could not check the EPUB: {why}"),
+                    )
+                    .with_hint(crate::epubcheck::INSTALL_HINT),
+                ])
             })?;
         epubcheck_found = crate::epubcheck::findings(&messages, &pkg.marked, &output);
         if level == crate::check::Level::Warning {
@@ -591,7 +593,10 @@ fn run(project: &Project, book_dir: &Path, opts: &BuildOptions, at: &mut Step) -
                 f.severity = Severity::Warning;
             }
         }
-        if epubcheck_found.iter().any(|f| f.severity == Severity::Error) {
+        if epubcheck_found
+            .iter()
+            .any(|f| f.severity == Severity::Error)
+        {
             let mut all = std::mem::take(&mut load_warnings);
             all.append(&mut resolved.warnings);
             all.append(&mut epubcheck_found);

@@ -191,3 +191,170 @@ fn checks_point_at_the_source_line_and_reports_parse_back() {
         .walk(&mut |e| failures += usize::from(e.name == "failure"));
     assert_eq!(failures, 1, "one failed book");
 }
+
+/// Appends `extra` to a book file and returns the 1-based line where `extra` starts.
+fn append_at(path: &Path, extra: &str) -> usize {
+    let mut text_ = std::fs::read_to_string(path).unwrap();
+    if !text_.ends_with('\n') {
+        text_.push('\n');
+    }
+    text_.push('\n');
+    let line = text_.lines().count() + 1;
+    text_.push_str(extra);
+    std::fs::write(path, text_).unwrap();
+    line
+}
+
+fn json_report(project: &TempProject, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+    let json = project.path().join("report.json");
+    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    all.push("--report".into());
+    all.push(format!("json:{}", json.display()));
+    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+    let out = project.seihon(&refs);
+    let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (out, report)
+}
+
+#[test]
+fn an_epubcheck_finding_is_reported_at_the_source_line() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    // A clean book passes --epubcheck.
+    let out = project.seihon(&["build", "--epubcheck"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let good = std::fs::read(project.epub("neko")).unwrap();
+
+    // Raw HTML that is well-formed but not valid EPUB XHTML: only epubcheck knows.
+    let line = append_at(&book.join("ch02.md"), "<p align=\"center\">中央</p>\n");
+    let (out, report) = json_report(&project, &["build", "--epubcheck"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains(&format!(
+            "books/neko/ch02.md:{line}:1: error: [epubcheck] attribute \"align\" not allowed here"
+        )),
+        "{all}"
+    );
+    assert!(
+        all.contains("help: in item/xhtml/ch02.xhtml:") && all.contains("(epubcheck RSC-005)"),
+        "{all}"
+    );
+    assert!(all.contains("failed at the epubcheck step"), "{all}");
+    assert_eq!(report["books"][0]["failed_stage"], "epubcheck");
+    // The last good EPUB stays.
+    assert_eq!(std::fs::read(project.epub("neko")).unwrap(), good);
+
+    // Without --epubcheck the book builds; with the check at `warning` it builds and warns.
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "checks: {epubcheck: warning}\n",
+    )
+    .unwrap();
+    let out = project.seihon(&["build", "--epubcheck"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains(&format!(
+            "books/neko/ch02.md:{line}:1: warning: [epubcheck]"
+        )),
+        "{all}"
+    );
+}
+
+#[test]
+fn check_programs_report_at_the_source_line_and_can_be_turned_off() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    let line = append_at(&book.join("ch02.md"), "サーバの設定を書きます。\n");
+    // A house check in Python (not executable): reads the staged pages, prints compiler-style
+    // lines with the staged path and line, and exits 1 when it found something.
+    std::fs::create_dir_all(project.path().join("checks")).unwrap();
+    std::fs::write(
+        project.path().join("checks/words.py"),
+        r#"import os, sys
+found = False
+for root, _, files in os.walk("item/xhtml"):
+    for name in sorted(files):
+        path = os.path.join(root, name)
+        for n, line in enumerate(open(path, encoding="utf-8"), 1):
+            if "サーバの" in line:
+                print(f"{path}:{n}: error: write サーバー, not サーバ ({os.environ['SEIHON_BOOK']})")
+                found = True
+print("words: done")
+sys.exit(1 if found else 0)
+"#,
+    )
+    .unwrap();
+    let (out, report) = json_report(&project, &["build"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains(&format!(
+            "books/neko/ch02.md:{line}:1: error: [words] write サーバー, not サーバ (neko)"
+        )),
+        "{all}"
+    );
+    assert!(all.contains("help: in item/xhtml/ch02.xhtml:"), "{all}");
+    assert_eq!(report["books"][0]["failed_stage"], "check programs");
+    assert!(!project.epub("neko").exists());
+
+    // The book's own program of the same name replaces the house one.
+    write_exec(&book.join("checks/words.sh"), "#!/bin/sh\necho 'fine'\n");
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::remove_dir_all(book.join("checks")).unwrap();
+
+    // A level in book.yml lowers it to a warning, or turns it off.
+    let yml = book.join("book.yml");
+    let base = std::fs::read_to_string(&yml).unwrap();
+    std::fs::write(&yml, format!("{base}checks: {{words: warning}}\n")).unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains(&format!("ch02.md:{line}:1: warning: [words]")),
+        "{all}"
+    );
+    std::fs::write(&yml, format!("{base}checks: {{words: off}}\n")).unwrap();
+    let out = project.seihon(&["build"]);
+    assert!(!text(&out).contains("[words]"), "{}", text(&out));
+    // A misspelt check name is refused, naming the programs too.
+    std::fs::write(&yml, format!("{base}checks: {{word: off}}\n")).unwrap();
+    let out = project.seihon(&["build"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("did you mean `words`?"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn reports_name_the_step_that_failed() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    // A reference to a footnote that does not exist is found while reading.
+    append_at(&book.join("ch01.md"), "See [^nonote].\n");
+    let (out, report) = json_report(&project, &["build"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(report["books"][0]["failed_stage"], "read", "{report}");
+    assert!(
+        text(&out).contains("failed at the read step"),
+        "{}",
+        text(&out)
+    );
+    let book2 = project.add_book(&repo().join("books/neko-no-hon"), "neko2");
+    write_exec(
+        &book2.join("hooks/pre-pack"),
+        "#!/bin/sh\necho broken >&2\nexit 4\n",
+    );
+    let (out, report) = json_report(&project, &["build", "neko2"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(
+        report["books"][0]["failed_stage"], "pre-pack hook",
+        "{report}"
+    );
+}

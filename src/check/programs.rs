@@ -301,7 +301,11 @@ mod tests {
             Level::Warning,
             &mut map,
         );
-        assert!(run2.findings.iter().all(|f| f.severity == Severity::Warning));
+        assert!(
+            run2.findings
+                .iter()
+                .all(|f| f.severity == Severity::Warning)
+        );
         std::fs::write(checks.join("words.sh"), "echo oops >&2; exit 3\n").unwrap();
         let run3 = super::run(
             &programs[0],
@@ -312,7 +316,13 @@ mod tests {
             &mut map,
         );
         assert_eq!(run3.findings.len(), 1);
-        assert!(run3.findings[0].message.contains("failed without reporting a problem: it said: oops"), "{}", run3.findings[0].message);
+        assert!(
+            run3.findings[0]
+                .message
+                .contains("failed without reporting a problem: it said: oops"),
+            "{}",
+            run3.findings[0].message
+        );
         assert_eq!(run3.findings[0].severity, Severity::Error);
     }
 }

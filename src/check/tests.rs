@@ -155,7 +155,12 @@ fn names_round_trip_and_default_levels() {
     assert_eq!(with_program.program_level("words"), Level::Error);
     with_program.set("words", Level::Warning).unwrap();
     assert_eq!(with_program.program_level("words"), Level::Warning);
-    assert!(with_program.set("word", Level::Off).unwrap_err().contains("`words`"));
+    assert!(
+        with_program
+            .set("word", Level::Off)
+            .unwrap_err()
+            .contains("`words`")
+    );
     let level: Level = serde_json::from_str("\"off\"").unwrap();
     assert_eq!(level, Level::Off);
 }
