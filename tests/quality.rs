@@ -358,3 +358,25 @@ fn reports_name_the_step_that_failed() {
         "{report}"
     );
 }
+
+#[test]
+fn the_house_spelling_check_reports_variants_at_their_source_line() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    copy_dir(&repo().join("checks"), &project.path().join("checks"));
+    let line = append_at(
+        &book.join("ch02.md"),
+        "サーバの設定を書きます。\n\nサーバーとユーザーは正しい表記です。`サーバ` はコードです。\n",
+    );
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let found: Vec<&str> = all.lines().filter(|l| l.contains("[hyouki]")).collect();
+    assert_eq!(
+        found,
+        vec![format!(
+            "books/neko/ch02.md:{line}:1: warning: [hyouki] 「サーバ」は「サーバー」と書きます（表記統一）"
+        )],
+        "{all}"
+    );
+}
