@@ -253,6 +253,9 @@ fn build(
                 book_reports.push(br);
             }
             Err(failure) => {
+                for line in &failure.log {
+                    eprint!("{line}");
+                }
                 let e = &failure.error;
                 let findings = match e {
                     Error::Book(f) => f.clone(),

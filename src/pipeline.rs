@@ -149,6 +149,8 @@ impl Step {
 pub struct Failure {
     pub step: Step,
     pub error: Error,
+    /// What the book's programs printed before it failed, for the build log.
+    pub log: Vec<String>,
 }
 
 impl std::fmt::Display for Failure {
@@ -185,11 +187,23 @@ pub fn build_with(
     opts: &BuildOptions,
 ) -> std::result::Result<Built, Failure> {
     let mut step = Step::Load;
-    run(project, book_dir, opts, &mut step).map_err(|error| Failure { step, error })
+    let mut log = Vec::new();
+    let result = run(project, book_dir, opts, &mut step, &mut log);
+    let log = log.into_iter().filter(|l| !l.trim().is_empty()).collect();
+    match result {
+        Ok(built) => Ok(Built { log, ..built }),
+        Err(error) => Err(Failure { step, error, log }),
+    }
 }
 
-/// The build, noting in `at` the step it is at.
-fn run(project: &Project, book_dir: &Path, opts: &BuildOptions, at: &mut Step) -> Result<Built> {
+/// The build, noting in `at` the step it is at and in `log` what its programs print.
+fn run(
+    project: &Project,
+    book_dir: &Path,
+    opts: &BuildOptions,
+    at: &mut Step,
+    log: &mut Vec<String>,
+) -> Result<Built> {
     let (mut book, mut load_warnings) = Book::open(book_dir, &project.config)?;
     let stage_dir = project.stage_dir(&book.id);
     let output = project.epub_path(&book.id);
@@ -203,7 +217,6 @@ fn run(project: &Project, book_dir: &Path, opts: &BuildOptions, at: &mut Step) -
         }
         .run(stage)
     };
-    let mut log = Vec::new();
     *at = Step::Hook(hooks::Stage::PreBuild);
     log.extend(run_hook(&book, hooks::Stage::PreBuild)?);
     *at = Step::Load;
@@ -516,7 +529,7 @@ fn run(project: &Project, book_dir: &Path, opts: &BuildOptions, at: &mut Step) -
             epub: output,
             chapters: resolved.chapters.len(),
             warnings: load_warnings,
-            log,
+            log: Vec::new(),
             packed: false,
         });
     }
@@ -613,7 +626,7 @@ fn run(project: &Project, book_dir: &Path, opts: &BuildOptions, at: &mut Step) -
         epub: output,
         chapters: resolved.chapters.len(),
         warnings: load_warnings,
-        log: log.into_iter().filter(|l| !l.trim().is_empty()).collect(),
+        log: Vec::new(),
         packed: true,
     })
 }
