@@ -13,6 +13,7 @@ pub mod error;
 pub mod filter;
 pub mod highlight;
 pub mod hooks;
+pub mod linkcheck;
 pub mod pages;
 pub mod pipeline;
 pub mod reader;

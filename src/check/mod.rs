@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::error::{Finding, Location, Severity};
 use crate::xhtml::dom::{self, Document, Element, Pos};
 
+mod external;
 mod ids;
 mod japanese;
 mod links;
