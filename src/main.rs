@@ -36,6 +36,10 @@ enum Command {
         /// the book and keep the previous EPUB.
         #[arg(long)]
         epubcheck: bool,
+        /// Also check that every web address the book links to answers (needs the network;
+        /// answers are cached for a day in build/.cache/).
+        #[arg(long)]
+        external_links: bool,
     },
     /// Run everything but packing: reading, filters, checks and hooks before packing.
     Check {
@@ -47,6 +51,10 @@ enum Command {
         /// Also pack the EPUB to a temporary file and run epubcheck on it.
         #[arg(long)]
         epubcheck: bool,
+        /// Also check that every web address the book links to answers (needs the network;
+        /// answers are cached for a day in build/.cache/).
+        #[arg(long)]
+        external_links: bool,
     },
     /// List the books of this project.
     List {
@@ -77,6 +85,7 @@ fn main() -> ExitCode {
             no_hooks,
             report,
             epubcheck,
+            external_links,
         } => build(
             &project,
             &books,
@@ -84,6 +93,7 @@ fn main() -> ExitCode {
                 hooks: !no_hooks,
                 pack: true,
                 epubcheck,
+                external_links,
             },
             &report,
         ),
@@ -92,6 +102,7 @@ fn main() -> ExitCode {
             no_hooks,
             report,
             epubcheck,
+            external_links,
         } => build(
             &project,
             &books,
@@ -99,6 +110,7 @@ fn main() -> ExitCode {
                 hooks: !no_hooks,
                 pack: false,
                 epubcheck,
+                external_links,
             },
             &report,
         ),

@@ -168,6 +168,8 @@ pub struct BuildOptions {
     pub pack: bool,
     /// Run epubcheck on the packed EPUB (`--epubcheck`); its errors fail the book.
     pub epubcheck: bool,
+    /// Check that every web address answers (`--external-links`).
+    pub external_links: bool,
 }
 
 impl Default for BuildOptions {
@@ -176,6 +178,7 @@ impl Default for BuildOptions {
             hooks: true,
             pack: true,
             epubcheck: false,
+            external_links: false,
         }
     }
 }
@@ -508,7 +511,18 @@ fn run(
     // that fails them leaves the previous build and EPUB as they were.
     *at = Step::Check;
     let programs = crate::check::programs::discover(&project.root, &book.root);
-    let settings = check_settings(project, &book, &programs)?;
+    let mut settings = check_settings(project, &book, &programs)?;
+    if opts.external_links {
+        settings.external_links = Some(crate::linkcheck::LinkCheckOptions {
+            // One cache for the project: books often link to the same pages.
+            cache_path: Some(
+                project
+                    .path(&project.config.build_dir)
+                    .join(".cache/external-links.json"),
+            ),
+            ..Default::default()
+        });
+    }
     let found = crate::check::run_checks(
         &crate::check::EpubFiles {
             files: &pkg.check_view(),

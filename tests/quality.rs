@@ -380,3 +380,84 @@ fn the_house_spelling_check_reports_variants_at_their_source_line() {
         "{all}"
     );
 }
+
+/// A tiny web server on 127.0.0.1: `/ok…` answers 200, anything else 404; counts requests.
+fn web_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request = String::new();
+            reader.read_line(&mut request).unwrap_or(0);
+            // Read the headers to their end before answering.
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                line.clear();
+            }
+            let path = request.split_whitespace().nth(1).unwrap_or("/");
+            let status = if path.starts_with("/ok") {
+                "200 OK"
+            } else {
+                "404 Not Found"
+            };
+            let mut stream = stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+        }
+    });
+    (base, count)
+}
+
+#[test]
+fn external_links_are_checked_on_request_against_a_local_server() {
+    let (base, requests) = web_server();
+    let project = TempProject::new();
+    let book = sample(&project);
+    let source = format!("[生きている]({base}/ok) と [消えた]({base}/gone) のリンク。\n");
+    let line = append_at(&book.join("ch02.md"), &source);
+    // Links carry their own column: the one of `[消えた]`.
+    let col = source[..source.find("[消えた]").unwrap()].chars().count() + 1;
+    // Not asked for: nothing is requested.
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    let out = project.seihon(&["build", "--external-links"]);
+    let all = text(&out);
+    assert!(
+        out.status.success(),
+        "a dead link is a warning by default: {all}"
+    );
+    assert!(
+        all.contains(&format!(
+            "books/neko/ch02.md:{line}:{col}: warning: [external-links] the link `{base}/gone` is broken: the server answers 404 Not Found"
+        )),
+        "{all}"
+    );
+    assert!(!all.contains(&format!("`{base}/ok`")), "{all}");
+    let asked = requests.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(asked, 2, "one request per address");
+
+    // Answers are cached: the next run asks nothing and reports the same.
+    let (out, report) = json_report(&project, &["check", "--external-links"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), asked);
+    assert!(text(&out).contains("[external-links]"), "{}", text(&out));
+    assert_eq!(report["warnings"], 1, "{report}");
+
+    // At `error`, a dead link fails the book.
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "checks: {external-links: error}\n",
+    )
+    .unwrap();
+    let out = project.seihon(&["build", "--external-links"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}

@@ -7,7 +7,6 @@ use crate::xhtml::dom::Element;
 /// Every http(s) link of the book's pages (a/@href, area/@href), checked once each; a finding
 /// (severity Error — the caller lowers it to the configured level) for each place that links to
 /// a URL that is Broken or Failed.
-#[allow(dead_code)] // wired by the pipeline
 pub(crate) fn external_links(book: &Book, opts: &LinkCheckOptions) -> Vec<Finding> {
     // Every place first, so that each address is asked once however often the book links it.
     let mut places: Vec<(&str, Vec<&Element>, String)> = Vec::new();

@@ -107,6 +107,8 @@ pub struct CheckSettings {
     pub programs: Vec<String>,
     /// Levels set for check programs; a program's own `error`/`warning` stands otherwise.
     pub program_levels: HashMap<String, Level>,
+    /// Set when external links are to be checked (`--external-links`), with how.
+    pub external_links: Option<crate::linkcheck::LinkCheckOptions>,
 }
 
 impl CheckSettings {
@@ -191,8 +193,13 @@ pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
             CheckId::TcyLength => japanese::tcy_length(&book),
             CheckId::NavRubyTcy => japanese::nav_ruby_tcy(&book),
             CheckId::VerticalSpine => japanese::vertical_spine(&book),
-            // Run by the pipeline on request, not on every build.
-            CheckId::ExternalLinks | CheckId::Epubcheck => Vec::new(),
+            // On request only.
+            CheckId::ExternalLinks => match &settings.external_links {
+                Some(opts) => external::external_links(&book, opts),
+                None => Vec::new(),
+            },
+            // Run by the pipeline on the packed EPUB.
+            CheckId::Epubcheck => Vec::new(),
         };
         for mut f in found {
             // Checks mark their findings Error ("as bad as the level says") or Warning
