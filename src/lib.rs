@@ -14,6 +14,7 @@ pub mod filter;
 pub mod highlight;
 pub mod hooks;
 pub mod linkcheck;
+pub mod mail;
 pub mod pages;
 pub mod pipeline;
 pub mod reader;
