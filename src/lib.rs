@@ -3,8 +3,10 @@
 //! The pipeline, one module per stage: [`book`] (load) → [`reader`] (read) → [`xref`] (resolve)
 //! → [`xhtml::write`] (write) → [`pages`] (cover, title page, colophon, nav, package document)
 //! → [`stage`] → [`epub`] (pack). [`pipeline`] runs them in order for one book.
+pub mod batch;
 pub mod book;
 pub mod check;
+pub mod ci;
 pub mod cover;
 pub mod doc;
 pub mod epub;

@@ -147,6 +147,7 @@ impl PageContext {
         ctx.insert("vertical", &(meta.writing == Writing::Vertical));
         ctx.insert("rtl", &(meta.direction == Direction::Rtl));
         ctx.insert("modified", modified);
+        ctx.insert("version", &None::<String>);
         ctx.insert("css", CSS);
         let creators: Vec<CreatorLine> = meta
             .creators
@@ -242,6 +243,12 @@ impl PageContext {
         .to_string()
     }
 
+    /// Stamps a release's version into every page (the colophon and package document show it).
+    pub fn with_version(mut self, version: Option<&str>) -> Self {
+        self.ctx.insert("version", &version);
+        self
+    }
+
     pub fn context(&self) -> &Context {
         &self.ctx
     }
@@ -266,6 +273,7 @@ struct Labels {
     colophon: &'static str,
     isbn: &'static str,
     publisher: &'static str,
+    version: &'static str,
 }
 
 impl Labels {
@@ -278,6 +286,7 @@ impl Labels {
                 colophon: "奥付",
                 isbn: "ISBN",
                 publisher: "発行所",
+                version: "電子版",
             }
         } else {
             Labels {
@@ -287,6 +296,7 @@ impl Labels {
                 colophon: "Colophon",
                 isbn: "ISBN",
                 publisher: "Publisher",
+                version: "Version",
             }
         }
     }

@@ -51,6 +51,13 @@ impl Project {
         self.path(&self.config.dist_dir).join(format!("{id}.epub"))
     }
 
+    /// `dist/release/<id>-<version>.epub`.
+    pub fn release_path(&self, id: &str, version: &str) -> PathBuf {
+        self.path(&self.config.dist_dir)
+            .join("release")
+            .join(format!("{id}-{version}.epub"))
+    }
+
     pub fn stage_dir(&self, id: &str) -> PathBuf {
         self.path(&self.config.build_dir).join(id)
     }
@@ -170,6 +177,10 @@ pub struct BuildOptions {
     pub epubcheck: bool,
     /// Check that every web address answers (`--external-links`).
     pub external_links: bool,
+    /// A release of this version (`seihon release`): the version stamped into the colophon
+    /// and the package, warnings are errors, epubcheck runs, and the EPUB goes to
+    /// `dist/release/<id>-<version>.epub` with a SHA-256 file beside it.
+    pub release: Option<String>,
 }
 
 impl Default for BuildOptions {
@@ -179,6 +190,7 @@ impl Default for BuildOptions {
             pack: true,
             epubcheck: false,
             external_links: false,
+            release: None,
         }
     }
 }
@@ -207,9 +219,12 @@ fn run(
     at: &mut Step,
     log: &mut Vec<String>,
 ) -> Result<Built> {
-    let (mut book, mut load_warnings) = Book::open(book_dir, &project.config)?;
+    let (mut book, load_warnings) = Book::open(book_dir, &project.config)?;
     let stage_dir = project.stage_dir(&book.id);
-    let output = project.epub_path(&book.id);
+    let output = match &opts.release {
+        Some(version) => project.release_path(&book.id, version),
+        None => project.epub_path(&book.id),
+    };
     let run_hook = |book: &Book, stage: hooks::Stage| {
         HookRun {
             book,
@@ -282,7 +297,8 @@ fn run(
     *at = Step::Convert;
     let time = build_time(&book);
     let tera = pages::load_templates(&project.root, &book.root)?;
-    let page_ctx = PageContext::new(&book, &resolved.chapters, &epub::iso8601(time));
+    let page_ctx = PageContext::new(&book, &resolved.chapters, &epub::iso8601(time))
+        .with_version(opts.release.as_deref());
     let ja = book.meta.language.starts_with("ja");
 
     let mut pkg = Package::default();
@@ -529,20 +545,35 @@ fn run(
         },
         &settings,
     );
-    if found.iter().any(|f| f.severity == Severity::Error) {
-        let mut all = std::mem::take(&mut load_warnings);
-        all.append(&mut resolved.warnings);
-        all.extend(found);
-        return Err(Error::Book(all));
-    }
-    resolved.warnings.extend(found);
+    // From here on, every finding so far is in one list, which each gate checks.
+    let mut findings = load_warnings;
+    findings.append(&mut resolved.warnings);
+    gate(opts, &mut findings, found)?;
+    let chapters = resolved.chapters.len();
+    let epubcheck = EpubcheckRun {
+        settings: &settings,
+        book: &book,
+        marked: &pkg.marked,
+        output: &output,
+    };
     if !opts.pack {
-        load_warnings.append(&mut resolved.warnings);
+        // `check --epubcheck`: pack into a scratch folder only for epubcheck to read.
+        if opts.epubcheck {
+            *at = Step::Epubcheck;
+            let scratch = tempfile::tempdir().map_err(|e| {
+                Error::io(std::env::temp_dir(), "cannot create a temporary folder", e)
+            })?;
+            let tree = scratch.path().join("tree");
+            stage::stage(&pkg.tree, &tree)?;
+            let packed = scratch.path().join(format!("{}.epub", book.id));
+            epub::pack(&tree, &packed, time)?;
+            gate(opts, &mut findings, epubcheck.run(&packed)?)?;
+        }
         return Ok(Built {
             id: book.id.clone(),
             epub: output,
-            chapters: resolved.chapters.len(),
-            warnings: load_warnings,
+            chapters,
+            warnings: findings,
             log: Vec::new(),
             packed: false,
         });
@@ -575,30 +606,95 @@ fn run(
         log.push(ran.log);
         found.extend(ran.findings);
     }
-    if found.iter().any(|f| f.severity == Severity::Error) {
-        load_warnings.append(&mut resolved.warnings);
-        load_warnings.extend(found);
-        return Err(Error::Book(load_warnings));
-    }
-    resolved.warnings.extend(found);
+    gate(opts, &mut findings, found)?;
 
     // With epubcheck, the packed EPUB replaces the last one only once epubcheck accepts it.
     *at = Step::Pack;
-    let mut epubcheck_found = Vec::new();
     epub::pack_with(&stage_dir, &output, time, |packed| {
-        if !opts.epubcheck {
-            return Ok(());
+        if opts.epubcheck {
+            *at = Step::Epubcheck;
+            gate(opts, &mut findings, epubcheck.run(packed)?)?;
         }
-        *at = Step::Epubcheck;
-        let level = settings.level(crate::check::CheckId::Epubcheck);
+        Ok(())
+    })?;
+    if opts.release.is_some() {
+        write_checksum(&output)?;
+    }
+    *at = Step::Hook(hooks::Stage::PostPack);
+    log.extend(run_hook(&book, hooks::Stage::PostPack)?);
+    Ok(Built {
+        id: book.id.clone(),
+        epub: output,
+        chapters,
+        warnings: findings,
+        log: Vec::new(),
+        packed: true,
+    })
+}
+
+/// Adds a step's findings to the build's and stops the build when there is an error among
+/// them, or, for a release, any finding at all (a release admits no warnings).
+fn gate(opts: &BuildOptions, all: &mut Vec<Finding>, new: Vec<Finding>) -> Result<()> {
+    all.extend(new);
+    if all.iter().any(|f| f.severity == Severity::Error) {
+        return Err(Error::Book(std::mem::take(all)));
+    }
+    if opts.release.is_some() && !all.is_empty() {
+        let promoted = std::mem::take(all)
+            .into_iter()
+            .map(|mut f| {
+                f.severity = Severity::Error;
+                let why = "a release admits no warnings";
+                f.hint = Some(match f.hint {
+                    Some(h) => format!("{h}; {why}"),
+                    None => why.to_string(),
+                });
+                f
+            })
+            .collect();
+        return Err(Error::Book(promoted));
+    }
+    Ok(())
+}
+
+/// `<epub>.sha256` beside a release EPUB, in `sha256sum` format, written atomically.
+fn write_checksum(epub: &Path) -> Result<()> {
+    use sha2::Digest;
+    let bytes = std::fs::read(epub).map_err(|e| Error::io(epub, "cannot read the EPUB", e))?;
+    let digest = sha2::Sha256::digest(&bytes);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let name = epub.file_name().unwrap_or_default().to_string_lossy();
+    let path = checksum_path(epub);
+    crate::stage::write_atomic(&path, format!("{hex}  {name}\n").as_bytes())
+}
+
+/// Where the checksum of a release EPUB goes: `<name>.epub.sha256`.
+pub fn checksum_path(epub: &Path) -> PathBuf {
+    let mut name = epub.as_os_str().to_owned();
+    name.push(".sha256");
+    PathBuf::from(name)
+}
+
+/// epubcheck on a packed EPUB, its findings at their source lines.
+struct EpubcheckRun<'a> {
+    settings: &'a crate::check::CheckSettings,
+    book: &'a Book,
+    marked: &'a std::collections::BTreeMap<String, String>,
+    /// The EPUB's final path, named by findings that have no place of their own.
+    output: &'a Path,
+}
+
+impl EpubcheckRun<'_> {
+    fn run(&self, packed: &Path) -> Result<Vec<Finding>> {
+        let level = self.settings.level(crate::check::CheckId::Epubcheck);
         if level == crate::check::Level::Off {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let checker = crate::epubcheck::Epubcheck::locate().map_err(|why| {
             Error::Config(
                 Finding::error(
-                    Location::file(&book.config_path),
-                    format!("--epubcheck was asked for, but {why}"),
+                    Location::file(&self.book.config_path),
+                    format!("epubcheck was asked for, but {why}"),
                 )
                 .with_hint(crate::epubcheck::INSTALL_HINT),
             )
@@ -608,41 +704,20 @@ fn run(
             .map_err(|why| {
                 Error::Book(vec![
                     Finding::error(
-                        Location::file(&output),
+                        Location::file(self.output),
                         format!("epubcheck could not check the EPUB: {why}"),
                     )
                     .with_hint(crate::epubcheck::INSTALL_HINT),
                 ])
             })?;
-        epubcheck_found = crate::epubcheck::findings(&messages, &pkg.marked, &output);
+        let mut found = crate::epubcheck::findings(&messages, self.marked, self.output);
         if level == crate::check::Level::Warning {
-            for f in &mut epubcheck_found {
+            for f in &mut found {
                 f.severity = Severity::Warning;
             }
         }
-        if epubcheck_found
-            .iter()
-            .any(|f| f.severity == Severity::Error)
-        {
-            let mut all = std::mem::take(&mut load_warnings);
-            all.append(&mut resolved.warnings);
-            all.append(&mut epubcheck_found);
-            return Err(Error::Book(all));
-        }
-        Ok(())
-    })?;
-    resolved.warnings.append(&mut epubcheck_found);
-    *at = Step::Hook(hooks::Stage::PostPack);
-    log.extend(run_hook(&book, hooks::Stage::PostPack)?);
-    load_warnings.append(&mut resolved.warnings);
-    Ok(Built {
-        id: book.id.clone(),
-        epub: output,
-        chapters: resolved.chapters.len(),
-        warnings: load_warnings,
-        log: Vec::new(),
-        packed: true,
-    })
+        Ok(found)
+    }
 }
 
 /// How long epubcheck may take on one book (seconds); large books take about a minute.

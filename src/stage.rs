@@ -84,3 +84,24 @@ pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// Writes a file whole or not at all: to a temporary file beside it, then renamed over it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create the folder", e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".seihon-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, "cannot create a temporary file", e))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io(path, "cannot write", e))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io(path, "cannot move the new file into place", e.error))?;
+    Ok(())
+}

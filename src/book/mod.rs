@@ -34,6 +34,8 @@ pub struct ProjectConfig {
     pub hook_timeout: u64,
     /// Check levels for every book: check name → `error`, `warning` or `off`.
     pub checks: std::collections::BTreeMap<String, crate::check::Level>,
+    /// Who gets the log when a book fails in `seihon ci`, and through which server.
+    pub mail: Option<crate::mail::MailConfig>,
 }
 
 impl Default for ProjectConfig {
@@ -47,6 +49,7 @@ impl Default for ProjectConfig {
             filter_timeout: 30,
             hook_timeout: 120,
             checks: Default::default(),
+            mail: None,
         }
     }
 }
@@ -56,7 +59,14 @@ impl ProjectConfig {
     pub fn load(root: &Path) -> Result<Self> {
         let path = root.join("seihon.yml");
         match std::fs::read_to_string(&path) {
-            Ok(text) => parse_yaml(&text, &display_path(root, &path)).map_err(Error::Config),
+            Ok(text) => {
+                let mut config: ProjectConfig =
+                    parse_yaml(&text, &display_path(root, &path)).map_err(Error::Config)?;
+                if let Some(mail) = &mut config.mail {
+                    mail.resolve_paths(root);
+                }
+                Ok(config)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectConfig::default()),
             Err(e) => Err(Error::Config(Finding::error(
                 Location::file(&path),

@@ -1,0 +1,266 @@
+//! A run over several books, as the commands do it: which books, each built safely (a panic is
+//! one failed book, not a crash), and what each produced for people and for reports.
+use std::path::{Path, PathBuf};
+
+use crate::book::Book;
+use crate::error::{Error, Finding, Location};
+use crate::pipeline::{self, BuildOptions, Project};
+use crate::report::{self, BookReport};
+
+/// The books a command names: every book of the project when none is named.
+pub fn book_dirs(project: &Project, args: &[String]) -> Result<Vec<PathBuf>, String> {
+    if args.is_empty() {
+        let dirs = project.book_dirs();
+        if dirs.is_empty() {
+            return Err(format!(
+                "error: no books found in {} (a book is a folder with a book.yml)\n  help: create one with `seihon new <id>`",
+                project.books_dir().display()
+            ));
+        }
+        return Ok(dirs);
+    }
+    args.iter()
+        .map(|arg| {
+            book_dir(project, arg).ok_or_else(|| {
+                format!(
+                    "error: `{arg}` is not a book: neither it nor {}/{arg} is a book folder (with book.yml, or Re:VIEW's config.yml and catalog.yml) or a Re:VIEW config file\n  help: `seihon list` shows the books of this project",
+                    project.books_dir().display()
+                )
+            })
+        })
+        .collect()
+}
+
+/// A book named on the command line: a folder path, else an id under the books folder.
+pub fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
+    let as_path = Path::new(arg);
+    if Book::is_book(as_path) {
+        return Some(as_path.to_path_buf());
+    }
+    let under = project.books_dir().join(arg);
+    Book::is_book(&under).then_some(under)
+}
+
+/// What building one book gave.
+pub struct Outcome {
+    pub report: BookReport,
+    /// The book's log as people read it: what its programs printed, its findings grouped by
+    /// file, and what became of the book (standard error of `seihon build`).
+    pub log: String,
+    /// The one-line result for standard output ("built neko → dist/neko.epub (4 chapters)").
+    pub summary: String,
+    /// 0, 1 (the book failed) or 2 (its configuration cannot be used).
+    pub exit: u8,
+}
+
+/// Builds one book, never panicking: a bug in seihon is reported as this book's failure.
+pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
+    let started = std::time::Instant::now();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pipeline::build_with(project, dir, opts)
+    }));
+    let mut log = String::new();
+    match result {
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            log.push_str(&format!(
+                "{}: internal error in seihon ({what}); the previous EPUB, if any, is unchanged\n  help: this is a bug in seihon, not in the book; please report it with the book's files\n",
+                dir.display()
+            ));
+            let finding = Finding::error(Location::file(dir), format!("internal error: {what}"));
+            Outcome {
+                report: book_report(
+                    project,
+                    dir,
+                    None,
+                    &[finding],
+                    started,
+                    Some("internal error"),
+                ),
+                log,
+                summary: String::new(),
+                exit: 1,
+            }
+        }
+        Ok(Ok(built)) => {
+            for line in &built.log {
+                log.push_str(line);
+            }
+            let epub = built.packed.then(|| built.epub.display().to_string());
+            let report = book_report(project, dir, epub, &built.warnings, started, None);
+            log.push_str(&report::findings_text(&report.findings));
+            let summary = if built.packed {
+                format!(
+                    "built {} → {} ({} chapters)\n",
+                    built.id,
+                    built.epub.display(),
+                    built.chapters
+                )
+            } else {
+                format!("checked {} ({} chapters)\n", built.id, built.chapters)
+            };
+            Outcome {
+                report,
+                log,
+                summary,
+                exit: 0,
+            }
+        }
+        Ok(Err(failure)) => {
+            for line in &failure.log {
+                log.push_str(line);
+            }
+            let e = &failure.error;
+            let findings = match e {
+                Error::Book(f) => f.clone(),
+                Error::Config(f) => vec![f.clone()],
+                other => vec![Finding::error(Location::file(dir), other.to_string())],
+            };
+            let report = book_report(
+                project,
+                dir,
+                None,
+                &findings,
+                started,
+                Some(failure.step.name()),
+            );
+            match e {
+                Error::Book(_) | Error::Config(_) => {
+                    log.push_str(&report::findings_text(&report.findings))
+                }
+                other => {
+                    log.push_str(&prefixed(dir, &other.to_string()));
+                    log.push('\n');
+                }
+            }
+            log.push_str(&format!(
+                "{}: the book was not built (it failed at the {} step); the previous EPUB, if any, is unchanged\n",
+                dir.display(),
+                failure.step.name()
+            ));
+            Outcome {
+                report,
+                log,
+                summary: String::new(),
+                exit: e.exit_code() as u8,
+            }
+        }
+    }
+}
+
+/// A book's result for the reports (failed when `failed_step` says where), with finding paths
+/// relative to the project.
+fn book_report(
+    project: &Project,
+    dir: &Path,
+    epub: Option<String>,
+    findings: &[Finding],
+    started: std::time::Instant,
+    failed_step: Option<&str>,
+) -> BookReport {
+    let folder = book_folder(dir);
+    let findings = findings
+        .iter()
+        .map(|f| {
+            let mut r = report::ReportFinding::from(f);
+            let file = Path::new(&r.file);
+            // Paths are relative to the book, except the project's outputs (the EPUB in dist/)
+            // and template names.
+            if file.is_relative()
+                && !file.starts_with(folder)
+                && !file.starts_with(&project.config.dist_dir)
+                && !file.starts_with(&project.config.build_dir)
+                && !r.file.starts_with("template ")
+            {
+                r.file = folder.join(file).to_string_lossy().into_owned();
+            }
+            r
+        })
+        .collect();
+    BookReport {
+        book: dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        ok: failed_step.is_none(),
+        failed_stage: failed_step.map(str::to_string),
+        epub,
+        findings,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// The folder of a book given as a folder or as a file (a DocBook main file, a Re:VIEW config).
+fn book_folder(dir: &Path) -> &Path {
+    if dir.is_file() {
+        dir.parent().unwrap_or(Path::new(""))
+    } else {
+        dir
+    }
+}
+
+/// Messages name files relative to their book; prefix the book folder so the path opens as-is.
+pub fn prefixed(dir: &Path, text: &str) -> String {
+    let dir = book_folder(dir);
+    if dir.as_os_str().is_empty() {
+        return text.to_string();
+    }
+    text.lines()
+        .map(|l| {
+            if l.starts_with("  ")
+                || l.starts_with(dir.to_string_lossy().as_ref())
+                || l.starts_with("template ")
+                || l.starts_with('/')
+            {
+                l.to_string()
+            } else {
+                format!("{}/{l}", dir.display())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Report targets of `--report`, checked before any work so that a typo costs nothing.
+pub fn report_targets(reports: &[String]) -> Result<Vec<(String, PathBuf)>, String> {
+    reports
+        .iter()
+        .map(|r| match r.split_once(':') {
+            Some((kind @ ("json" | "junit"), path)) if !path.is_empty() => {
+                Ok((kind.to_string(), PathBuf::from(path)))
+            }
+            _ => Err(format!(
+                "error: `--report {r}` is not a report; write `--report json:PATH` or `--report junit:PATH`"
+            )),
+        })
+        .collect()
+}
+
+/// Writes the requested reports, and annotations under GitHub Actions; 1 when one could not
+/// be written.
+pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::BookReport]) -> u8 {
+    let mut code = 0;
+    for (kind, path) in targets {
+        let text = if kind == "json" {
+            report::json(book_reports)
+        } else {
+            report::junit(book_reports)
+        };
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!(
+                "error: cannot write the {kind} report to {}: {e}",
+                path.display()
+            );
+            code = 1;
+        }
+    }
+    // Under GitHub Actions, findings become annotations on the commit's files.
+    if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") {
+        print!("{}", report::github_annotations(book_reports));
+    }
+    code
+}

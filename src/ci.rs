@@ -1,0 +1,200 @@
+//! `seihon ci`: the whole CI job. Every book is built (books in parallel where cores allow),
+//! each book's log is written to `build/logs/<id>.log`, the reports to `build/reports/`
+//! (`seihon.json`, `junit.xml`, and any `--report`), annotations under GitHub Actions, and the log
+//! of a failed book is mailed to the production list. Mail never changes the result: a mail
+//! server that is down only adds a warning, and the log stays on disk.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use rayon::prelude::*;
+
+use crate::batch::{self, Outcome};
+use crate::pipeline::{BuildOptions, Project};
+use crate::report;
+
+/// Where the last run's result per book is kept, to tell a "fixed" book from one that was
+/// always fine.
+const STATE_FILE: &str = "ci-state.json";
+
+pub fn run(
+    project: &Project,
+    books: &[String],
+    opts: &BuildOptions,
+    reports: &[String],
+) -> ExitCode {
+    let mut targets = match batch::report_targets(reports) {
+        Ok(t) => t,
+        Err(why) => {
+            eprintln!("{why}");
+            return ExitCode::from(2);
+        }
+    };
+    let dirs = match batch::book_dirs(project, books) {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("{why}");
+            return ExitCode::from(2);
+        }
+    };
+    let build_dir = project.root.join(&project.config.build_dir);
+    let reports_dir = build_dir.join("reports");
+    let logs_dir = build_dir.join("logs");
+    targets.push(("json".into(), reports_dir.join("seihon.json")));
+    targets.push(("junit".into(), reports_dir.join("junit.xml")));
+    for dir in [&reports_dir, &logs_dir] {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: cannot create {}: {e}", dir.display());
+            return ExitCode::from(1);
+        }
+    }
+    let commit = crate::mail::commit_id(&project.root);
+    eprintln!(
+        "seihon ci: {} book{} on {} thread{}{}",
+        dirs.len(),
+        if dirs.len() == 1 { "" } else { "s" },
+        rayon::current_num_threads(),
+        if rayon::current_num_threads() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        commit
+            .as_deref()
+            .map(|c| format!(", commit {c}"))
+            .unwrap_or_default()
+    );
+    let outcomes: Vec<Outcome> = dirs
+        .par_iter()
+        .map(|dir| batch::run_book(project, dir, opts))
+        .collect();
+
+    let mut code = 0u8;
+    let mut logs = Vec::new();
+    for (dir, outcome) in dirs.iter().zip(&outcomes) {
+        let log = book_log(dir, outcome, commit.as_deref());
+        eprint!("{}", outcome.log);
+        print!("{}", outcome.summary);
+        let path = logs_dir.join(format!("{}.log", outcome.report.book));
+        if let Err(e) = crate::stage::write_atomic(&path, log.as_bytes()) {
+            eprintln!("warning: cannot write the log {}: {e}", path.display());
+        }
+        if outcome.exit != 0 {
+            code = 1;
+        }
+        logs.push((path, log));
+    }
+    let reports: Vec<report::BookReport> = outcomes.iter().map(|o| o.report.clone()).collect();
+    code = code.max(batch::write_reports(&targets, &reports));
+    eprint!("{}", summary(&reports));
+
+    let state_path = build_dir.join(STATE_FILE);
+    let previous = read_state(&state_path);
+    notify(project, &outcomes, &logs, &previous, commit.as_deref());
+    let state: BTreeMap<String, bool> = outcomes
+        .iter()
+        .map(|o| (o.report.book.clone(), o.report.ok))
+        .collect();
+    let mut merged = previous;
+    merged.extend(state);
+    if let Ok(json) = serde_json::to_vec_pretty(&merged)
+        && let Err(e) = crate::stage::write_atomic(&state_path, &json)
+    {
+        eprintln!("warning: cannot keep this run's results: {e}");
+    }
+    ExitCode::from(code)
+}
+
+/// The log file of one book: a header saying what was built and how it went, then the log.
+fn book_log(dir: &Path, outcome: &Outcome, commit: Option<&str>) -> String {
+    let r = &outcome.report;
+    let result = match &r.failed_stage {
+        None => "ok".to_string(),
+        Some(step) => format!("FAILED at the {step} step"),
+    };
+    format!(
+        "seihon {} — book {} ({})\ncommit: {}\nresult: {result} in {:.1} s\n\n{}{}",
+        env!("CARGO_PKG_VERSION"),
+        r.book,
+        dir.display(),
+        commit.unwrap_or("unknown"),
+        r.seconds,
+        outcome.log,
+        outcome.summary
+    )
+}
+
+/// One line per book, for the end of the job's output.
+fn summary(reports: &[report::BookReport]) -> String {
+    let failed = reports.iter().filter(|r| !r.ok).count();
+    let mut out: String = reports
+        .iter()
+        .map(|r| match &r.failed_stage {
+            Some(step) => format!("✗ {}: failed at {step}\n", r.book),
+            None => format!("✓ {}\n", r.book),
+        })
+        .collect();
+    out.push_str(&format!(
+        "{} of {} book{} built{}\n",
+        reports.len() - failed,
+        reports.len(),
+        if reports.len() == 1 { "" } else { "s" },
+        if failed > 0 {
+            format!("; {failed} failed")
+        } else {
+            String::new()
+        }
+    ));
+    out
+}
+
+fn read_state(path: &Path) -> BTreeMap<String, bool> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Mails each book that the settings say to mail about. A mail that cannot be sent is a
+/// warning; the build's result stands.
+fn notify(
+    project: &Project,
+    outcomes: &[Outcome],
+    logs: &[(PathBuf, String)],
+    previous: &BTreeMap<String, bool>,
+    commit: Option<&str>,
+) {
+    let Some(cfg) = &project.config.mail else {
+        return;
+    };
+    let run = crate::mail::RunInfo {
+        commit: commit.map(str::to_string),
+        project: std::path::absolute(&project.root)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_default(),
+    };
+    for (outcome, (path, log)) in outcomes.iter().zip(logs) {
+        let r = &outcome.report;
+        if !crate::mail::should_mail(cfg, previous.get(&r.book).copied(), r.ok) {
+            continue;
+        }
+        let book = crate::mail::BookRun {
+            book: r.book.clone(),
+            ok: r.ok,
+            failed_stage: r.failed_stage.clone(),
+            findings_text: report::findings_text(&r.findings),
+            log: log.clone(),
+        };
+        let sent = crate::mail::compose(cfg, &run, &book)
+            .and_then(|message| crate::mail::send(cfg, &message));
+        match sent {
+            Ok(sent) => eprintln!("mailed the log of {} ({sent})", r.book),
+            Err(e) => eprintln!(
+                "warning: the mail about {} was not sent: {e}; the log is in {}",
+                r.book,
+                path.display()
+            ),
+        }
+    }
+}
