@@ -71,8 +71,9 @@ pub fn run(
 
     let mut code = 0u8;
     let mut logs = Vec::new();
-    for (dir, outcome) in dirs.iter().zip(&outcomes) {
+    for (i, (dir, outcome)) in dirs.iter().zip(&outcomes).enumerate() {
         let log = book_log(dir, outcome, commit.as_deref());
+        eprintln!("[{}/{}] {}", i + 1, dirs.len(), dir.display());
         eprint!("{}", outcome.log);
         print!("{}", outcome.summary);
         let path = logs_dir.join(format!("{}.log", outcome.report.book));
@@ -112,7 +113,7 @@ fn book_log(dir: &Path, outcome: &Outcome, commit: Option<&str>) -> String {
         None => "ok".to_string(),
         Some(step) => format!("FAILED at the {step} step"),
     };
-    format!(
+    let mut log = format!(
         "seihon {} — book {} ({})\ncommit: {}\nresult: {result} in {:.1} s\n\n{}{}",
         env!("CARGO_PKG_VERSION"),
         r.book,
@@ -121,7 +122,11 @@ fn book_log(dir: &Path, outcome: &Outcome, commit: Option<&str>) -> String {
         r.seconds,
         outcome.log,
         outcome.summary
-    )
+    );
+    if !log.ends_with('\n') {
+        log.push('\n');
+    }
+    log
 }
 
 /// One line per book, for the end of the job's output.

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+
 use seihon::mail::{
     self, BookRun, Login, MailConfig, MailError, RunInfo, Sent, TlsMode, TransportKind, Trigger,
 };
@@ -510,4 +512,155 @@ fn defaults_and_triggers_from_the_minimal_config() {
     assert_eq!(cfg.transport, TransportKind::Smtp);
     assert_eq!(cfg.smtp.server(), "localhost:25");
     assert_eq!(cfg.smtp.timeout.get(), 30);
+}
+
+// ---------------------------------------------------------------------------
+// `seihon ci` end to end: a broken book, a real server, the message read back.
+
+const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// A project with a good book and a broken one (a footnote that does not exist, at `line`),
+/// mailing failures and fixes to `port`.
+fn ci_project(port: u16) -> (support::TempProject, PathBuf, usize) {
+    let project = support::TempProject::new();
+    project.add_book(&support::repo().join("books/neko-no-hon"), "good");
+    let broken = project.add_book(&support::repo().join("books/neko-no-hon"), "broken");
+    let ch01 = broken.join("ch01.md");
+    let mut text = fs::read_to_string(&ch01).unwrap();
+    text.push_str("\nSee [^nonote].\n");
+    fs::write(&ch01, &text).unwrap();
+    let line = text.lines().count();
+    fs::write(
+        project.path().join("seihon.yml"),
+        format!(
+            "mail:\n  on: [failure, fixed]\n  from: ci@example.com\n  to: [production@example.com]\n  smtp: {{host: 127.0.0.1, port: {port}, timeout: 5}}\n"
+        ),
+    )
+    .unwrap();
+    (project, broken, line)
+}
+
+fn seihon_ci(project: &support::TempProject) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_seihon"))
+        .arg("ci")
+        .current_dir(project.path())
+        .env("GITHUB_SHA", SHA)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("SEIHON_SMTP_USER")
+        .env_remove("SEIHON_SMTP_PASSWORD")
+        .output()
+        .expect("run seihon ci")
+}
+
+/// The book's log without the build time, which differs from run to run.
+fn log_without_time(path: &Path) -> String {
+    fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| match l.split_once(" in ") {
+            Some((head, _)) if l.starts_with("result:") => head.to_string(),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn seihon_ci_mails_the_log_of_a_broken_book_and_then_that_it_is_fixed() {
+    let server = Smtp::start(Kind::Plain);
+    let (project, broken, line) = ci_project(server.port);
+    let out = seihon_ci(&project);
+    let all = support::text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        project.epub("good").exists(),
+        "the good book is built: {all}"
+    );
+    assert!(all.contains("mailed the log of broken"), "{all}");
+
+    let received = server.received();
+    assert_eq!(
+        received.len(),
+        1,
+        "one mail, for the broken book only: {all}"
+    );
+    let mail = mailparse::parse_mail(&received[0]).expect("parse the delivered mail");
+    assert_eq!(
+        header(&mail, "Subject"),
+        "[seihon] broken failed at read (commit 0123456789ab)"
+    );
+    assert_eq!(header(&mail, "To"), "production@example.com");
+    let (body, name, attached) = parts(&mail);
+    assert!(body.contains(SHA), "{body}");
+    assert!(
+        body.contains(&format!("books/broken/ch01.md:{line}:")),
+        "the finding at its line: {body}"
+    );
+    assert!(
+        body.contains("failed at the read step"),
+        "the log's last lines: {body}"
+    );
+    assert_eq!(name, "broken.log");
+    // The attachment is the log on disk, whole.
+    let on_disk = fs::read_to_string(project.path().join("build/logs/broken.log")).unwrap();
+    assert_eq!(attached, on_disk);
+    assert!(on_disk.contains(&format!("commit: {SHA}")), "{on_disk}");
+    assert!(
+        on_disk.contains("result: FAILED at the read step"),
+        "{on_disk}"
+    );
+    // Reports for CI.
+    let report: serde_json::Value = serde_json::from_slice(
+        &fs::read(project.path().join("build/reports/seihon.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report["ok"], false);
+    assert!(project.path().join("build/reports/junit.xml").is_file());
+
+    // Fixed: the next run mails that it is fixed, and nothing about the good book.
+    let ch01 = broken.join("ch01.md");
+    let text = fs::read_to_string(&ch01)
+        .unwrap()
+        .replace("See [^nonote].", "");
+    fs::write(&ch01, text).unwrap();
+    let out = seihon_ci(&project);
+    assert!(out.status.success(), "{}", support::text(&out));
+    let received = server.received();
+    assert_eq!(received.len(), 2, "{}", support::text(&out));
+    let subjects: Vec<String> = received
+        .iter()
+        .map(|m| header(&mailparse::parse_mail(m).unwrap(), "Subject"))
+        .collect();
+    assert!(
+        subjects.contains(&"[seihon] broken fixed (commit 0123456789ab)".to_string()),
+        "{subjects:?}"
+    );
+}
+
+#[test]
+fn a_mail_server_that_is_down_changes_neither_the_result_nor_the_log() {
+    let server = Smtp::start(Kind::Plain);
+    let (project, _, _) = ci_project(server.port);
+    let up = seihon_ci(&project);
+    assert_eq!(server.received().len(), 1);
+    let log_up = log_without_time(&project.path().join("build/logs/broken.log"));
+    let port = server.port;
+    drop(server);
+
+    // Same books, same settings, the server gone.
+    let out = seihon_ci(&project);
+    let all = support::text(&out);
+    assert_eq!(out.status.code(), up.status.code(), "{all}");
+    assert!(
+        all.contains(&format!(
+            "warning: the mail about broken was not sent: the mail server 127.0.0.1:{port} did not answer"
+        )),
+        "{all}"
+    );
+    assert!(all.contains("the log is in"), "{all}");
+    assert_eq!(
+        log_without_time(&project.path().join("build/logs/broken.log")),
+        log_up
+    );
+    assert!(project.epub("good").exists());
 }
