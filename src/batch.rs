@@ -264,3 +264,14 @@ pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::Book
     }
     code
 }
+
+/// Updates the book's preview area; a preview that cannot be written is a warning, since the
+/// EPUB itself is built (or not) either way.
+pub fn publish_preview(project: &Project, dir: &Path, outcome: &Outcome, commit: Option<&str>) {
+    if let Err(e) = crate::publish::publish(project, dir, outcome, commit) {
+        eprintln!(
+            "warning: the preview of {} was not updated: {e}",
+            dir.display()
+        );
+    }
+}

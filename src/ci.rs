@@ -1,5 +1,5 @@
 //! `seihon ci`: the whole CI job. Every book is built (books in parallel where cores allow),
-//! each book's log is written to `build/logs/<id>.log`, the reports to `build/reports/`
+//! its preview published (`public/<id>/`), each book's log written to `build/logs/<id>.log`, the reports to `build/reports/`
 //! (`seihon.json`, `junit.xml`, and any `--report`), annotations under GitHub Actions, and the log
 //! of a failed book is mailed to the production list. Mail never changes the result: a mail
 //! server that is down only adds a warning, and the log stays on disk.
@@ -83,6 +83,7 @@ pub fn run(
         if outcome.exit != 0 {
             code = 1;
         }
+        batch::publish_preview(project, dir, outcome, commit.as_deref());
         logs.push((path, log));
     }
     let reports: Vec<report::BookReport> = outcomes.iter().map(|o| o.report.clone()).collect();

@@ -19,6 +19,7 @@ pub mod linkcheck;
 pub mod mail;
 pub mod pages;
 pub mod pipeline;
+pub mod publish;
 pub mod reader;
 pub mod report;
 pub mod runner;

@@ -145,6 +145,10 @@ fn build(project: &Project, args: &BuildArgs, opts: &pipeline::BuildOptions) -> 
     let total = dirs.len();
     let mut code = 0u8;
     let mut book_reports = Vec::new();
+    let commit = opts
+        .pack
+        .then(|| seihon::mail::commit_id(&project.root))
+        .flatten();
     for (i, dir) in dirs.iter().enumerate() {
         eprintln!(
             "[{}/{total}] {} {}",
@@ -156,6 +160,9 @@ fn build(project: &Project, args: &BuildArgs, opts: &pipeline::BuildOptions) -> 
         eprint!("{}", outcome.log);
         print!("{}", outcome.summary);
         code = code.max(outcome.exit);
+        if opts.pack {
+            batch::publish_preview(project, dir, &outcome, commit.as_deref());
+        }
         book_reports.push(outcome.report);
     }
     code = code.max(batch::write_reports(&targets, &book_reports));

@@ -30,6 +30,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("toc.ncx", include_str!("../templates/toc.ncx")),
     ("cover.svg", include_str!("../templates/cover.svg")),
     ("book.css", include_str!("../templates/book.css")),
+    ("preview.html", include_str!("../templates/preview.html")),
 ];
 
 /// Generated cover size: 1600×2400 px, the 1:1.5 ratio stores ask for.
@@ -48,7 +49,7 @@ pub const GENERATED_COVER: &str = "image/cover.png";
 /// Loads the templates: built-in, then `<project>/templates/`, then `<book>/templates/`.
 pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
     let mut tera = Tera::default();
-    tera.autoescape_on([".xhtml", ".opf", ".ncx", ".svg"]);
+    tera.autoescape_on([".xhtml", ".opf", ".ncx", ".svg", ".html"]);
     for (name, builtin) in TEMPLATES {
         let mut text = builtin.to_string();
         let mut origin = format!("built-in template {name}");

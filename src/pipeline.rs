@@ -51,6 +51,11 @@ impl Project {
         self.path(&self.config.dist_dir).join(format!("{id}.epub"))
     }
 
+    /// The preview area (`public/`).
+    pub fn preview_dir(&self) -> PathBuf {
+        self.path(&self.config.preview_dir)
+    }
+
     /// `dist/release/<id>-<version>.epub`.
     pub fn release_path(&self, id: &str, version: &str) -> PathBuf {
         self.path(&self.config.dist_dir)

@@ -65,7 +65,17 @@ pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
         }
         .map_err(|e| Error::io(&path, "cannot write a staged file", e))?;
     }
-    // Swap: move the old tree aside, move the new one in, then delete the old one.
+    swap_in(tmp, dir)
+}
+
+/// Puts the complete folder `new` (made beside `dir`) in the place of `dir`: the old one is
+/// moved aside, the new one renamed in, the old one deleted. A reader of `dir` sees the old
+/// folder or the new one, never a half-written one.
+pub fn swap_in(new: tempfile::TempDir, dir: &Path) -> Result<()> {
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let old = tempfile::Builder::new()
         .prefix(".seihon-old-")
         .tempdir_in(parent)
@@ -75,7 +85,7 @@ pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
         std::fs::rename(dir, &aside)
             .map_err(|e| Error::io(dir, "cannot replace the previous build", e))?;
     }
-    let new = tmp.keep();
+    let new = new.keep();
     if let Err(e) = std::fs::rename(&new, dir) {
         // Put the previous build back rather than leave nothing.
         let _ = std::fs::rename(&aside, dir);

@@ -24,6 +24,8 @@ pub struct ProjectConfig {
     pub build_dir: PathBuf,
     /// Where EPUBs are written (default `dist`).
     pub dist_dir: PathBuf,
+    /// The preview area: each book's EPUB, unpacked pages and index (default `public`).
+    pub preview_dir: PathBuf,
     /// Table of contents depth for books that do not set one (default 2).
     pub toc_depth: u8,
     /// The house filter chain every book runs, in order (default: `[house]`).
@@ -44,6 +46,7 @@ impl Default for ProjectConfig {
             books_dir: "books".into(),
             build_dir: "build".into(),
             dist_dir: "dist".into(),
+            preview_dir: "public".into(),
             toc_depth: 2,
             filters: vec!["house".into()],
             filter_timeout: 30,

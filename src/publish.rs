@@ -1,0 +1,365 @@
+//! Publish: a book's result → its preview area `<preview_dir>/<id>/` (default `public/<id>/`).
+//!
+//! The area holds the EPUB, its unpacked tree under `book/`, `index.html` (cover, pages, build
+//! status with time and commit, findings, log, and what changed since the previous build),
+//! `status.json` and `build.log`. It is written beside the old one and swapped in, so a reader
+//! never sees half of it. A failed build keeps the last good EPUB and pages byte for byte, and
+//! only the index and status say that they are stale and why.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+
+use crate::batch::Outcome;
+use crate::book::Book;
+use crate::error::{Error, Result};
+use crate::pipeline::Project;
+use crate::report::ReportFinding;
+use crate::xhtml::dom;
+
+/// `status.json`: what the index shows, for tools and for the watch server.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Status {
+    pub book: String,
+    pub ok: bool,
+    /// The pages are from an earlier good build (this one failed).
+    pub stale: bool,
+    /// When this build ran (UTC).
+    pub time: String,
+    pub commit: Option<String>,
+    pub failed_stage: Option<String>,
+    /// When the pages shown were built, and from which commit.
+    pub last_good_time: Option<String>,
+    pub last_good_commit: Option<String>,
+    pub findings: Vec<Finding>,
+    /// Paths under `book/` added, removed and changed since the previous good build; `None`
+    /// for the first one.
+    pub changes: Option<Changes>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Finding {
+    pub severity: String,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl From<&ReportFinding> for Finding {
+    fn from(f: &ReportFinding) -> Self {
+        Finding {
+            severity: f.severity.clone(),
+            file: f.file.clone(),
+            line: f.line,
+            col: f.col,
+            message: f.message.clone(),
+            hint: f.hint.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Changes {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub changed: Vec<String>,
+}
+
+/// The unpacked EPUB's folder inside a book's preview.
+const TREE: &str = "book";
+
+/// Publishes one book's result into its preview folder, which it returns.
+pub fn publish(
+    project: &Project,
+    book_dir: &Path,
+    outcome: &Outcome,
+    commit: Option<&str>,
+) -> Result<PathBuf> {
+    let id = book_id(project, book_dir, outcome);
+    let area = project.preview_dir();
+    let dest = area.join(&id);
+    std::fs::create_dir_all(&area)
+        .map_err(|e| Error::io(&area, "cannot create the preview folder", e))?;
+    let previous: Option<Status> = std::fs::read(dest.join("status.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let new = tempfile::Builder::new()
+        .prefix(".seihon-preview-")
+        .tempdir_in(&area)
+        .map_err(|e| Error::io(&area, "cannot create a temporary folder", e))?;
+    let epub_name = format!("{id}.epub");
+    let now = crate::epub::iso8601(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+    );
+    let r = &outcome.report;
+    let mut status = Status {
+        book: id.clone(),
+        ok: r.ok,
+        stale: false,
+        time: now.clone(),
+        commit: commit.map(str::to_string),
+        failed_stage: r.failed_stage.clone(),
+        last_good_time: None,
+        last_good_commit: None,
+        findings: r.findings.iter().map(Finding::from).collect(),
+        changes: None,
+    };
+    match (&r.epub, r.ok) {
+        (Some(epub), true) => {
+            let epub = Path::new(epub);
+            copy(epub, &new.path().join(&epub_name))?;
+            unpack(epub, &new.path().join(TREE))?;
+            status.last_good_time = Some(now);
+            status.last_good_commit = status.commit.clone();
+            status.changes = dest
+                .join(TREE)
+                .is_dir()
+                .then(|| changes(&dest.join(TREE), &new.path().join(TREE)));
+        }
+        _ => {
+            // Keep the last good EPUB and pages exactly as they were.
+            if dest.join(&epub_name).is_file() {
+                copy(&dest.join(&epub_name), &new.path().join(&epub_name))?;
+                copy_tree(&dest.join(TREE), &new.path().join(TREE))?;
+                status.stale = true;
+                if let Some(prev) = &previous {
+                    status.last_good_time = prev.last_good_time.clone();
+                    status.last_good_commit = prev.last_good_commit.clone();
+                    status.changes = prev.changes.clone();
+                }
+            }
+        }
+    }
+    write(&new.path().join("build.log"), outcome.log.as_bytes())?;
+    let json = serde_json::to_vec_pretty(&status).expect("status serializes");
+    write(&new.path().join("status.json"), &json)?;
+    let index = index_html(project, book_dir, &status, &new.path().join(TREE), outcome)?;
+    write(&new.path().join("index.html"), index.as_bytes())?;
+    crate::stage::swap_in(new, &dest)?;
+    Ok(dest)
+}
+
+/// The preview's name: the book's id (as its EPUB is named), else its folder's name.
+fn book_id(project: &Project, book_dir: &Path, outcome: &Outcome) -> String {
+    if let Some(stem) = outcome
+        .report
+        .epub
+        .as_deref()
+        .and_then(|e| Path::new(e).file_stem())
+    {
+        return stem.to_string_lossy().into_owned();
+    }
+    Book::open(book_dir, &project.config)
+        .map(|(b, _)| b.id)
+        .unwrap_or_else(|_| outcome.report.book.clone())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, "cannot write the preview", e))
+}
+
+fn copy(from: &Path, to: &Path) -> Result<()> {
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| Error::io(from, "cannot copy into the preview", e))
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    for rel in crate::epub::list_files(from)? {
+        let target = to.join(&rel);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| Error::io(parent, "cannot create a folder", e))?;
+        }
+        copy(&from.join(&rel), &target)?;
+    }
+    Ok(())
+}
+
+/// Unpacks the EPUB as packed (what readers get), refusing names that leave the folder.
+fn unpack(epub: &Path, to: &Path) -> Result<()> {
+    let bad = |e: zip::result::ZipError| {
+        Error::io(epub, "cannot read the EPUB", std::io::Error::other(e))
+    };
+    let file = std::fs::File::open(epub).map_err(|e| Error::io(epub, "cannot read the EPUB", e))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(bad)?;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(bad)?;
+        let Some(rel) = entry.enclosed_name() else {
+            continue;
+        };
+        let target = to.join(rel);
+        if entry.is_dir() {
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| Error::io(parent, "cannot create a folder", e))?;
+        }
+        let mut out = std::fs::File::create(&target)
+            .map_err(|e| Error::io(&target, "cannot write the preview", e))?;
+        std::io::copy(&mut entry, &mut out)
+            .map_err(|e| Error::io(&target, "cannot write the preview", e))?;
+    }
+    Ok(())
+}
+
+/// What differs between two unpacked trees, by content.
+fn changes(before: &Path, after: &Path) -> Changes {
+    let hashes = |dir: &Path| -> BTreeMap<String, Vec<u8>> {
+        crate::epub::list_files(dir)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|rel| {
+                let digest = std::fs::read(dir.join(&rel))
+                    .map(|b| sha2::Sha256::digest(&b).to_vec())
+                    .unwrap_or_default();
+                (rel, digest)
+            })
+            .collect()
+    };
+    let (old, new) = (hashes(before), hashes(after));
+    let mut c = Changes::default();
+    for (rel, digest) in &new {
+        match old.get(rel) {
+            None => c.added.push(rel.clone()),
+            Some(d) if d != digest => c.changed.push(rel.clone()),
+            _ => {}
+        }
+    }
+    c.removed = old
+        .keys()
+        .filter(|rel| !new.contains_key(*rel))
+        .cloned()
+        .collect();
+    c
+}
+
+#[derive(Serialize)]
+struct PageLink {
+    title: String,
+    href: String,
+}
+
+/// The pages in reading order (from the package document's spine) with their titles, and the
+/// cover image, as links from the index.
+fn pages_and_cover(tree: &Path) -> (Vec<PageLink>, Option<String>) {
+    let read = |rel: &str| std::fs::read_to_string(tree.join(rel)).ok();
+    let Some(opf_path) = read("META-INF/container.xml").and_then(|c| {
+        let doc = dom::parse_document(&c).ok()?;
+        let mut found = None;
+        doc.root.walk(&mut |e| {
+            if found.is_none() && e.name.ends_with("rootfile") {
+                found = e.attr("full-path").map(str::to_string);
+            }
+        });
+        found
+    }) else {
+        return (Vec::new(), None);
+    };
+    let Some(opf) = read(&opf_path).and_then(|t| dom::parse_document(&t).ok()) else {
+        return (Vec::new(), None);
+    };
+    let base = Path::new(&opf_path)
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let join = |href: &str| {
+        if base.is_empty() {
+            href.to_string()
+        } else {
+            format!("{base}/{href}")
+        }
+    };
+    let mut items: BTreeMap<String, String> = BTreeMap::new();
+    let mut cover = None;
+    let mut spine = Vec::new();
+    opf.root.walk(&mut |e| match crate::check::local(&e.name) {
+        "item" => {
+            let (Some(id), Some(href)) = (e.attr("id"), e.attr("href")) else {
+                return;
+            };
+            if e.attr("properties")
+                .is_some_and(|p| p.split_whitespace().any(|p| p == "cover-image"))
+            {
+                cover = Some(format!("{TREE}/{}", join(href)));
+            }
+            items.insert(id.to_string(), join(href));
+        }
+        "itemref" => spine.extend(e.attr("idref").map(str::to_string)),
+        _ => {}
+    });
+    let pages = spine
+        .iter()
+        .filter_map(|idref| items.get(idref))
+        .map(|rel| {
+            let title = read(rel)
+                .and_then(|t| dom::parse_document(&t).ok())
+                .and_then(|doc| {
+                    let mut title = None;
+                    doc.root.walk(&mut |e| {
+                        if title.is_none() && e.name == "title" {
+                            title = Some(e.text_content());
+                        }
+                    });
+                    title
+                })
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or_else(|| rel.clone());
+            PageLink {
+                title,
+                href: format!("{TREE}/{rel}"),
+            }
+        })
+        .collect();
+    (pages, cover)
+}
+
+fn index_html(
+    project: &Project,
+    book_dir: &Path,
+    status: &Status,
+    tree: &Path,
+    outcome: &Outcome,
+) -> Result<String> {
+    let book_root = if book_dir.is_file() {
+        book_dir.parent().unwrap_or(Path::new("."))
+    } else {
+        book_dir
+    };
+    let tera = crate::pages::load_templates(&project.root, book_root)?;
+    let (pages, cover) = pages_and_cover(tree);
+    let loaded = Book::open(book_dir, &project.config).ok().map(|(b, _)| b);
+    let mut ctx = tera::Context::new();
+    ctx.insert(
+        "title",
+        &loaded
+            .as_ref()
+            .map_or(status.book.clone(), |b| b.meta.title.clone()),
+    );
+    ctx.insert(
+        "lang",
+        &loaded
+            .as_ref()
+            .map_or("en".to_string(), |b| b.meta.language.clone()),
+    );
+    ctx.insert("epub", &format!("{}.epub", status.book));
+    ctx.insert("ok", &status.ok);
+    ctx.insert("stale", &status.stale);
+    ctx.insert("time", &status.time);
+    ctx.insert("commit", &status.commit);
+    ctx.insert("failed_stage", &status.failed_stage);
+    ctx.insert("last_good_time", &status.last_good_time);
+    ctx.insert("last_good_commit", &status.last_good_commit);
+    ctx.insert("findings", &status.findings);
+    ctx.insert("changes", &status.changes);
+    ctx.insert("pages", &pages);
+    ctx.insert("cover", &cover);
+    ctx.insert("log", &outcome.log);
+    crate::pages::render(&tera, "preview.html", &ctx)
+}
