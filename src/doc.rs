@@ -6,7 +6,19 @@
 //! the source text it came from, so later stages can report problems there.
 
 /// 1-based line and column in the chapter's source file (the file is `Document::source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize,
+    serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    PartialOrd,
+    Ord,
+)]
 pub struct Pos {
     pub line: u32,
     pub col: u32,
@@ -19,7 +31,7 @@ impl Pos {
 }
 
 /// One source file: a chapter, a preface, an appendix.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Document {
     /// The source file, relative to the book folder (for messages).
     pub source: std::path::PathBuf,
@@ -45,7 +57,7 @@ impl Document {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Footnote {
     /// The label as written (md: `1` in `[^1]`), unique within the document.
     pub label: String,
@@ -53,7 +65,7 @@ pub struct Footnote {
     pub pos: Pos,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Block {
     pub kind: BlockKind,
     pub pos: Pos,
@@ -68,7 +80,7 @@ impl Block {
 /// Inline content: a run of text with markup.
 pub type Inlines = Vec<Inline>;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub enum BlockKind {
     /// md: `## Title {#id}`; re: `== [nonum]{id} Title`; db: `<sect1><title>`.
     Heading(Heading),
@@ -123,7 +135,7 @@ pub enum BlockKind {
     Raw(Vec<crate::xhtml::dom::Node>),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct BibItem {
     pub id: String,
     /// The entry's number (`[1]`), filled by the resolver (`xref`), book-wide.
@@ -132,7 +144,7 @@ pub struct BibItem {
     pub blocks: Vec<Block>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Heading {
     /// 1 is a chapter title, 2 a section, and so on.
     pub level: u8,
@@ -149,21 +161,21 @@ pub struct Heading {
     pub content: Inlines,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct List {
     /// `None` for a bulleted list; `Some(start)` for a numbered one.
     pub start: Option<u64>,
     pub items: Vec<Vec<Block>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct DefinitionItem {
     pub term: Inlines,
     /// One or more definitions of the term, each its own `<dd>`.
     pub definitions: Vec<Vec<Block>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Code {
     /// What kind of listing it is, which decides numbering and class names.
     pub style: CodeStyle,
@@ -181,7 +193,7 @@ pub struct Code {
 }
 
 /// Kinds of code listing. Only [`CodeStyle::List`] takes a number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CodeStyle {
     /// A numbered listing with an id (re `//list`, `//listnum`).
     List,
@@ -195,7 +207,7 @@ pub enum CodeStyle {
     Box,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Table {
     pub id: Option<String>,
     /// The number label (`図1.1`), filled by the resolver (`xref`).
@@ -206,12 +218,12 @@ pub struct Table {
     pub body: Vec<Row>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct Row {
     pub cells: Vec<Cell>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Cell {
     pub content: Inlines,
     /// A header cell (`th`) outside the header rows (re: the first cell of each row when the
@@ -222,7 +234,7 @@ pub struct Cell {
     pub rowspan: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Align {
     #[default]
     Default,
@@ -231,7 +243,7 @@ pub enum Align {
     Right,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Figure {
     /// Whether the figure takes a number (re `//indepimage` does not).
     pub numbered: bool,
@@ -250,7 +262,7 @@ pub struct Figure {
 
 /// An image reference. `src` is as written in the source, relative to that file; the resolver
 /// maps it to a resource in the book.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Image {
     pub src: String,
     pub alt: String,
@@ -259,7 +271,7 @@ pub struct Image {
     pub by_id: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Math {
     pub id: Option<String>,
     pub caption: Option<Inlines>,
@@ -272,7 +284,7 @@ pub struct Math {
 }
 
 /// What a cross-reference points at, which decides its generated text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RefKind {
     /// Chapter number (`第1章`). re `@<chap>`.
     Chapter,
@@ -305,7 +317,7 @@ pub enum RefKind {
 }
 
 /// The note-style boxes of Re:VIEW and DocBook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AdmonitionKind {
     Note,
     Memo,
@@ -332,7 +344,7 @@ impl AdmonitionKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Inline {
     pub kind: InlineKind,
     pub pos: Pos,
@@ -351,7 +363,7 @@ impl Inline {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub enum InlineKind {
     Text(String),
     /// md: `*a*`; re: `@<i>`, `@<em>`; db: `emphasis`.

@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// A place in a source file. Line and column are 1-based; 0 means "unknown".
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Location {
     pub file: PathBuf,
     pub line: u32,
@@ -46,7 +46,9 @@ impl fmt::Display for Location {
 }
 
 /// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash,
+)]
 pub enum Severity {
     Warning,
     Error,
@@ -62,7 +64,7 @@ impl fmt::Display for Severity {
 }
 
 /// One problem found in a book, at a place in its sources.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub severity: Severity,
     pub location: Location,

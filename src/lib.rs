@@ -5,6 +5,7 @@
 //! → [`stage`] → [`epub`] (pack). [`pipeline`] runs them in order for one book.
 pub mod batch;
 pub mod book;
+pub mod cache;
 pub mod check;
 pub mod ci;
 pub mod cover;

@@ -51,6 +51,13 @@ impl Project {
         self.path(&self.config.dist_dir).join(format!("{id}.epub"))
     }
 
+    /// Where a book's chapter cache lives: `build/.cache/chapters/<id>/`.
+    pub fn cache_dir(&self, id: &str) -> PathBuf {
+        self.path(&self.config.build_dir)
+            .join(".cache/chapters")
+            .join(id)
+    }
+
     /// The preview area (`public/`).
     pub fn preview_dir(&self) -> PathBuf {
         self.path(&self.config.preview_dir)
@@ -267,11 +274,32 @@ fn run(
         // A DocBook book is one document across files: read whole, then split into chapters.
         Some(main) => read_docbook(&mut book, &main),
         None => {
-            let read: Vec<(Document, Vec<Finding>)> = book
+            let cache = crate::cache::ChapterCache::new(project.cache_dir(&book.id));
+            let read: Vec<(crate::cache::Read, Option<String>, bool)> = book
                 .chapters
                 .par_iter()
-                .map(|src| read_chapter(&book, src))
+                .map(|src| read_cached(&book, src, &cache))
                 .collect();
+            let fresh: Vec<String> = book
+                .chapters
+                .iter()
+                .zip(&read)
+                .filter(|(_, (_, _, hit))| !hit)
+                .map(|(src, _)| src.rel.display().to_string())
+                .collect();
+            // How much was read again: the measure of "work is not done twice".
+            log.push(format!(
+                "read {} of {} chapters{}\n",
+                fresh.len(),
+                read.len(),
+                if fresh.is_empty() || fresh.len() == read.len() {
+                    String::new()
+                } else {
+                    format!(" ({}); the others are unchanged", fresh.join(", "))
+                }
+            ));
+            cache.keep_only(&read.iter().filter_map(|(_, k, _)| k.clone()).collect());
+            let read: Vec<(Document, Vec<Finding>)> = read.into_iter().map(|(r, _, _)| r).collect();
             let mut findings = Vec::new();
             let mut docs: Vec<(ChapterSource, Document)> = Vec::new();
             for (src, (doc, found)) in book.chapters.iter().zip(read) {
@@ -904,6 +932,39 @@ fn filtered_xhtml(
 
 /// Reads one source file with the reader for its format. A file that cannot be read at all
 /// gives an empty document and the reason.
+/// Reads a chapter, or takes what reading it gave last time when nothing it depends on has
+/// changed. Returns the reading, its cache key (None when not cacheable) and whether it was a hit.
+fn read_cached(
+    book: &Book,
+    src: &ChapterSource,
+    cache: &crate::cache::ChapterCache,
+) -> (crate::cache::Read, Option<String>, bool) {
+    let bytes = match (&src.part_title, std::fs::read(&src.path)) {
+        (None, Ok(bytes)) => bytes,
+        // Part pages cost nothing; unreadable files are reported by reading.
+        _ => return (read_chapter(book, src), None, false),
+    };
+    let settings = match src.format {
+        Format::Review => format!("{:?}", book.review.clone().unwrap_or_default()),
+        _ => String::new(),
+    };
+    let key = crate::cache::ChapterCache::key(&[
+        src.rel.to_string_lossy().as_bytes(),
+        format!("{:?}", src.format).as_bytes(),
+        settings.as_bytes(),
+        &bytes,
+    ]);
+    if let Some(hit) = cache.get(&key) {
+        return (hit, Some(key), true);
+    }
+    let read = read_chapter(book, src);
+    // A chapter with errors is read again next time, so its messages always come fresh.
+    if !read.1.iter().any(|f| f.severity == Severity::Error) {
+        cache.put(&key, &read);
+    }
+    (read, Some(key), false)
+}
+
 fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
     let empty = || Document::new(&src.rel);
     if let Some(title) = &src.part_title {

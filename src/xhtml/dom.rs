@@ -13,7 +13,7 @@ use quick_xml::reader::Reader;
 use std::fmt;
 
 /// 1-based line and column (column counts Unicode scalar values) in the parsed text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Pos {
     pub line: u32,
     pub col: u32,
@@ -26,7 +26,7 @@ impl fmt::Display for Pos {
 }
 
 /// A node of the tree.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub enum Node {
     Element(Element),
     Text(String),
@@ -34,7 +34,7 @@ pub enum Node {
 }
 
 /// An element with its attributes and children.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Element {
     /// Qualified name as written, e.g. "html", "epub:switch", "svg".
     pub name: String,

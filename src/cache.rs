@@ -1,0 +1,102 @@
+//! The chapter cache: what reading a chapter gave (its document and findings), kept by the hash
+//! of everything reading depends on (seihon's version, the file's name, format and bytes, the
+//! reader's settings). A rebuild reads only the chapters whose hash is new; `build` and `watch`
+//! share it. Entries are written whole (temporary file, then rename) and a damaged one is
+//! simply read again, so the cache can never make a build wrong, only faster.
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use sha2::Digest;
+
+use crate::doc::Document;
+use crate::error::Finding;
+
+/// What reading one chapter gives.
+pub type Read = (Document, Vec<Finding>);
+
+pub struct ChapterCache {
+    dir: PathBuf,
+}
+
+impl ChapterCache {
+    /// The cache in `dir` (created when the first entry is written).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        ChapterCache { dir: dir.into() }
+    }
+
+    /// The key of a chapter: a hash of its parts (each length-prefixed, so that parts cannot
+    /// run into each other).
+    pub fn key(parts: &[&[u8]]) -> String {
+        let mut h = sha2::Sha256::new();
+        h.update(env!("CARGO_PKG_VERSION").as_bytes());
+        for p in parts {
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(p);
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.json"))
+    }
+
+    pub fn get(&self, key: &str) -> Option<Read> {
+        let bytes = std::fs::read(self.path(key)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Keeps a reading; a cache that cannot be written only costs speed.
+    pub fn put(&self, key: &str, read: &Read) {
+        if let Ok(json) = serde_json::to_vec(read) {
+            let _ = crate::stage::write_atomic(&self.path(key), &json);
+        }
+    }
+
+    /// Removes the entries this build did not use (old versions of chapters).
+    pub fn keep_only(&self, used: &HashSet<String>) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            if path.extension().is_some_and(|e| e == "json") && !used.contains(stem) {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_unused_ones_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ChapterCache::new(dir.path().join("c"));
+        let (doc, found) =
+            crate::reader::markdown::read("# 見出し\n\n本文[^x]。\n", Path::new("a.md"));
+        let k1 = ChapterCache::key(&[b"a.md", b"# x"]);
+        assert_ne!(
+            k1,
+            ChapterCache::key(&[b"a.m", b"d# x"]),
+            "parts are delimited"
+        );
+        assert!(cache.get(&k1).is_none());
+        cache.put(&k1, &(doc.clone(), found.clone()));
+        assert_eq!(cache.get(&k1), Some((doc.clone(), found)));
+        let k2 = ChapterCache::key(&[b"b.md"]);
+        cache.put(&k2, &(doc, Vec::new()));
+        // A damaged entry is a miss, not an error.
+        std::fs::write(cache.path(&k2), b"{").unwrap();
+        assert!(cache.get(&k2).is_none());
+        cache.keep_only(&HashSet::from([k1.clone()]));
+        assert!(cache.path(&k1).is_file());
+        assert!(!cache.path(&k2).exists());
+    }
+}
