@@ -25,6 +25,8 @@ pub mod reader;
 pub mod report;
 pub mod runner;
 pub mod scaffold;
+pub mod serve;
 pub mod stage;
+pub mod watch;
 pub mod xhtml;
 pub mod xref;

@@ -71,6 +71,18 @@ enum Command {
         #[arg(long)]
         version: String,
     },
+    /// Build a book, serve its preview on 127.0.0.1 and rebuild it on every save; the browser
+    /// reloads itself, and shows the errors of a failed build on top of the page.
+    Watch {
+        /// The book (an id under books/ or a path); may be left out when there is only one.
+        book: Option<String>,
+        #[arg(long, default_value_t = 3000)]
+        port: u16,
+        /// The address to serve on; anything but 127.0.0.1 or ::1 lets other machines read
+        /// the book.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+    },
     /// List the books of this project.
     List {
         /// Print JSON (for a CI matrix).
@@ -101,6 +113,9 @@ fn main() -> ExitCode {
             seihon::ci::run(&project, &args.books, &args.options(true), &args.report)
         }
         Command::Release { book, version } => release(&project, &book, &version),
+        Command::Watch { book, port, host } => {
+            seihon::watch::run(&project, book.as_deref(), host, port)
+        }
         Command::List { json } => list(&project, json),
         Command::New { id, format } => {
             match scaffold::new_book(&project.books_dir(), &id, format) {

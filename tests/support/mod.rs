@@ -150,3 +150,5 @@ pub fn epubcheck(epub: &Path) -> Vec<String> {
         })
         .collect()
 }
+
+pub mod watching;
