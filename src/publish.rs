@@ -32,33 +32,10 @@ pub struct Status {
     /// When the pages shown were built, and from which commit.
     pub last_good_time: Option<String>,
     pub last_good_commit: Option<String>,
-    pub findings: Vec<Finding>,
+    pub findings: Vec<ReportFinding>,
     /// Paths under `book/` added, removed and changed since the previous good build; `None`
     /// for the first one.
     pub changes: Option<Changes>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Finding {
-    pub severity: String,
-    pub file: String,
-    pub line: u32,
-    pub col: u32,
-    pub message: String,
-    pub hint: Option<String>,
-}
-
-impl From<&ReportFinding> for Finding {
-    fn from(f: &ReportFinding) -> Self {
-        Finding {
-            severity: f.severity.clone(),
-            file: f.file.clone(),
-            line: f.line,
-            col: f.col,
-            message: f.message.clone(),
-            hint: f.hint.clone(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,7 +83,7 @@ pub fn publish(
         failed_stage: r.failed_stage.clone(),
         last_good_time: None,
         last_good_commit: None,
-        findings: r.findings.iter().map(Finding::from).collect(),
+        findings: r.findings.clone(),
         changes: None,
     };
     match (&r.epub, r.ok) {

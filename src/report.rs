@@ -18,7 +18,7 @@ pub struct BookReport {
 }
 
 /// A finding as reports show it.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ReportFinding {
     /// "error" or "warning".
     pub severity: String,
