@@ -27,6 +27,7 @@ pub mod runner;
 pub mod scaffold;
 pub mod serve;
 pub mod stage;
+pub mod synth;
 pub mod watch;
 pub mod xhtml;
 pub mod xref;
