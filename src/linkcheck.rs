@@ -377,18 +377,10 @@ fn load_cache(path: &Path) -> Cache {
         .unwrap_or_default()
 }
 
-/// Writes the cache whole or not at all: a temporary file beside it, then a rename, so that
-/// an interrupted build never leaves half a file.
-fn save_cache(path: &Path, cache: &Cache) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    serde_json::to_writer_pretty(&mut tmp, cache)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// Writes the cache whole or not at all, so that an interrupted build never leaves half a file.
+fn save_cache(path: &Path, cache: &Cache) -> crate::error::Result<()> {
+    let json = serde_json::to_vec_pretty(cache).unwrap_or_default();
+    crate::stage::write_atomic(path, &json)
 }
 
 #[cfg(test)]
