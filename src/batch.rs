@@ -267,11 +267,19 @@ pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::Book
 
 /// Updates the book's preview area; a preview that cannot be written is a warning, since the
 /// EPUB itself is built (or not) either way.
-pub fn publish_preview(project: &Project, dir: &Path, outcome: &Outcome, commit: Option<&str>) {
-    if let Err(e) = crate::publish::publish(project, dir, outcome, commit) {
-        eprintln!(
-            "warning: the preview of {} was not updated: {e}",
-            dir.display()
-        );
-    }
+/// Returns the preview's folder when it was written.
+pub fn publish_preview(
+    project: &Project,
+    dir: &Path,
+    outcome: &Outcome,
+    commit: Option<&str>,
+) -> Option<PathBuf> {
+    crate::publish::publish(project, dir, outcome, commit)
+        .inspect_err(|e| {
+            eprintln!(
+                "warning: the preview of {} was not updated: {e}",
+                dir.display()
+            )
+        })
+        .ok()
 }

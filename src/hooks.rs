@@ -61,6 +61,12 @@ pub fn find(book_root: &Path, stage: Stage) -> Option<PathBuf> {
     found.into_iter().next()
 }
 
+/// Whether the book has any hook program at all.
+pub fn has_any(book_root: &Path) -> bool {
+    std::fs::read_dir(book_root.join("hooks"))
+        .is_ok_and(|mut entries| entries.any(|e| e.is_ok_and(|e| e.path().is_file())))
+}
+
 impl HookRun<'_> {
     /// Runs the book's hook for `stage`, if any; returns its output for the build log.
     pub fn run(&self, stage: Stage) -> Result<Option<String>> {

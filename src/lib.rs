@@ -14,6 +14,7 @@ pub mod epub;
 pub mod epubcheck;
 pub mod error;
 pub mod filter;
+pub mod fresh;
 pub mod highlight;
 pub mod hooks;
 pub mod linkcheck;

@@ -39,6 +39,9 @@ struct BuildArgs {
     /// answers are cached for a day in build/.cache/).
     #[arg(long)]
     external_links: bool,
+    /// Build even when nothing changed since the last build.
+    #[arg(long)]
+    force: bool,
 }
 
 impl BuildArgs {
@@ -171,12 +174,24 @@ fn build(project: &Project, args: &BuildArgs, opts: &pipeline::BuildOptions) -> 
             if opts.pack { "building" } else { "checking" },
             dir.display()
         );
+        let probe = (!args.force)
+            .then(|| seihon::fresh::probe(project, dir, opts, commit.as_deref()))
+            .flatten();
+        if let Some(outcome) = probe.as_ref().and_then(|p| p.up_to_date()) {
+            eprint!("{}", outcome.log);
+            print!("{}", outcome.summary);
+            book_reports.push(outcome.report);
+            continue;
+        }
         let outcome = batch::run_book(project, dir, opts);
         eprint!("{}", outcome.log);
         print!("{}", outcome.summary);
         code = code.max(outcome.exit);
         if opts.pack {
-            batch::publish_preview(project, dir, &outcome, commit.as_deref());
+            let preview = batch::publish_preview(project, dir, &outcome, commit.as_deref());
+            if let (Some(probe), Some(preview)) = (&probe, preview) {
+                probe.record(&outcome, &preview);
+            }
         }
         book_reports.push(outcome.report);
     }

@@ -213,13 +213,50 @@ pub fn build_with(
     book_dir: &Path,
     opts: &BuildOptions,
 ) -> std::result::Result<Built, Failure> {
-    let mut step = Step::Load;
+    let mut progress = Progress::new();
     let mut log = Vec::new();
-    let result = run(project, book_dir, opts, &mut step, &mut log);
+    let result = run(project, book_dir, opts, &mut progress, &mut log);
+    progress.finish();
     let log = log.into_iter().filter(|l| !l.trim().is_empty()).collect();
     match result {
         Ok(built) => Ok(Built { log, ..built }),
-        Err(error) => Err(Failure { step, error, log }),
+        Err(error) => Err(Failure {
+            step: progress.step,
+            error,
+            log,
+        }),
+    }
+}
+
+/// The step a build is at, and, with `SEIHON_TIMINGS=1`, how long each took (on stderr): the
+/// figures the benchmark script reads.
+struct Progress {
+    step: Step,
+    since: std::time::Instant,
+    report: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            step: Step::Load,
+            since: std::time::Instant::now(),
+            report: std::env::var_os("SEIHON_TIMINGS").is_some_and(|v| v == "1"),
+        }
+    }
+
+    fn enter(&mut self, step: Step) {
+        self.finish();
+        self.step = step;
+    }
+
+    fn finish(&mut self) {
+        let now = std::time::Instant::now();
+        if self.report {
+            let ms = now.duration_since(self.since).as_secs_f64() * 1000.0;
+            eprintln!("timing: {:<18} {ms:8.1} ms", self.step.name());
+        }
+        self.since = now;
     }
 }
 
@@ -228,7 +265,7 @@ fn run(
     project: &Project,
     book_dir: &Path,
     opts: &BuildOptions,
-    at: &mut Step,
+    at: &mut Progress,
     log: &mut Vec<String>,
 ) -> Result<Built> {
     let (mut book, load_warnings) = Book::open(book_dir, &project.config)?;
@@ -247,9 +284,9 @@ fn run(
         }
         .run(stage)
     };
-    *at = Step::Hook(hooks::Stage::PreBuild);
+    at.enter(Step::Hook(hooks::Stage::PreBuild));
     log.extend(run_hook(&book, hooks::Stage::PreBuild)?);
-    *at = Step::Load;
+    at.enter(Step::Load);
     // The filter chain: the book's own, where `default` stands for the project's.
     let names: Vec<String> = match &book.filters {
         Some(own) => own
@@ -269,7 +306,7 @@ fn run(
         .with_timeout(std::time::Duration::from_secs(
             project.config.filter_timeout.max(1),
         ));
-    *at = Step::Read;
+    at.enter(Step::Read);
     let (docs, mut findings, xref_texts) = match book.docbook.clone() {
         // A DocBook book is one document across files: read whole, then split into chapters.
         Some(main) => read_docbook(&mut book, &main),
@@ -327,7 +364,7 @@ fn run(
     findings.append(&mut resolved.warnings);
     resolved.warnings = findings;
 
-    *at = Step::Convert;
+    at.enter(Step::Convert);
     let time = build_time(&book);
     let tera = pages::load_templates(&project.root, &book.root)?;
     let page_ctx = PageContext::new(&book, &resolved.chapters, &epub::iso8601(time))
@@ -558,7 +595,7 @@ fn run(
 
     // Checks read the pages with their source positions, before anything is staged: a book
     // that fails them leaves the previous build and EPUB as they were.
-    *at = Step::Check;
+    at.enter(Step::Check);
     let programs = crate::check::programs::discover(&project.root, &book.root);
     let mut settings = check_settings(project, &book, &programs)?;
     if opts.external_links {
@@ -592,7 +629,7 @@ fn run(
     if !opts.pack {
         // `check --epubcheck`: pack into a scratch folder only for epubcheck to read.
         if opts.epubcheck {
-            *at = Step::Epubcheck;
+            at.enter(Step::Epubcheck);
             let scratch = tempfile::tempdir().map_err(|e| {
                 Error::io(std::env::temp_dir(), "cannot create a temporary folder", e)
             })?;
@@ -611,16 +648,16 @@ fn run(
             packed: false,
         });
     }
-    *at = Step::Stage;
+    at.enter(Step::Stage);
     stage::stage(&pkg.tree, &stage_dir)?;
-    *at = Step::Hook(hooks::Stage::PostConvert);
+    at.enter(Step::Hook(hooks::Stage::PostConvert));
     log.extend(run_hook(&book, hooks::Stage::PostConvert)?);
     // The final adjustment: what the hook leaves in the staged tree is what gets packed.
-    *at = Step::Hook(hooks::Stage::PrePack);
+    at.enter(Step::Hook(hooks::Stage::PrePack));
     log.extend(run_hook(&book, hooks::Stage::PrePack)?);
 
     // The house's own checks read the tree that will be packed.
-    *at = Step::CheckPrograms;
+    at.enter(Step::CheckPrograms);
     let mut map = crate::check::SourceMap::new(&pkg.marked);
     let mut found = Vec::new();
     for program in &programs {
@@ -642,10 +679,10 @@ fn run(
     gate(opts, &mut findings, found)?;
 
     // With epubcheck, the packed EPUB replaces the last one only once epubcheck accepts it.
-    *at = Step::Pack;
+    at.enter(Step::Pack);
     epub::pack_with(&stage_dir, &output, time, |packed| {
         if opts.epubcheck {
-            *at = Step::Epubcheck;
+            at.enter(Step::Epubcheck);
             gate(opts, &mut findings, epubcheck.run(packed)?)?;
         }
         Ok(())
@@ -653,7 +690,7 @@ fn run(
     if opts.release.is_some() {
         write_checksum(&output)?;
     }
-    *at = Step::Hook(hooks::Stage::PostPack);
+    at.enter(Step::Hook(hooks::Stage::PostPack));
     log.extend(run_hook(&book, hooks::Stage::PostPack)?);
     Ok(Built {
         id: book.id.clone(),

@@ -5,7 +5,7 @@ use crate::error::Finding;
 use crate::xhtml::dom::{self, Document, Element};
 
 /// How one book's build went.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BookReport {
     pub book: String,
     pub ok: bool,

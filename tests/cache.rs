@@ -20,7 +20,7 @@ fn a_one_chapter_edit_reads_only_that_chapter_and_builds_the_same_epub() {
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(read_line(&out), "read 4 of 4 chapters");
 
-    let out = project.seihon(&["build"]);
+    let out = project.seihon(&["build", "--force"]);
     assert_eq!(read_line(&out), "read 0 of 4 chapters", "nothing changed");
 
     let ch02 = book.join("ch02.md");
@@ -59,4 +59,54 @@ fn a_one_chapter_edit_reads_only_that_chapter_and_builds_the_same_epub() {
             "read 1 of 4 chapters (ch02.md); the others are unchanged"
         );
     }
+}
+
+#[test]
+fn a_rebuild_with_nothing_changed_does_nothing_but_say_so() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    // A warning, which every build must repeat.
+    let ch01 = book.join("ch01.md");
+    let text1 = std::fs::read_to_string(&ch01).unwrap() + "\n![](images/pipeline.png)\n";
+    std::fs::write(&ch01, text1).unwrap();
+    let first = project.seihon(&["build"]);
+    assert!(first.status.success(), "{}", text(&first));
+    let warning = text(&first)
+        .lines()
+        .find(|l| l.contains("warning:"))
+        .unwrap_or_else(|| panic!("no warning: {}", text(&first)))
+        .to_string();
+    let epub = project.epub("neko");
+    let status = project.path().join("public/neko/status.json");
+    let stamp = |p: &std::path::Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let (epub_time, status_time) = (stamp(&epub), stamp(&status));
+
+    let again = project.seihon(&["build"]);
+    let all = text(&again);
+    assert!(again.status.success(), "{all}");
+    assert!(
+        all.contains("nothing changed since the last build; dist/neko.epub is up to date"),
+        "{all}"
+    );
+    assert!(all.contains(&warning), "the warning is repeated: {all}");
+    assert!(!all.contains("read "), "nothing was read: {all}");
+    assert!(
+        all.contains("built neko → dist/neko.epub (4 chapters)"),
+        "{all}"
+    );
+    assert_eq!(stamp(&epub), epub_time, "the EPUB was not rewritten");
+    assert_eq!(stamp(&status), status_time, "the preview was not rewritten");
+
+    // Saving a chapter again (same text, new time) builds; so does a deleted preview.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let same = std::fs::read(&ch01).unwrap();
+    std::fs::write(&ch01, same).unwrap();
+    let out = project.seihon(&["build"]);
+    assert_eq!(read_line(&out), "read 0 of 4 chapters");
+    std::fs::remove_dir_all(project.path().join("public/neko")).unwrap();
+    let out = project.seihon(&["build"]);
+    assert_eq!(read_line(&out), "read 0 of 4 chapters");
+    assert!(status.is_file());
+    let out = project.seihon(&["build"]);
+    assert!(!text(&out).contains("read "), "{}", text(&out));
 }

@@ -248,6 +248,9 @@ pub(crate) struct Book<'a> {
     pub spine_pos: Option<Pos>,
     /// Path of the navigation document.
     pub nav: Option<String>,
+    /// The ids of each parsed XHTML document, gathered once: links look them up by the
+    /// thousand, and walking a page per link made large books quadratic.
+    ids: BTreeMap<String, std::collections::HashSet<String>>,
 }
 
 pub(crate) fn is_xhtml_path(path: &str) -> bool {
@@ -291,23 +294,33 @@ impl<'a> Book<'a> {
             spine_rtl: false,
             spine_pos: None,
             nav: None,
+            ids: BTreeMap::new(),
         };
-        for (path, bytes) in files {
-            let lower = path.to_ascii_lowercase();
-            if is_xhtml_path(path) {
-                match parse_file(path, bytes) {
-                    Ok(doc) => {
-                        book.docs.insert(path.clone(), doc);
-                    }
-                    Err(f) => book.parse_errors.push(f),
+        // Pages are parsed in parallel, then filed in path order (findings stay deterministic).
+        use rayon::prelude::*;
+        let parsed: Vec<(&String, bool, Result<Document, Finding>)> = files
+            .par_iter()
+            .filter_map(|(path, bytes)| {
+                let ncx = path.to_ascii_lowercase().ends_with(".ncx");
+                (is_xhtml_path(path) || ncx).then(|| (path, ncx, parse_file(path, bytes)))
+            })
+            .collect();
+        for (path, ncx, doc) in parsed {
+            match doc {
+                Ok(doc) if ncx => {
+                    book.ncx.insert(path.clone(), doc);
                 }
-            } else if lower.ends_with(".ncx") {
-                match parse_file(path, bytes) {
-                    Ok(doc) => {
-                        book.ncx.insert(path.clone(), doc);
-                    }
-                    Err(f) => book.parse_errors.push(f),
+                Ok(doc) => {
+                    let mut ids = std::collections::HashSet::new();
+                    doc.root.walk(&mut |e| {
+                        if let Some(id) = e.attr("id") {
+                            ids.insert(id.to_string());
+                        }
+                    });
+                    book.ids.insert(path.clone(), ids);
+                    book.docs.insert(path.clone(), doc);
                 }
+                Err(f) => book.parse_errors.push(f),
             }
         }
         book.opf_path = book.find_package();
@@ -432,15 +445,8 @@ impl<'a> Book<'a> {
     }
 
     /// The ids of a parsed XHTML document.
-    pub fn ids_of(&self, path: &str) -> Option<std::collections::HashSet<&str>> {
-        let doc = self.docs.get(path)?;
-        let mut ids = std::collections::HashSet::new();
-        doc.root.walk(&mut |e| {
-            if let Some(id) = e.attr("id") {
-                ids.insert(id);
-            }
-        });
-        Some(ids)
+    pub fn ids_of(&self, path: &str) -> Option<&std::collections::HashSet<String>> {
+        self.ids.get(path)
     }
 }
 

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Builds the same books with seihon, pandoc, dbtoepub and `zip -r`, and prints the figures.
+
+Run through `bash bench/run` (which installs the tools and builds seihon). Each figure is the
+median wall time of several runs and the peak resident memory of the slowest-memory run; ratios
+compare against seihon's cold build of the same book. Results also go to
+target/bench/results.json.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SEIHON = ROOT / "target/release/seihon"
+SYNTH = ROOT / "target/release/examples/synth"
+WORK = ROOT / "target/bench"
+
+# DocBook books of the corpus: (name, main file inside the book folder).
+CORPUS_DOCBOOK = [
+    ("linux-ip", "linux-ip/linux-ip.xml"),
+    ("intro-linux", "intro-linux/abook.xml"),
+    ("svnbook", "svnbook/book/book.xml"),
+    ("lixa-refguide", "lixa-refguide/manuals/LIXA.xml"),
+]
+
+# A slow tool is run once when its first run takes longer than this (seconds).
+SLOW = 20.0
+
+
+def measure(cmd, cwd, env=None, before=None, log=None):
+    """One run: (seconds, peak KiB, exit code)."""
+    if before:
+        before()
+    out = open(log, "ab") if log else subprocess.DEVNULL
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=out)
+    # wait4 reports this child's own peak (and that of the children it waited for).
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    if log:
+        out.close()
+    return seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
+
+
+def series(name, cmd, cwd, runs, env=None, before=None, log=None):
+    times, peaks, codes = [], [], []
+    for i in range(runs):
+        t, peak, code = measure(cmd, cwd, env, before, log)
+        times.append(t)
+        peaks.append(peak)
+        codes.append(code)
+        if i == 0 and t > SLOW:
+            break
+    result = {
+        "tool": name,
+        "median_s": statistics.median(times),
+        "peak_mib": max(peaks) / 1024,
+        "runs": len(times),
+        "exit": max(codes, key=abs),
+    }
+    print(
+        f"    {name:<26} {fmt_s(result['median_s'])}  {result['peak_mib']:7.1f} MiB"
+        f"  ({result['runs']} run{'s' if result['runs'] > 1 else ''}"
+        f"{'' if result['exit'] == 0 else ', exit ' + str(result['exit'])})",
+        flush=True,
+    )
+    return result
+
+
+def fmt_s(s):
+    return f"{s * 1000:8.1f} ms" if s < 1 else f"{s:8.2f} s "
+
+
+def rm(*paths):
+    for p in paths:
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+
+
+def tree_size(path):
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def lines_of(path, exts):
+    n = 0
+    for f in path.rglob("*"):
+        if f.is_file() and f.suffix in exts:
+            with open(f, "rb") as fh:
+                n += sum(1 for _ in fh)
+    return n
+
+
+class Book:
+    """A book in its own project folder under target/bench."""
+
+    def __init__(self, name, fmt, project, target, book_dir, main=None):
+        self.name, self.fmt, self.project = name, fmt, project
+        self.target = target  # what `seihon build` is given
+        self.book_dir = book_dir  # the folder holding the sources
+        self.main = main  # DocBook main file
+        self.id = Path(target).stem if main else target
+
+    def sources(self):
+        exts = {"docbook": {".xml", ".docbook", ".ent"}, "review": {".re"}, "markdown": {".md"}}
+        return exts[self.fmt]
+
+    def clean(self):
+        rm(self.project / "build", self.project / "dist", self.project / "public")
+
+    def chapter_to_edit(self):
+        """The largest source file that is a chapter (not the DocBook main file)."""
+        files = [
+            f
+            for f in self.book_dir.rglob("*")
+            if f.is_file() and f.suffix in self.sources() and f != self.main
+        ]
+        if self.fmt == "docbook":
+            files = [f for f in files if re.search(rb"</(chapter|sect1|section)>", f.read_bytes())]
+        return max(files, key=lambda f: f.stat().st_size) if files else None
+
+
+def editor(book):
+    """A `before` step that changes one chapter's text, differently each time."""
+    path = book.chapter_to_edit()
+    original = path.read_bytes()
+    count = [0]
+
+    def edit():
+        count[0] += 1
+        text = original
+        if book.fmt == "docbook":
+            m = list(re.finditer(rb"</(chapter|sect1|section)>", text))[-1]
+            para = f"<para>Edit {count[0]}.</para>\n".encode()
+            text = text[: m.start()] + para + text[m.start():]
+        else:
+            text = text + f"\n\nEdit {count[0]}.\n".encode()
+        path.write_bytes(text)
+
+    def restore():
+        path.write_bytes(original)
+
+    return path, edit, restore
+
+
+def flatten(book):
+    """The DocBook book as one file for pandoc (which reads neither external entities nor
+    XInclude), made once with xmllint beside the main file; not timed."""
+    flat = book.main.parent / ".bench-flat.xml"
+    subprocess.run(
+        ["xmllint", "--noent", "--xinclude", "--nonet", "--output", str(flat), str(book.main)],
+        check=True,
+        stderr=subprocess.DEVNULL,
+    )
+    return flat
+
+
+def bench_book(book, args, results):
+    size = tree_size(book.book_dir)
+    lines = lines_of(book.book_dir, book.sources())
+    print(f"\n{book.name} ({book.fmt}, {size / 1e6:.1f} MB, {lines:,} lines)", flush=True)
+    log = WORK / f"{book.name}.log"
+    env = dict(os.environ)
+    rows = {"book": book.name, "format": book.fmt, "bytes": size, "lines": lines, "tools": {}}
+    seihon = [str(SEIHON), "build", book.target]
+    r = rows["tools"]
+    r["seihon"] = series("seihon build (cold)", seihon, book.project, args.runs, env, book.clean, log)
+    r["seihon-nochange"] = series("seihon build (no change)", seihon, book.project, args.runs, env, None, log)
+    path, edit, restore = editor(book)
+    r["seihon-onechapter"] = series(
+        f"seihon build (1 chapter)", seihon, book.project, args.runs, env, edit, log
+    )
+    restore()
+    measure(seihon, book.project, env, None, log)
+    stage = book.project / "build" / book.id
+    floor = WORK / "floor.zip"
+    r["zip"] = series(
+        "zip -r (seihon's tree)",
+        ["zip", "-q", "-X", "-r", str(floor), "."],
+        stage,
+        args.runs,
+        env,
+        lambda: rm(floor),
+    )
+    if book.fmt == "docbook":
+        flat = flatten(book)
+        out = WORK / "pandoc.epub"
+        r["pandoc"] = series(
+            "pandoc -t epub3",
+            ["pandoc", "-f", "docbook", "-t", "epub3", "-o", str(out), flat.name],
+            book.main.parent,
+            args.runs,
+            env,
+            lambda: rm(out),
+            log,
+        )
+        rm(flat)
+        if not args.no_dbtoepub and (book.size_ok_for_dbtoepub or not args.quick):
+            out = WORK / "dbtoepub.epub"
+            r["dbtoepub"] = series(
+                "dbtoepub",
+                ["dbtoepub", "-o", str(out), book.main.name],
+                book.main.parent,
+                args.runs,
+                env,
+                lambda: rm(out),
+                log,
+            )
+    elif book.fmt == "markdown":
+        out = WORK / "pandoc.epub"
+        chapters = sorted(p.name for p in book.book_dir.glob("*.md"))
+        r["pandoc"] = series(
+            "pandoc -t epub3",
+            ["pandoc", "-f", "markdown", "-t", "epub3", "--metadata", "title=Bench", "-o", str(out)]
+            + chapters,
+            book.book_dir,
+            args.runs,
+            env,
+            lambda: rm(out),
+            log,
+        )
+    cold = r["seihon"]["median_s"]
+    for tool in ("pandoc", "dbtoepub"):
+        if tool in r:
+            print(f"    → seihon is {r[tool]['median_s'] / cold:6.1f}× faster than {tool}")
+    print(f"    → seihon takes {cold / r['zip']['median_s']:6.2f}× the time of zip -r")
+    print(f"    → one-chapter rebuild: {100 * r['seihon-onechapter']['median_s'] / cold:5.1f}% of a cold build")
+    results.append(rows)
+    return rows
+
+
+def synth(fmt, chapters, lines, name):
+    project = WORK / name
+    book_dir = project / "books" / name
+    subprocess.run([str(SYNTH), fmt, str(chapters), str(lines), str(book_dir)], check=True,
+                   stdout=subprocess.DEVNULL)
+    if fmt == "docbook":
+        main = book_dir / "book.xml"
+        book = Book(name, fmt, project, f"books/{name}/book.xml", book_dir, main)
+        book.id = "book"
+    else:
+        book = Book(name, fmt, project, name, book_dir)
+    book.size_ok_for_dbtoepub = True
+    return book
+
+
+def corpus_book(corpus, name, main):
+    project = WORK / name
+    src = corpus / "docbook" / name
+    shutil.copytree(src, project / name)
+    book = Book(name, "docbook", project, main, project / name, project / main)
+    book.size_ok_for_dbtoepub = name == "linux-ip"
+    return book
+
+
+def targets(results):
+    """The issue's targets, each with the figure that decides it."""
+    by = {r["book"]: r["tools"] for r in results}
+    lines = []
+
+    def check(ok, text):
+        lines.append(f"  [{'met ' if ok else 'MISS'}] {text}")
+
+    for name, t in by.items():
+        cold = t["seihon"]["median_s"]
+        for tool in ("pandoc", "dbtoepub"):
+            if tool in t and results_fmt(results, name) == "docbook":
+                ratio = t[tool]["median_s"] / cold
+                check(ratio >= 20, f"{name}: seihon {ratio:.1f}× faster than {tool} (target ≥ 20×)")
+    for name, t in by.items():
+        if name.startswith("review-50x"):
+            cold = t["seihon"]["median_s"]
+            ratio = cold / t["zip"]["median_s"]
+            check(ratio <= 1.5, f"{name}: {ratio:.2f}× the time of zip -r (target ≤ 1.5×)")
+            peak = t["seihon"]["peak_mib"]
+            check(peak <= 60, f"{name}: peak memory {peak:.1f} MiB (target ≤ 60 MiB)")
+    for name, t in by.items():
+        nochange = t["seihon-nochange"]["median_s"] * 1000
+        check(nochange <= 50, f"{name}: rebuild with nothing changed {nochange:.1f} ms (target ≤ 50 ms)")
+    for name, t in by.items():
+        share = 100 * t["seihon-onechapter"]["median_s"] / t["seihon"]["median_s"]
+        check(share <= 10, f"{name}: one-chapter rebuild {share:.1f}% of a cold build (target ≤ 10%)")
+    return lines
+
+
+def results_fmt(results, name):
+    return next(r["format"] for r in results if r["book"] == name)
+
+
+def scaling(args, results):
+    """No quadratic passes: time per thousand lines for many chapters and for one huge one."""
+    print("\nscaling (seihon cold build, time per 1,000 source lines)")
+    books = [("review", 50, 2000), ("markdown", 500, 100), ("review", 1, 50000)]
+    if args.quick:
+        books = [("review", 10, 2000), ("markdown", 100, 100), ("review", 1, 20000)]
+    out = []
+    for fmt, chapters, lines in books:
+        name = f"scale-{fmt}-{chapters}x{lines}"
+        book = synth(fmt, chapters, lines, name)
+        n = lines_of(book.book_dir, book.sources())
+        r = series(f"{chapters} × {lines} {fmt}", [str(SEIHON), "build", book.target], book.project,
+                   args.runs, None, book.clean, WORK / f"{name}.log")
+        per = 1000 * r["median_s"] / n * 1000
+        print(f"      {per:6.2f} ms per 1,000 lines ({n:,} lines)")
+        out.append({"book": name, "lines": n, **r, "ms_per_kline": per})
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=5, help="runs per figure (median); default 5")
+    p.add_argument("--quick", action="store_true", help="smaller synthetic books")
+    p.add_argument("--no-dbtoepub", action="store_true", help="skip dbtoepub (minutes per book)")
+    p.add_argument("--only", help="only the books whose name contains this")
+    args = p.parse_args()
+    corpus = Path(os.environ.get("SEIHON_CORPUS", ROOT.parent / "shared/corpus"))
+    if not (corpus / "docbook").is_dir():
+        sys.exit(f"bench: no corpus at {corpus} (set SEIHON_CORPUS)")
+    rm(WORK)
+    WORK.mkdir(parents=True)
+    print(f"seihon {subprocess.run([str(SEIHON), '--version'], capture_output=True, text=True).stdout.strip()}"
+          f", {os.cpu_count()} cores; median of {args.runs} runs")
+    for tool in (["pandoc", "--version"], ["xsltproc", "--version"], ["zip", "-v"]):
+        first = subprocess.run(tool, capture_output=True, text=True).stdout.splitlines()[:2]
+        print("  " + " ".join(first[:1] if tool[0] != "zip" else first[1:2]).strip())
+    books = []
+    for name, main in CORPUS_DOCBOOK:
+        books.append(lambda n=name, m=main: corpus_book(corpus, n, m))
+    db = (5, 3000) if args.quick else (25, 3000)
+    rv = (10, 2000) if args.quick else (50, 2000)
+    md = (10, 2000) if args.quick else (50, 2000)
+    books.append(lambda: synth("docbook", *db, f"docbook-{db[0]}x{db[1]}"))
+    books.append(lambda: synth("review", *rv, f"review-{rv[0]}x{rv[1]}"))
+    books.append(lambda: synth("markdown", *md, f"markdown-{md[0]}x{md[1]}"))
+    results = []
+    for make in books:
+        book = make()
+        if args.only and args.only not in book.name:
+            continue
+        bench_book(book, args, results)
+    scale = [] if args.only else scaling(args, results)
+    print("\ntargets")
+    for line in targets(results):
+        print(line)
+    (WORK / "results.json").write_text(json.dumps({"books": results, "scaling": scale}, indent=2))
+    print(f"\nresults: {WORK / 'results.json'}")
+
+
+if __name__ == "__main__":
+    main()

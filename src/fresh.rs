@@ -1,0 +1,314 @@
+//! Up to date: `seihon build` of a book whose inputs are as they were at its last successful
+//! build, and whose EPUB and preview are still the ones that build wrote, does nothing and
+//! reports that build again (its warnings included).
+//!
+//! Inputs are known by name, size and modification time (as make, ninja and cargo know them):
+//! every file of the book folder, the project's `seihon.yml`, `templates/`, `filters/` and
+//! `checks/`, seihon's own executable, `SOURCE_DATE_EPOCH` and the commit. A book with hooks is
+//! always built: what a hook reads is not known. `--force` builds anyway.
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use sha2::{Digest, Sha256};
+
+use crate::batch::Outcome;
+use crate::pipeline::{BuildOptions, Project};
+use crate::report::BookReport;
+
+/// What the last successful build of a book left, under `build/.cache/fresh/`.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stamp {
+    key: String,
+    epub: PathBuf,
+    epub_file: FileStamp,
+    preview: PathBuf,
+    summary: String,
+    report: BookReport,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, PartialEq, Eq, Debug, Clone, Copy)]
+struct FileStamp {
+    len: u64,
+    modified_ns: u128,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        Some(FileStamp {
+            len: meta.len(),
+            modified_ns: meta
+                .modified()
+                .ok()?
+                .duration_since(UNIX_EPOCH)
+                .ok()?
+                .as_nanos(),
+        })
+    }
+}
+
+/// A book's inputs as they are before its build.
+pub struct Probe {
+    key: String,
+    stamp: PathBuf,
+}
+
+/// The inputs of building `dir`, or `None` when a build cannot be skipped whatever changed: the
+/// book has hooks, or the build does more than build (epubcheck, external links, a release).
+pub fn probe(
+    project: &Project,
+    dir: &Path,
+    opts: &BuildOptions,
+    commit: Option<&str>,
+) -> Option<Probe> {
+    if !opts.pack || opts.epubcheck || opts.external_links || opts.release.is_some() {
+        return None;
+    }
+    let folder = if dir.is_file() { dir.parent()? } else { dir };
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    if opts.hooks && crate::hooks::has_any(folder) {
+        return None;
+    }
+    let mut h = Sha256::new();
+    let mut field = |name: &str, value: &[u8]| {
+        h.update((name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update((value.len() as u64).to_le_bytes());
+        h.update(value);
+    };
+    field("seihon", env!("CARGO_PKG_VERSION").as_bytes());
+    let exe = std::env::current_exe().ok().and_then(|e| FileStamp::of(&e));
+    field("exe", format!("{exe:?}").as_bytes());
+    field("target", dir.as_os_str().as_encoded_bytes());
+    field("hooks", &[opts.hooks as u8]);
+    let epoch = std::env::var_os("SOURCE_DATE_EPOCH").unwrap_or_default();
+    field("epoch", epoch.as_encoded_bytes());
+    field("commit", commit.unwrap_or("").as_bytes());
+    // The project's outputs are not inputs, even when a book lives at the project root.
+    let outputs: Vec<PathBuf> = [
+        &project.config.build_dir,
+        &project.config.dist_dir,
+        &project.config.preview_dir,
+    ]
+    .iter()
+    .filter_map(|d| project.root.join(d).canonicalize().ok())
+    .collect();
+    let mut files = Vec::new();
+    let root = &project.root;
+    for name in ["seihon.yml", "templates", "filters", "checks"] {
+        list(&root.join(name), &outputs, &mut files);
+    }
+    list(folder, &outputs, &mut files);
+    files.sort();
+    files.dedup();
+    for path in &files {
+        let stamp = FileStamp::of(path)?;
+        field(
+            &path.to_string_lossy(),
+            &[
+                stamp.len.to_le_bytes(),
+                (stamp.modified_ns as u64).to_le_bytes(),
+            ]
+            .concat(),
+        );
+    }
+    let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let place: String = Sha256::digest(dir.as_os_str().as_encoded_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Some(Probe {
+        key,
+        stamp: project
+            .root
+            .join(&project.config.build_dir)
+            .join(".cache/fresh")
+            .join(format!("{place}.json")),
+    })
+}
+
+/// Every file under `path` (or `path` itself), not descending into the project's outputs,
+/// version-control folders or symlinked folders.
+fn list(path: &Path, outputs: &[PathBuf], out: &mut Vec<PathBuf>) {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if !meta.is_dir() {
+        out.push(path.to_path_buf());
+        return;
+    }
+    if path.file_name().is_some_and(|n| n == ".git")
+        || path
+            .canonicalize()
+            .is_ok_and(|c| outputs.iter().any(|o| *o == c))
+    {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        // An unreadable folder: its contents cannot be vouched for.
+        out.push(path.to_path_buf());
+        return;
+    };
+    for entry in entries.flatten() {
+        list(&entry.path(), outputs, out);
+    }
+}
+
+impl Probe {
+    /// The last build's outcome, when nothing changed since it and its EPUB and preview are
+    /// still there as it left them.
+    pub fn up_to_date(&self) -> Option<Outcome> {
+        let stamp: Stamp = serde_json::from_slice(&std::fs::read(&self.stamp).ok()?).ok()?;
+        if stamp.key != self.key
+            || FileStamp::of(&stamp.epub) != Some(stamp.epub_file)
+            || !stamp.preview.join("index.html").is_file()
+        {
+            return None;
+        }
+        // The findings again (the programs' output of the last build is not news).
+        let mut log = crate::report::findings_text(&stamp.report.findings);
+        log.push_str(&format!(
+            "nothing changed since the last build; {} is up to date (`--force` builds anyway)\n",
+            stamp.epub.display()
+        ));
+        Some(Outcome {
+            report: stamp.report,
+            log,
+            summary: stamp.summary,
+            exit: 0,
+        })
+    }
+
+    /// Remembers a successful build (after its preview was published).
+    pub fn record(&self, outcome: &Outcome, preview: &Path) {
+        let Some(epub) = outcome.report.epub.as_ref().map(PathBuf::from) else {
+            return;
+        };
+        if outcome.exit != 0 || !outcome.report.ok {
+            return;
+        }
+        let Some(epub_file) = FileStamp::of(&epub) else {
+            return;
+        };
+        let stamp = Stamp {
+            key: self.key.clone(),
+            epub,
+            epub_file,
+            preview: preview.to_path_buf(),
+            summary: outcome.summary.clone(),
+            report: outcome.report.clone(),
+        };
+        if let Ok(json) = serde_json::to_vec(&stamp) {
+            // Only a speed-up: a record that cannot be written means the next build runs.
+            let _ = crate::stage::write_atomic(&self.stamp, &json);
+        }
+    }
+
+    /// Forgets the last build (a build that failed must run again next time).
+    pub fn forget(&self) {
+        let _ = std::fs::remove_file(&self.stamp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(root: &Path) -> Project {
+        Project::load(root).unwrap()
+    }
+
+    fn outcome(epub: &Path) -> Outcome {
+        Outcome {
+            report: BookReport {
+                book: "b".into(),
+                ok: true,
+                failed_stage: None,
+                epub: Some(epub.display().to_string()),
+                findings: Vec::new(),
+                seconds: 0.1,
+            },
+            log: "a warning\n".into(),
+            summary: "built b\n".into(),
+            exit: 0,
+        }
+    }
+
+    #[test]
+    fn a_recorded_build_is_up_to_date_until_an_input_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let book = root.join("books/b");
+        std::fs::create_dir_all(&book).unwrap();
+        std::fs::write(book.join("book.yml"), "title: B\n").unwrap();
+        std::fs::write(book.join("ch01.md"), "# One\n").unwrap();
+        std::fs::create_dir_all(root.join("dist")).unwrap();
+        std::fs::write(root.join("dist/b.epub"), "epub").unwrap();
+        let preview = root.join("public/b");
+        std::fs::create_dir_all(&preview).unwrap();
+        std::fs::write(preview.join("index.html"), "<html/>").unwrap();
+        let p = project(root);
+        let opts = BuildOptions::default();
+        let probe = probe(&p, &book, &opts, Some("abc")).unwrap();
+        assert!(probe.up_to_date().is_none(), "never built");
+        probe.record(&outcome(&root.join("dist/b.epub")), &preview);
+        let again = super::probe(&p, &book, &opts, Some("abc")).unwrap();
+        let o = again.up_to_date().expect("nothing changed");
+        assert!(o.log.contains("dist/b.epub is up to date"), "{}", o.log);
+        assert_eq!(o.summary, "built b\n");
+        // Another commit, an edited chapter, a new file, a changed EPUB: each means a build.
+        assert!(
+            super::probe(&p, &book, &opts, Some("def"))
+                .unwrap()
+                .up_to_date()
+                .is_none()
+        );
+        std::fs::write(book.join("ch01.md"), "# One!\n").unwrap();
+        assert!(
+            super::probe(&p, &book, &opts, Some("abc"))
+                .unwrap()
+                .up_to_date()
+                .is_none()
+        );
+        let probe = super::probe(&p, &book, &opts, Some("abc")).unwrap();
+        probe.record(&outcome(&root.join("dist/b.epub")), &preview);
+        assert!(probe.up_to_date().is_some());
+        std::fs::write(book.join("notes.txt"), "x").unwrap();
+        assert!(
+            super::probe(&p, &book, &opts, Some("abc"))
+                .unwrap()
+                .up_to_date()
+                .is_none()
+        );
+        let probe = super::probe(&p, &book, &opts, Some("abc")).unwrap();
+        probe.record(&outcome(&root.join("dist/b.epub")), &preview);
+        std::fs::write(root.join("dist/b.epub"), "other epub").unwrap();
+        assert!(probe.up_to_date().is_none(), "the EPUB was replaced");
+        // Options that do more than build never skip.
+        let strict = BuildOptions {
+            epubcheck: true,
+            ..BuildOptions::default()
+        };
+        assert!(super::probe(&p, &book, &strict, None).is_none());
+    }
+
+    #[test]
+    fn a_book_with_hooks_is_always_built() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path().join("books/b");
+        std::fs::create_dir_all(book.join("hooks")).unwrap();
+        std::fs::write(book.join("hooks/pre-pack.sh"), "true").unwrap();
+        let p = project(dir.path());
+        assert!(probe(&p, &book, &BuildOptions::default(), None).is_none());
+        let no_hooks = BuildOptions {
+            hooks: false,
+            ..BuildOptions::default()
+        };
+        assert!(probe(&p, &book, &no_hooks, None).is_some());
+    }
+}
