@@ -156,12 +156,16 @@ fn temp_owner(name: &str, is_dir: bool) -> Option<u32> {
     let rest = if is_dir {
         TEMP_DIR_KINDS.iter().find_map(|k| rest.strip_prefix(k))?
     } else {
-        TEMP_FILE_ENDINGS.iter().find_map(|e| rest.strip_suffix(e))?
+        TEMP_FILE_ENDINGS
+            .iter()
+            .find_map(|e| rest.strip_suffix(e))?
     };
     let (pid, random) = rest.split_once('-')?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let random_ok = !random.is_empty() && random.bytes().all(|b| b.is_ascii_alphanumeric());
-    (digits(pid) && random_ok).then(|| pid.parse().ok()).flatten()
+    (digits(pid) && random_ok)
+        .then(|| pid.parse().ok())
+        .flatten()
 }
 
 /// Whether the process `pid` may still be running (and using its temporaries).
@@ -170,7 +174,10 @@ fn running(pid: u32) -> bool {
     if pid == std::process::id() {
         return true;
     }
-    match i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+    match i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
         // Only "no such process" is proof; a process of another user (EPERM) is running.
         Some(p) => rustix::process::test_kill_process(p) != Err(rustix::io::Errno::SRCH),
         None => true,
@@ -274,6 +281,46 @@ mod tests {
         assert_eq!(names(root.path()), ["book"], "no temporaries left");
     }
 
+    /// Where the file system can exchange folders, a reader polling the folder while it is
+    /// replaced again and again always finds it, whole.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn a_reader_never_finds_the_folder_missing_or_half_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("book");
+        stage(&tree(&[("a.txt", "0"), ("b.txt", "0")]), &dir).unwrap();
+        let probe = temp_dir("stage-", root.path()).unwrap();
+        if !exchange(probe.path(), &dir).unwrap() {
+            eprintln!("this file system cannot exchange folders; skipped");
+            return;
+        }
+        exchange(probe.path(), &dir).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reader = {
+            let (dir, stop) = (dir.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut reads = 0u32;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let a = std::fs::read_to_string(dir.join("a.txt"));
+                    let b = std::fs::read_to_string(dir.join("b.txt"));
+                    // Two reads may straddle a swap; each finds a file all the same.
+                    assert!(a.is_ok() && b.is_ok(), "missing after {reads} reads");
+                    reads += 1;
+                }
+                reads
+            })
+        };
+        for i in 1..=300 {
+            let n = i.to_string();
+            stage(&tree(&[("a.txt", &n), ("b.txt", &n)]), &dir).unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(reader.join().unwrap() > 0);
+        assert_eq!(std::fs::read_to_string(dir.join("b.txt")).unwrap(), "300");
+        drop(probe);
+        assert_eq!(names(root.path()), ["book"], "no temporaries left");
+    }
+
     #[test]
     fn temporaries_are_named_for_their_process() {
         let pid = std::process::id();
@@ -338,7 +385,7 @@ mod tests {
         let future = SystemTime::now() + Duration::from_secs(3600);
         make(&format!(".seihon-stage-{dead}-New123"), true, future);
         make(&format!(".seihon-stage-{dead}-AbC123.tmp"), false, long_ago);
-        make(&format!(".seihon-{dead}-AbC123.tmp"), true, long_ago);
+        make(&format!(".seihon-{dead}-Dir123.tmp"), true, long_ago);
         make(".seihon-notes", false, long_ago);
         make("book.epub", false, long_ago);
         make("build", true, long_ago);
@@ -347,7 +394,7 @@ mod tests {
             format!(".seihon-stage-{own}-AbC123"),
             format!(".seihon-stage-{dead}-New123"),
             format!(".seihon-stage-{dead}-AbC123.tmp"),
-            format!(".seihon-{dead}-AbC123.tmp"),
+            format!(".seihon-{dead}-Dir123.tmp"),
             ".seihon-notes".to_string(),
             "book.epub".to_string(),
             "build".to_string(),
