@@ -24,7 +24,7 @@ const SEED: u64 = 0x5e1_b0a7_2026;
 const TRIALS: usize = 50;
 /// Extra trials, aimed at the moment the EPUB is replaced, when the first ones missed it.
 const MAX_AIMED: usize = 40;
-const FIRST_BUILD_TRIALS: usize = 8;
+const FIRST_BUILD_TRIALS: usize = 6;
 /// The synthetic book: chapters × lines, enough for a debug build of a few hundred ms.
 const CHAPTERS: usize = 16;
 const LINES: usize = 300;
@@ -423,7 +423,7 @@ fn a_killed_build_leaves_the_old_or_the_new_outputs_whole_and_the_next_build_suc
             break;
         }
         let delay = if !done {
-            rng.delay(full.mul_f64(1.2))
+            rng.delay(full.mul_f64(1.25))
         } else {
             aimed += 1;
             if counts.kept == 0 {
