@@ -52,8 +52,10 @@ impl ChapterCache {
         }
     }
 
-    /// Removes the entries this build did not use (old versions of chapters).
+    /// Removes the entries this build did not use (old versions of chapters), and what killed
+    /// runs left half-written.
     pub fn keep_only(&self, used: &HashSet<String>) {
+        crate::stage::sweep(&self.dir);
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return;
         };

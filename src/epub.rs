@@ -96,12 +96,10 @@ pub fn pack_with(
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(out_dir)
         .map_err(|e| Error::io(out_dir, "cannot create the output folder", e))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".seihon-")
-        // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
-        .suffix(".tmp.epub")
-        .tempfile_in(out_dir)
-        .map_err(|e| Error::io(out_dir, "cannot create a temporary file", e))?;
+    // What killed runs left here goes first; a temporary EPUB is never taken for a book.
+    crate::stage::sweep(out_dir);
+    // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
+    let tmp = crate::stage::temp_file(out_dir, ".tmp.epub")?;
     let zip_err = |e: zip::result::ZipError| {
         Error::io(output, "cannot write the EPUB", std::io::Error::other(e))
     };

@@ -63,10 +63,8 @@ pub fn publish(
     let previous: Option<Status> = std::fs::read(dest.join("status.json"))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
-    let new = tempfile::Builder::new()
-        .prefix(".seihon-preview-")
-        .tempdir_in(&area)
-        .map_err(|e| Error::io(&area, "cannot create a temporary folder", e))?;
+    crate::stage::sweep(&area);
+    let new = crate::stage::temp_dir("preview-", &area)?;
     let epub_name = format!("{id}.epub");
     let now = crate::epub::iso8601(
         std::time::SystemTime::now()

@@ -44,16 +44,11 @@ impl Tree {
 
 /// Writes `tree` as the folder `dir`, replacing what was there only once it is complete.
 pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
-    let parent = dir
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let parent = parent(dir);
     std::fs::create_dir_all(parent)
         .map_err(|e| Error::io(parent, "cannot create the build folder", e))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".seihon-stage-")
-        .tempdir_in(parent)
-        .map_err(|e| Error::io(parent, "cannot create a temporary folder", e))?;
+    sweep(parent);
+    let tmp = temp_dir("stage-", parent)?;
     for (rel, content) in &tree.files {
         let path = tmp.path().join(rel);
         if let Some(p) = path.parent() {
@@ -68,18 +63,25 @@ pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
     swap_in(tmp, dir)
 }
 
-/// Puts the complete folder `new` (made beside `dir`) in the place of `dir`: the old one is
-/// moved aside, the new one renamed in, the old one deleted. A reader of `dir` sees the old
-/// folder or the new one, never a half-written one.
-pub fn swap_in(new: tempfile::TempDir, dir: &Path) -> Result<()> {
-    let parent = dir
-        .parent()
+/// The folder a path is in (`.` for a bare name).
+fn parent(path: &Path) -> &Path {
+    path.parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let old = tempfile::Builder::new()
-        .prefix(".seihon-old-")
-        .tempdir_in(parent)
-        .map_err(|e| Error::io(parent, "cannot create a temporary folder", e))?;
+        .unwrap_or(Path::new("."))
+}
+
+/// Puts the complete folder `new` (made beside `dir`) in the place of `dir`, and deletes the
+/// old one. A reader of `dir` sees the old folder or the new one, never a half-written one and
+/// never none: where the system can (Linux), the two are exchanged in one step; elsewhere the
+/// old one is moved aside and the new one renamed in, and only a crash between those two
+/// renames leaves no `dir` (the next run puts a new one in place).
+pub fn swap_in(new: tempfile::TempDir, dir: &Path) -> Result<()> {
+    let parent = parent(dir);
+    if exchange(new.path(), dir)? {
+        // `new` now holds the previous folder, which its drop deletes.
+        return Ok(());
+    }
+    let old = temp_dir("old-", parent)?;
     let aside = old.path().join("previous");
     if dir.exists() {
         std::fs::rename(dir, &aside)
@@ -95,23 +97,311 @@ pub fn swap_in(new: tempfile::TempDir, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Exchanges the folders `a` and `dir` atomically: true when done, false when `dir` does not
+/// exist or the system or file system cannot exchange (the caller then renames).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn exchange(a: &Path, dir: &Path) -> Result<bool> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    use rustix::io::Errno;
+    match renameat_with(CWD, a, CWD, dir, RenameFlags::EXCHANGE) {
+        Ok(()) => Ok(true),
+        // No `dir` yet; or no renameat2 (old kernels, seccomp), or a file system without
+        // RENAME_EXCHANGE.
+        Err(Errno::NOENT | Errno::NOSYS | Errno::INVAL | Errno::PERM | Errno::OPNOTSUPP) => {
+            Ok(false)
+        }
+        Err(e) => Err(Error::io(
+            dir,
+            "cannot move the new build into place",
+            e.into(),
+        )),
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn exchange(_: &Path, _: &Path) -> Result<bool> {
+    Ok(false)
+}
+
+/// A temporary folder in `parent` named for this process (see [`sweep`]).
+pub fn temp_dir(kind: &str, parent: &Path) -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(&temp_prefix(kind))
+        .tempdir_in(parent)
+        .map_err(|e| Error::io(parent, "cannot create a temporary folder", e))
+}
+
+/// A temporary file in `dir` named for this process, ending in `suffix` (`.tmp`, `.tmp.epub`).
+pub fn temp_file(dir: &Path, suffix: &str) -> Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(&temp_prefix(""))
+        .suffix(suffix)
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, "cannot create a temporary file", e))
+}
+
+/// The kinds of temporary folders, and the endings of temporary files, that seihon makes.
+const TEMP_DIR_KINDS: [&str; 3] = ["stage-", "old-", "preview-"];
+const TEMP_FILE_ENDINGS: [&str; 2] = [".tmp.epub", ".tmp"];
+
+/// `.seihon-<kind><pid>-`: the process id tells a later run whose temporary this is.
+fn temp_prefix(kind: &str) -> String {
+    format!(".seihon-{kind}{}-", std::process::id())
+}
+
+/// The process that made a temporary of seihon's named `name` (a folder when `is_dir`), or
+/// `None` when the name is not one seihon makes.
+fn temp_owner(name: &str, is_dir: bool) -> Option<u32> {
+    let rest = name.strip_prefix(".seihon-")?;
+    let rest = if is_dir {
+        TEMP_DIR_KINDS.iter().find_map(|k| rest.strip_prefix(k))?
+    } else {
+        TEMP_FILE_ENDINGS
+            .iter()
+            .find_map(|e| rest.strip_suffix(e))?
+    };
+    let (pid, random) = rest.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let random_ok = !random.is_empty() && random.bytes().all(|b| b.is_ascii_alphanumeric());
+    (digits(pid) && random_ok)
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether the process `pid` may still be running (and using its temporaries).
+#[cfg(unix)]
+fn running(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    match i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        // Only "no such process" is proof; a process of another user (EPERM) is running.
+        Some(p) => rustix::process::test_kill_process(p) != Err(rustix::io::Errno::SRCH),
+        None => true,
+    }
+}
+
+#[cfg(not(unix))]
+fn running(_: u32) -> bool {
+    // Without a way to ask, never take another run's temporaries.
+    true
+}
+
+/// When this process started sweeping: only what is older than that can be a leftover.
+fn run_started() -> std::time::SystemTime {
+    static STARTED: std::sync::OnceLock<std::time::SystemTime> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(std::time::SystemTime::now)
+}
+
+/// Removes from `dir` the temporaries that runs of seihon killed on the way (SIGKILL, power
+/// loss) left behind: only names seihon makes (`.seihon-stage-<pid>-…`, `.seihon-old-…`,
+/// `.seihon-preview-…` folders, `.seihon-<pid>-….tmp` and `….tmp.epub` files), only when the
+/// process named has ended, and only when older than this run. Anything else is left alone,
+/// and a temporary that cannot be removed only costs space.
+pub fn sweep(dir: &Path) {
+    let started = run_started();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() {
+            continue;
+        }
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| temp_owner(n, kind.is_dir())) else {
+            continue;
+        };
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < started);
+        if !old || running(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let _ = if kind.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+    }
+}
+
 /// Writes a file whole or not at all: to a temporary file beside it, then renamed over it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = parent(path);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create the folder", e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".seihon-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, "cannot create a temporary file", e))?;
+    let mut tmp = temp_file(dir, ".tmp")?;
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| Error::io(path, "cannot write", e))?;
     tmp.persist(path)
         .map_err(|e| Error::io(path, "cannot move the new file into place", e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn tree(files: &[(&str, &str)]) -> Tree {
+        let mut t = Tree::default();
+        for (p, b) in files {
+            t.add(*p, b.as_bytes());
+        }
+        t
+    }
+
+    #[test]
+    fn staging_replaces_the_folder_whole_and_leaves_nothing_beside_it() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("book");
+        // The first time there is nothing to replace.
+        stage(&tree(&[("a.txt", "1"), ("sub/b.txt", "2")]), &dir).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("sub/b.txt")).unwrap(), "2");
+        stage(&tree(&[("c.txt", "3")]), &dir).unwrap();
+        assert_eq!(crate::epub::list_files(&dir).unwrap(), ["c.txt"]);
+        assert_eq!(names(root.path()), ["book"], "no temporaries left");
+    }
+
+    /// Where the file system can exchange folders, a reader polling the folder while it is
+    /// replaced again and again always finds it, whole.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn a_reader_never_finds_the_folder_missing_or_half_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("book");
+        stage(&tree(&[("a.txt", "0"), ("b.txt", "0")]), &dir).unwrap();
+        let probe = temp_dir("stage-", root.path()).unwrap();
+        if !exchange(probe.path(), &dir).unwrap() {
+            eprintln!("this file system cannot exchange folders; skipped");
+            return;
+        }
+        exchange(probe.path(), &dir).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reader = {
+            let (dir, stop) = (dir.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut reads = 0u32;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let a = std::fs::read_to_string(dir.join("a.txt"));
+                    let b = std::fs::read_to_string(dir.join("b.txt"));
+                    // Two reads may straddle a swap; each finds a file all the same.
+                    assert!(a.is_ok() && b.is_ok(), "missing after {reads} reads");
+                    reads += 1;
+                }
+                reads
+            })
+        };
+        for i in 1..=300 {
+            let n = i.to_string();
+            stage(&tree(&[("a.txt", &n), ("b.txt", &n)]), &dir).unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(reader.join().unwrap() > 0);
+        assert_eq!(std::fs::read_to_string(dir.join("b.txt")).unwrap(), "300");
+        drop(probe);
+        assert_eq!(names(root.path()), ["book"], "no temporaries left");
+    }
+
+    #[test]
+    fn temporaries_are_named_for_their_process() {
+        let pid = std::process::id();
+        let dir = tempfile::tempdir().unwrap();
+        let staged = temp_dir("stage-", dir.path()).unwrap();
+        let name = staged.path().file_name().unwrap().to_str().unwrap();
+        assert_eq!(temp_owner(name, true), Some(pid), "{name}");
+        let file = temp_file(dir.path(), ".tmp.epub").unwrap();
+        let name = file.path().file_name().unwrap().to_str().unwrap();
+        assert_eq!(temp_owner(name, false), Some(pid), "{name}");
+        assert_eq!(temp_owner(".seihon-old-12-AbC9", true), Some(12));
+        assert_eq!(temp_owner(".seihon-preview-7-x1", true), Some(7));
+        assert_eq!(temp_owner(".seihon-7-x1.tmp", false), Some(7));
+        // Not seihon's, or not of this kind: never an owner.
+        for (name, is_dir) in [
+            (".seihon-stage-12-AbC9", false),
+            (".seihon-12-AbC9.tmp", true),
+            (".seihon-stage-AbC9", true),
+            (".seihon-stage-12-", true),
+            (".seihon-stage--AbC9", true),
+            (".seihon-stage-12-a.b", true),
+            (".seihon-other-12-AbC9", true),
+            (".seihon-12-AbC9.epub", false),
+            (".seihon-12-AbC9.tmp.bak", false),
+            ("seihon-stage-12-AbC9", true),
+            ("notes.tmp", false),
+        ] {
+            assert_eq!(temp_owner(name, is_dir), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn sweeping_removes_only_what_ended_runs_of_seihon_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // A process that has ended: its pid names no process now.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        child.wait().unwrap();
+        let dead = child.id();
+        let own = std::process::id();
+        let long_ago = SystemTime::now() - Duration::from_secs(86_400);
+        let make = |name: &str, is_dir: bool, when: SystemTime| {
+            let path = d.join(name);
+            if is_dir {
+                std::fs::create_dir_all(path.join("sub")).unwrap();
+                std::fs::write(path.join("sub/x"), "x").unwrap();
+            } else {
+                std::fs::write(&path, "x").unwrap();
+            }
+            std::fs::File::open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        };
+        make(&format!(".seihon-stage-{dead}-AbC123"), true, long_ago);
+        make(&format!(".seihon-old-{dead}-AbC123"), true, long_ago);
+        make(&format!(".seihon-preview-{dead}-AbC123"), true, long_ago);
+        make(&format!(".seihon-{dead}-AbC123.tmp.epub"), false, long_ago);
+        make(&format!(".seihon-{dead}-AbC123.tmp"), false, long_ago);
+        // Kept: this process's own, one newer than this run, names seihon does not make.
+        make(&format!(".seihon-stage-{own}-AbC123"), true, long_ago);
+        let future = SystemTime::now() + Duration::from_secs(3600);
+        make(&format!(".seihon-stage-{dead}-New123"), true, future);
+        make(&format!(".seihon-stage-{dead}-AbC123.tmp"), false, long_ago);
+        make(&format!(".seihon-{dead}-Dir123.tmp"), true, long_ago);
+        make(".seihon-notes", false, long_ago);
+        make("book.epub", false, long_ago);
+        make("build", true, long_ago);
+        sweep(d);
+        let mut kept = vec![
+            format!(".seihon-stage-{own}-AbC123"),
+            format!(".seihon-stage-{dead}-New123"),
+            format!(".seihon-stage-{dead}-AbC123.tmp"),
+            format!(".seihon-{dead}-Dir123.tmp"),
+            ".seihon-notes".to_string(),
+            "book.epub".to_string(),
+            "build".to_string(),
+        ];
+        kept.sort();
+        assert_eq!(names(d), kept);
+        // A folder that does not exist is nothing to sweep.
+        sweep(&d.join("missing"));
+    }
 }
