@@ -649,6 +649,10 @@ fn run(
         });
     }
     at.enter(Step::Stage);
+    // Images may be linked rather than copied when no program of the book's will touch the
+    // staged tree (a hook editing a linked image in place would edit the manuscript's).
+    pkg.tree
+        .link_copies(programs.is_empty() && !(opts.hooks && hooks::has_any(&book.root)));
     stage::stage(&pkg.tree, &stage_dir)?;
     at.enter(Step::Hook(hooks::Stage::PostConvert));
     log.extend(run_hook(&book, hooks::Stage::PostConvert)?);

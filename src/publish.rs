@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::Digest;
 
 use crate::batch::Outcome;
 use crate::book::Book;
@@ -87,19 +86,21 @@ pub fn publish(
     match (&r.epub, r.ok) {
         (Some(epub), true) => {
             let epub = Path::new(epub);
-            copy(epub, &new.path().join(&epub_name))?;
-            unpack(epub, &new.path().join(TREE))?;
+            link_or_copy(epub, &new.path().join(&epub_name))?;
+            let previous = dest.join(TREE);
+            status.changes = unpack(
+                epub,
+                &new.path().join(TREE),
+                &project.stage_dir(&id),
+                previous.is_dir().then_some(previous.as_path()),
+            )?;
             status.last_good_time = Some(now);
             status.last_good_commit = status.commit.clone();
-            status.changes = dest
-                .join(TREE)
-                .is_dir()
-                .then(|| changes(&dest.join(TREE), &new.path().join(TREE)));
         }
         _ => {
             // Keep the last good EPUB and pages exactly as they were.
             if dest.join(&epub_name).is_file() {
-                copy(&dest.join(&epub_name), &new.path().join(&epub_name))?;
+                link_or_copy(&dest.join(&epub_name), &new.path().join(&epub_name))?;
                 copy_tree(&dest.join(TREE), &new.path().join(TREE))?;
                 status.stale = true;
                 if let Some(prev) = &previous {
@@ -138,9 +139,11 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::write(path, bytes).map_err(|e| Error::io(path, "cannot write the preview", e))
 }
 
-fn copy(from: &Path, to: &Path) -> Result<()> {
-    std::fs::copy(from, to)
-        .map(|_| ())
+/// Preview files are never written in place (a new preview is a new folder), so a file can be
+/// a hard link to the one it copies; a copy where links are not possible.
+fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
+    std::fs::hard_link(from, to)
+        .or_else(|_| std::fs::copy(from, to).map(|_| ()))
         .map_err(|e| Error::io(from, "cannot copy into the preview", e))
 }
 
@@ -151,68 +154,88 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Error::io(parent, "cannot create a folder", e))?;
         }
-        copy(&from.join(&rel), &target)?;
+        link_or_copy(&from.join(&rel), &target)?;
     }
     Ok(())
 }
 
-/// Unpacks the EPUB as packed (what readers get), refusing names that leave the folder.
-fn unpack(epub: &Path, to: &Path) -> Result<()> {
+/// Unpacks the EPUB as packed (what readers get), refusing names that leave the folder, and
+/// says what changed since the `previous` preview's tree. A file that tree or the staged one
+/// already holds with the entry's size and CRC-32 is hard-linked rather than written again: on
+/// large books, creating the files was most of the time publishing took.
+fn unpack(
+    epub: &Path,
+    to: &Path,
+    staged: &Path,
+    previous: Option<&Path>,
+) -> Result<Option<Changes>> {
     let bad = |e: zip::result::ZipError| {
         Error::io(epub, "cannot read the EPUB", std::io::Error::other(e))
     };
     let file = std::fs::File::open(epub).map_err(|e| Error::io(epub, "cannot read the EPUB", e))?;
     let mut zip = zip::ZipArchive::new(file).map_err(bad)?;
+    let mut changes = Changes::default();
+    let mut seen = std::collections::BTreeSet::new();
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(bad)?;
         let Some(rel) = entry.enclosed_name() else {
             continue;
         };
-        let target = to.join(rel);
         if entry.is_dir() {
             continue;
         }
+        let target = to.join(&rel);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Error::io(parent, "cannot create a folder", e))?;
+        }
+        let holds = |dir: &Path| same_content(&dir.join(&rel), entry.size(), entry.crc32());
+        let unchanged = previous.is_some_and(holds);
+        if let Some(prev) = previous {
+            let name = rel.to_string_lossy().replace('\\', "/");
+            if !unchanged {
+                if prev.join(&rel).is_file() {
+                    changes.changed.push(name.clone());
+                } else {
+                    changes.added.push(name.clone());
+                }
+            }
+            seen.insert(name);
+        }
+        let source = match previous {
+            Some(prev) if unchanged => Some(prev.join(&rel)),
+            _ => holds(staged).then(|| staged.join(&rel)),
+        };
+        if let Some(source) = source
+            && std::fs::hard_link(&source, &target).is_ok()
+        {
+            continue;
         }
         let mut out = std::fs::File::create(&target)
             .map_err(|e| Error::io(&target, "cannot write the preview", e))?;
         std::io::copy(&mut entry, &mut out)
             .map_err(|e| Error::io(&target, "cannot write the preview", e))?;
     }
-    Ok(())
+    let Some(prev) = previous else {
+        return Ok(None);
+    };
+    changes.removed = crate::epub::list_files(prev)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|rel| !seen.contains(rel))
+        .collect();
+    changes.added.sort();
+    changes.changed.sort();
+    Ok(Some(changes))
 }
 
-/// What differs between two unpacked trees, by content.
-fn changes(before: &Path, after: &Path) -> Changes {
-    let hashes = |dir: &Path| -> BTreeMap<String, Vec<u8>> {
-        crate::epub::list_files(dir)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|rel| {
-                let digest = std::fs::read(dir.join(&rel))
-                    .map(|b| sha2::Sha256::digest(&b).to_vec())
-                    .unwrap_or_default();
-                (rel, digest)
-            })
-            .collect()
-    };
-    let (old, new) = (hashes(before), hashes(after));
-    let mut c = Changes::default();
-    for (rel, digest) in &new {
-        match old.get(rel) {
-            None => c.added.push(rel.clone()),
-            Some(d) if d != digest => c.changed.push(rel.clone()),
-            _ => {}
-        }
+/// Whether the file at `path` has this size and CRC-32 (a zip entry's).
+fn same_content(path: &Path, size: u64, crc: u32) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() == size => std::fs::read(path)
+            .is_ok_and(|bytes| crc32fast::hash(&bytes) == crc),
+        _ => false,
     }
-    c.removed = old
-        .keys()
-        .filter(|rel| !new.contains_key(*rel))
-        .cloned()
-        .collect();
-    c
 }
 
 #[derive(Serialize)]

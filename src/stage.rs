@@ -11,6 +11,9 @@ use crate::error::{Error, Result};
 #[derive(Debug, Default)]
 pub struct Tree {
     files: BTreeMap<String, Content>,
+    /// Copies may be hard links to their source: nothing will write to the staged files in
+    /// place (the book has no hooks), and a link costs no new file.
+    link_copies: bool,
 }
 
 #[derive(Debug)]
@@ -27,6 +30,11 @@ impl Tree {
 
     pub fn copy(&mut self, path: impl Into<String>, from: impl Into<PathBuf>) {
         self.files.insert(path.into(), Content::Copy(from.into()));
+    }
+
+    /// Lets staging hard-link the copied files (see [`Tree::link_copies`]).
+    pub fn link_copies(&mut self, yes: bool) {
+        self.link_copies = yes;
     }
 
     pub fn contains(&self, path: &str) -> bool {
@@ -49,17 +57,28 @@ pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
         .map_err(|e| Error::io(parent, "cannot create the build folder", e))?;
     sweep(parent);
     let tmp = temp_dir("stage-", parent)?;
-    for (rel, content) in &tree.files {
+    // Folders first, each once; then the files, in parallel (most of the time is the kernel's).
+    let folders: std::collections::BTreeSet<PathBuf> = tree
+        .files
+        .keys()
+        .filter_map(|rel| Path::new(rel).parent().map(|p| tmp.path().join(p)))
+        .collect();
+    for folder in &folders {
+        std::fs::create_dir_all(folder)
+            .map_err(|e| Error::io(folder, "cannot create a folder", e))?;
+    }
+    use rayon::prelude::*;
+    tree.files.par_iter().try_for_each(|(rel, content)| {
         let path = tmp.path().join(rel);
-        if let Some(p) = path.parent() {
-            std::fs::create_dir_all(p).map_err(|e| Error::io(p, "cannot create a folder", e))?;
-        }
         match content {
-            Content::Bytes(b) => std::fs::write(&path, b).map(|_| ()),
+            Content::Bytes(b) => std::fs::write(&path, b),
+            Content::Copy(from) if tree.link_copies => {
+                std::fs::hard_link(from, &path).or_else(|_| std::fs::copy(from, &path).map(|_| ()))
+            }
             Content::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
         }
-        .map_err(|e| Error::io(&path, "cannot write a staged file", e))?;
-    }
+        .map_err(|e| Error::io(&path, "cannot write a staged file", e))
+    })?;
     swap_in(tmp, dir)
 }
 
