@@ -61,10 +61,11 @@ impl ProjectConfig {
     /// Reads `<root>/seihon.yml` if it exists; defaults otherwise.
     pub fn load(root: &Path) -> Result<Self> {
         let path = root.join("seihon.yml");
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let mut config: ProjectConfig =
-                    parse_yaml(&text, &display_path(root, &path)).map_err(Error::Config)?;
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let shown = display_path(root, &path);
+                let text = crate::error::decode_text(bytes, &shown).map_err(Error::Config)?;
+                let mut config: ProjectConfig = parse_yaml(&text, &shown).map_err(Error::Config)?;
                 if let Some(mail) = &mut config.mail {
                     mail.resolve_paths(root);
                 }
@@ -447,7 +448,7 @@ impl Book {
     pub fn load(root: &Path, project: &ProjectConfig) -> Result<Book> {
         let config_path = root.join("book.yml");
         let shown = display_path(Path::new("."), &config_path);
-        let text = std::fs::read_to_string(&config_path).map_err(|e| {
+        let bytes = std::fs::read(&config_path).map_err(|e| {
             Error::Config(
                 Finding::error(
                     Location::file(&shown),
@@ -460,6 +461,8 @@ impl Book {
                 .with_hint("create it with `seihon new <id> --format markdown`, or see the README"),
             )
         })?;
+        let text =
+            crate::error::decode_text(bytes, &shown).map_err(|f| Error::Book(vec![f]))?;
         let file: BookFile = parse_yaml(&text, &shown).map_err(|f| Error::Book(vec![f]))?;
         let id = root
             .canonicalize()

@@ -34,12 +34,13 @@ pub fn is_review_project(dir: &Path) -> bool {
 /// Reads a YAML file into a JSON value, with YAML 1.1 surprises turned off (`no` stays a
 /// string, ISBNs keep leading zeros).
 fn read_yaml(path: &Path, shown: &Path) -> Result<(Value, String)> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         Error::Config(Finding::error(
             Location::file(shown),
             format!("cannot read this file: {e}"),
         ))
     })?;
+    let text = crate::error::decode_text(bytes, shown).map_err(Error::Config)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
     let opts =
         serde_saphyr::options! { strict_booleans: true, leading_zero_numbers_as_strings: true };

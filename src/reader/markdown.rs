@@ -39,6 +39,9 @@ pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
         | Options::ENABLE_SUPERSCRIPT
         | Options::ENABLE_SUBSCRIPT;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(f) = crate::error::nul_finding(text, shown) {
+        return (Document::new(shown), vec![f]);
+    }
     let events: Vec<(Event, Range<usize>)> =
         Parser::new_ext(text, opts).into_offset_iter().collect();
     let mut r = Reader {

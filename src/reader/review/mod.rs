@@ -37,6 +37,9 @@ pub struct ReviewOptions {
 /// problem found (errors and warnings); the reader never stops at the first error and never panics.
 pub fn read(text: &str, shown: &Path, opts: &ReviewOptions) -> (Document, Vec<Finding>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(f) = crate::error::nul_finding(text, shown) {
+        return (Document::new(shown), vec![f]);
+    }
     let mut lines: Vec<&str> = text
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
