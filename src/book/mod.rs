@@ -469,7 +469,12 @@ impl Book {
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "book".into());
-        resolve(file, id, root, &shown, project)
+        // Where a book with no chapters is reported: its `chapters:` key, else the top.
+        let chapters_line = text
+            .lines()
+            .position(|l| l.trim_start_matches('\u{feff}').starts_with("chapters:"))
+            .map_or(1, |i| i as u32 + 1);
+        resolve(file, id, root, &shown, chapters_line, project)
     }
 }
 
@@ -482,6 +487,7 @@ fn resolve(
     id: String,
     root: &Path,
     shown: &Path,
+    chapters_line: u32,
     project: &ProjectConfig,
 ) -> Result<Book> {
     let mut findings = Vec::new();
@@ -634,7 +640,11 @@ fn resolve(
     }
     if chapters.is_empty() && findings.is_empty() {
         findings.push(
-            Finding::error(Location::file(shown), "this book lists no chapters").with_hint(
+            Finding::error(
+                Location::new(shown, chapters_line, 1),
+                "this book lists no chapters",
+            )
+            .with_hint(
                 "add `chapters: [ch01.md]` with the book's source files in reading order",
             ),
         );
@@ -737,7 +747,7 @@ pub fn check_book_file(root: &Path, rel: &Path) -> std::result::Result<PathBuf, 
     Ok(path)
 }
 
-fn is_language_tag(tag: &str) -> bool {
+pub(crate) fn is_language_tag(tag: &str) -> bool {
     let mut parts = tag.split('-');
     let Some(primary) = parts.next() else {
         return false;

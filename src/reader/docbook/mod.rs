@@ -103,6 +103,15 @@ pub fn read(main: &Path, root: &Path) -> (DocBookBook, Vec<Finding>) {
     conv.check_links(&root_el);
     book.meta = conv.meta(&root_el);
     book.chapters = conv.top(&root_el);
+    if book.chapters.is_empty() {
+        conv.findings.push(
+            Finding::error(
+                conv.loc(root_el.file, root_el.pos),
+                format!("this <{}> has no chapters: the book would be empty", root_el.local),
+            )
+            .with_hint("add a <chapter> (or <preface>, <appendix>, <section>) with some text"),
+        );
+    }
     book.xref_texts = std::mem::take(&mut conv.xref_texts);
     findings.append(&mut conv.findings);
     (book, findings)
