@@ -451,6 +451,14 @@ fn markdown_cases() -> Vec<Case> {
         case("md unclosed html comment", TinyMd, err(TinyMd, "ch01.md", 3), put("ch01.md", "# One\n\n<!-- never closed\n\ntext\n")),
         case("md img without slash", TinyMd, err(TinyMd, "ch01.md", 3), put("ch01.md", "# One\n\nA <img src=\"x.png\" alt=\"x\"> here.\n")),
         case("md bad front matter key", TinyMd, err(TinyMd, "ch01.md", 2), put("ch01.md", "---\nlnag: en\n---\n\n# One\n")),
+        // Deep nesting: refused at the first element more than 100 levels deep, never a stack
+        // overflow.
+        case("md 5000 nested quotes", TinyMd, err(TinyMd, "ch01.md", 3), put("ch01.md", format!("# One\n\n{} deep\n", ">".repeat(5000)))),
+        // Each level is a list and an item, so level 51 (line 53) is the first past 100.
+        case("md 5000 nested list items", TinyMd, err(TinyMd, "ch01.md", 53), put("ch01.md", format!("# One\n\n{}", (0..5000).map(|i| format!("{}- item\n", "  ".repeat(i))).collect::<String>()))),
+        case("md 3000 nested emphasis", TinyMd, err(TinyMd, "ch01.md", 3), put("ch01.md", format!("# One\n\n{}x{}\n", "*".repeat(3000), "*".repeat(3000)))),
+        case("md 999 nested raw divs", TinyMd, err(TinyMd, "ch01.md", 3), put("ch01.md", format!("# One\n\n{}x{}\n", "<div>".repeat(999), "</div>".repeat(999)))),
+        case("md quotes nested in a footnote", TinyMd, err(TinyMd, "ch01.md", 5), put("ch01.md", format!("# One\n\nText[^1].\n\n[^1]: {}deep\n", "> ".repeat(3000)))),
         // A huge line: the mistake after it is still found, and the line is not echoed.
         case("md 20 MB line", TinyMd, err(TinyMd, "ch01.md", 5), put("ch01.md", format!("# One\n\n{}\n\n![x](nope.png)\n", "a".repeat(20 << 20)))),
     ];
@@ -512,6 +520,11 @@ fn review_cases() -> Vec<Case> {
         re("nested mini-columns", 9, "//note[outer]{\nText.\n//memo[inner]{\nInner.\n//}\n//}\n"),
         re("nested inline", 7, "Text @<b>{bold @<i>{italic}}.\n"),
         re("deeply nested inline", 7, &format!("{}x{}\n", "@<b>{".repeat(5000), "}".repeat(5000))),
+        // Level 101 is on line 107 (levels 1… from line 7).
+        re("3000-level list", 107, &(1..3000).map(|i| format!(" {} item\n", "*".repeat(i))).collect::<String>()),
+        // The 101st `//beginchild` (line 8 + 2 × 100) is refused.
+        re("3000 nested //beginchild", 208, &format!(" * a\n{}{}", "//beginchild\n * b\n".repeat(3000), "//endchild\n".repeat(3000))),
+        re("999 nested divs in //embed", 8, &format!("//embed[html]{{\n{}x{}\n//}}\n", "<div>".repeat(999), "</div>".repeat(999))),
         re("list jumps two levels", 8, " * one\n *** three\n"),
         re("unknown block command", 7, "//frobnicate[x]{\ntext\n//}\n"),
         re("unknown inline command", 7, "Text @<frob>{x}.\n"),
@@ -855,6 +868,11 @@ fn survive_cases() -> Vec<Case> {
         case("db4 tabs", Guide, Expect::SameText, |d: &Path| each_file(d, &["xml"], &|t| t.replace("\n  ", "\n\t"))),
         case("db5 crlf", TinyDb5, Expect::SameText, |d: &Path| each_file(d, &["xml"], &crlf)),
         case("md unclosed fence", TinyMd, Expect::Survives, put("ch01.md", "# One\n\n```rust\nfn main() {}\n")),
+        case("md 95 nested quotes", TinyMd, Expect::Survives, put("ch01.md", format!("# One\n\n{} deep\n", ">".repeat(95)))),
+        case("re 99-level list", TinyRe, Expect::Survives, put("ch01.re", re_with(&(1..100).map(|i| format!(" {} item\n", "*".repeat(i))).collect::<String>()))),
+        case("re 99 nested //beginchild", TinyRe, Expect::Survives, put("ch01.re", re_with(&format!(" * a\n{}{}", "//beginchild\n * b\n".repeat(99), "//endchild\n".repeat(99))))),
+        case("db5 390 nested sections", TinyDb5, Expect::Survives, put("book.xml", db5_doc("", &format!("{}<para>x</para>{}\n", "<section><title>s</title>".repeat(390), "</section>".repeat(390))))),
+        case("md 800 nested raw divs", TinyMd, Expect::Survives, put("ch01.md", format!("# One\n\n{}x{}\n", "<div>".repeat(800), "</div>".repeat(800)))),
         case("db5 article with only a title", TinyDb5, Expect::Survives, put("book.xml", db5_doc("", ""))),
         case("md unclosed emphasis", TinyMd, Expect::Survives, put("ch01.md", "# One\n\n**bold that never ends\n")),
     ]
