@@ -189,8 +189,11 @@ pub fn decode_text(bytes: Vec<u8>, shown: &Path) -> std::result::Result<String, 
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let (line, col) = line_col(&String::from_utf8_lossy(&e.as_bytes()[..valid]), valid);
-        Finding::error(Location::new(shown, line, col), "this file is not UTF-8 text")
-            .with_hint(SAVE_AS_UTF8)
+        Finding::error(
+            Location::new(shown, line, col),
+            "this file is not UTF-8 text",
+        )
+        .with_hint(SAVE_AS_UTF8)
     })?;
     match nul_finding(&text, shown) {
         Some(f) => Err(f),

@@ -461,8 +461,7 @@ impl Book {
                 .with_hint("create it with `seihon new <id> --format markdown`, or see the README"),
             )
         })?;
-        let text =
-            crate::error::decode_text(bytes, &shown).map_err(|f| Error::Book(vec![f]))?;
+        let text = crate::error::decode_text(bytes, &shown).map_err(|f| Error::Book(vec![f]))?;
         let file: BookFile = parse_yaml(&text, &shown).map_err(|f| Error::Book(vec![f]))?;
         let id = root
             .canonicalize()
@@ -644,9 +643,7 @@ fn resolve(
                 Location::new(shown, chapters_line, 1),
                 "this book lists no chapters",
             )
-            .with_hint(
-                "add `chapters: [ch01.md]` with the book's source files in reading order",
-            ),
+            .with_hint("add `chapters: [ch01.md]` with the book's source files in reading order"),
         );
     }
 
@@ -944,6 +941,7 @@ mod tests {
             "b".into(),
             Path::new("/nonexistent"),
             Path::new("book.yml"),
+            3,
             &ProjectConfig::default(),
         ) else {
             panic!("a bad role must fail")

@@ -540,20 +540,28 @@ fn chapters(
         }
     }
     for key in KEYS {
-        if catalog.get(key).is_some_and(|v| !v.is_null() && !v.is_array()) {
+        if catalog
+            .get(key)
+            .is_some_and(|v| !v.is_null() && !v.is_array())
+        {
             errors.push(
                 Finding::error(
                     key_location(text, shown, key),
                     format!("`{key}:` must be a list of .re files"),
                 )
-                .with_hint(format!("write one file a line under `{key}:`, as `  - ch01.re`")),
+                .with_hint(format!(
+                    "write one file a line under `{key}:`, as `  - ch01.re`"
+                )),
             );
         }
     }
     if catalog.get("CHAPS").is_none() {
         errors.push(
-            Finding::error(Location::new(shown, 1, 1), "the catalog has no `CHAPS:` list")
-                .with_hint("list the chapters under `CHAPS:`"),
+            Finding::error(
+                Location::new(shown, 1, 1),
+                "the catalog has no `CHAPS:` list",
+            )
+            .with_hint("list the chapters under `CHAPS:`"),
         );
     }
     let mut parts = 0;
@@ -616,7 +624,11 @@ fn nth_line_of(text: &str, shown: &Path, needle: &str, n: usize) -> Location {
         .enumerate()
         .filter_map(|(i, line)| {
             let col = line.find(needle)?;
-            Some(Location::new(shown, i as u32 + 1, line[..col].chars().count() as u32 + 1))
+            Some(Location::new(
+                shown,
+                i as u32 + 1,
+                line[..col].chars().count() as u32 + 1,
+            ))
         })
         .nth(n)
         .unwrap_or_else(|| Location::file(shown))

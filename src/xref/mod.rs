@@ -881,7 +881,7 @@ impl Resolver<'_> {
             return None;
         };
         if media_type != "image/svg+xml"
-            && (imagesize::size(&path).is_err() || png_cut_short(&path, &media_type))
+            && (imagesize::size(&path).is_err() || png_cut_short(&path, media_type))
         {
             self.errors.push(
                 Finding::error(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file", media_type.trim_start_matches("image/").to_uppercase()))

@@ -107,7 +107,10 @@ pub fn read(main: &Path, root: &Path) -> (DocBookBook, Vec<Finding>) {
         conv.findings.push(
             Finding::error(
                 conv.loc(root_el.file, root_el.pos),
-                format!("this <{}> has no chapters: the book would be empty", root_el.local),
+                format!(
+                    "this <{}> has no chapters: the book would be empty",
+                    root_el.local
+                ),
             )
             .with_hint("add a <chapter> (or <preface>, <appendix>, <section>) with some text"),
         );
