@@ -41,7 +41,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::book::Role;
 use crate::doc::*;
-use crate::error::{Finding, Location};
+use crate::error::{Finding, Location, Severity};
 use xml::{XElem, XNode};
 
 /// Metadata from `info`/`bookinfo`/`articleinfo` (merged by the caller under book.yml/config).
@@ -103,7 +103,9 @@ pub fn read(main: &Path, root: &Path) -> (DocBookBook, Vec<Finding>) {
     conv.check_links(&root_el);
     book.meta = conv.meta(&root_el);
     book.chapters = conv.top(&root_el);
-    if book.chapters.is_empty() {
+    // (A file that did not parse has said so already.)
+    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    if book.chapters.is_empty() && !failed {
         conv.findings.push(
             Finding::error(
                 conv.loc(root_el.file, root_el.pos),
