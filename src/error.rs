@@ -173,6 +173,49 @@ pub fn line_col(text: &str, offset: usize) -> (u32, u32) {
     (line as u32, col as u32)
 }
 
+/// What to do about a file that is not UTF-8 text.
+const SAVE_AS_UTF8: &str = "save the file as UTF-8 (in most editors: Save As… → Encoding: UTF-8)";
+
+/// A file's bytes as text, or an error at the first place that is not UTF-8 text: a UTF-16
+/// byte order mark, a byte that is not UTF-8, or a NUL character (see [`nul_finding`]).
+pub fn decode_text(bytes: Vec<u8>, shown: &Path) -> std::result::Result<String, Finding> {
+    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+        return Err(Finding::error(
+            Location::new(shown, 1, 1),
+            "this file is UTF-16 text, not UTF-8",
+        )
+        .with_hint(SAVE_AS_UTF8));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let (line, col) = line_col(&String::from_utf8_lossy(&e.as_bytes()[..valid]), valid);
+        Finding::error(
+            Location::new(shown, line, col),
+            "this file is not UTF-8 text",
+        )
+        .with_hint(SAVE_AS_UTF8)
+    })?;
+    match nul_finding(&text, shown) {
+        Some(f) => Err(f),
+        None => Ok(text),
+    }
+}
+
+/// An error at the first NUL character of `text`, if any. No manuscript holds one: such a file
+/// is binary, or text saved as UTF-16 without a byte order mark (which is valid UTF-8 with a NUL
+/// beside every ASCII character).
+pub fn nul_finding(text: &str, shown: &Path) -> Option<Finding> {
+    let at = text.find('\0')?;
+    let (line, col) = line_col(text, at);
+    Some(
+        Finding::error(
+            Location::new(shown, line, col),
+            "this file holds a NUL character, so it is not text (is it binary, or UTF-16?)",
+        )
+        .with_hint(SAVE_AS_UTF8),
+    )
+}
+
 fn floor_char_boundary(text: &str, mut i: usize) -> usize {
     while i > 0 && !text.is_char_boundary(i) {
         i -= 1;
@@ -190,6 +233,19 @@ mod tests {
         let off = text.find("途中").unwrap();
         assert_eq!(line_col(text, off), (2, 5));
         assert_eq!(line_col(text, 0), (1, 1));
+    }
+
+    #[test]
+    fn decode_text_locates_what_is_not_utf8_text() {
+        let shown = Path::new("a.yml");
+        let at = |bytes: &[u8]| {
+            let f = decode_text(bytes.to_vec(), shown).unwrap_err();
+            (f.location.line, f.location.col)
+        };
+        assert_eq!(at(b"title: x\nb: caf\xe9\n"), (2, 7));
+        assert_eq!(at(b"\xff\xfet\0"), (1, 1));
+        assert_eq!(at(b"t\0i\0"), (1, 2));
+        assert_eq!(decode_text(b"ok\n".to_vec(), shown).unwrap(), "ok\n");
     }
 
     #[test]

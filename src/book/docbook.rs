@@ -26,7 +26,22 @@ fn is_root_document(path: &Path) -> bool {
         return false;
     };
     let n = f.read(&mut head).unwrap_or(0);
-    let text = String::from_utf8_lossy(&head[..n]);
+    let head = &head[..n];
+    // A UTF-16 file is found too, so that reading it says it is UTF-16 (rather than the folder
+    // not being a book at all).
+    let text = match head {
+        [a @ (0xFF | 0xFE), b @ (0xFF | 0xFE), rest @ ..] if a != b => {
+            let units: Vec<u16> = rest
+                .chunks_exact(2)
+                .map(|c| match a {
+                    0xFF => u16::from_le_bytes([c[0], c[1]]),
+                    _ => u16::from_be_bytes([c[0], c[1]]),
+                })
+                .collect();
+            std::borrow::Cow::Owned(String::from_utf16_lossy(&units))
+        }
+        _ => String::from_utf8_lossy(head),
+    };
     let mut rest = text.as_ref();
     // Skip the prolog: declarations, comments, processing instructions, the DOCTYPE.
     while let Some(i) = rest.find('<') {

@@ -61,10 +61,11 @@ impl ProjectConfig {
     /// Reads `<root>/seihon.yml` if it exists; defaults otherwise.
     pub fn load(root: &Path) -> Result<Self> {
         let path = root.join("seihon.yml");
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let mut config: ProjectConfig =
-                    parse_yaml(&text, &display_path(root, &path)).map_err(Error::Config)?;
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let shown = display_path(root, &path);
+                let text = crate::error::decode_text(bytes, &shown).map_err(Error::Config)?;
+                let mut config: ProjectConfig = parse_yaml(&text, &shown).map_err(Error::Config)?;
                 if let Some(mail) = &mut config.mail {
                     mail.resolve_paths(root);
                 }
@@ -447,7 +448,7 @@ impl Book {
     pub fn load(root: &Path, project: &ProjectConfig) -> Result<Book> {
         let config_path = root.join("book.yml");
         let shown = display_path(Path::new("."), &config_path);
-        let text = std::fs::read_to_string(&config_path).map_err(|e| {
+        let bytes = std::fs::read(&config_path).map_err(|e| {
             Error::Config(
                 Finding::error(
                     Location::file(&shown),
@@ -460,13 +461,19 @@ impl Book {
                 .with_hint("create it with `seihon new <id> --format markdown`, or see the README"),
             )
         })?;
+        let text = crate::error::decode_text(bytes, &shown).map_err(|f| Error::Book(vec![f]))?;
         let file: BookFile = parse_yaml(&text, &shown).map_err(|f| Error::Book(vec![f]))?;
         let id = root
             .canonicalize()
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "book".into());
-        resolve(file, id, root, &shown, project)
+        // Where a book with no chapters is reported: its `chapters:` key, else the top.
+        let chapters_line = text
+            .lines()
+            .position(|l| l.trim_start_matches('\u{feff}').starts_with("chapters:"))
+            .map_or(1, |i| i as u32 + 1);
+        resolve(file, id, root, &shown, chapters_line, project)
     }
 }
 
@@ -479,6 +486,7 @@ fn resolve(
     id: String,
     root: &Path,
     shown: &Path,
+    chapters_line: u32,
     project: &ProjectConfig,
 ) -> Result<Book> {
     let mut findings = Vec::new();
@@ -631,9 +639,11 @@ fn resolve(
     }
     if chapters.is_empty() && findings.is_empty() {
         findings.push(
-            Finding::error(Location::file(shown), "this book lists no chapters").with_hint(
-                "add `chapters: [ch01.md]` with the book's source files in reading order",
-            ),
+            Finding::error(
+                Location::new(shown, chapters_line, 1),
+                "this book lists no chapters",
+            )
+            .with_hint("add `chapters: [ch01.md]` with the book's source files in reading order"),
         );
     }
 
@@ -734,7 +744,7 @@ pub fn check_book_file(root: &Path, rel: &Path) -> std::result::Result<PathBuf, 
     Ok(path)
 }
 
-fn is_language_tag(tag: &str) -> bool {
+pub(crate) fn is_language_tag(tag: &str) -> bool {
     let mut parts = tag.split('-');
     let Some(primary) = parts.next() else {
         return false;
@@ -931,6 +941,7 @@ mod tests {
             "b".into(),
             Path::new("/nonexistent"),
             Path::new("book.yml"),
+            3,
             &ProjectConfig::default(),
         ) else {
             panic!("a bad role must fail")

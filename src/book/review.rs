@@ -34,12 +34,13 @@ pub fn is_review_project(dir: &Path) -> bool {
 /// Reads a YAML file into a JSON value, with YAML 1.1 surprises turned off (`no` stays a
 /// string, ISBNs keep leading zeros).
 fn read_yaml(path: &Path, shown: &Path) -> Result<(Value, String)> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         Error::Config(Finding::error(
             Location::file(shown),
             format!("cannot read this file: {e}"),
         ))
     })?;
+    let text = crate::error::decode_text(bytes, shown).map_err(Error::Config)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
     let opts =
         serde_saphyr::options! { strict_booleans: true, leading_zero_numbers_as_strings: true };
@@ -95,16 +96,21 @@ fn merge(base: &mut Value, over: Value) {
 }
 
 /// Reads a config file and the files it inherits, depth first, refusing cycles.
+///
+/// `from` is the `inherit:` line that named `file` (unknown for the book's own config file):
+/// a loop or a missing file is reported there.
 fn load_config(
     dir: &Path,
     file: &Path,
+    from: Option<&Location>,
     chain: &mut Vec<PathBuf>,
     texts: &mut Vec<(PathBuf, String)>,
 ) -> Result<Value> {
     let shown = display_path(Path::new("."), &dir.join(file));
+    let here = || from.cloned().unwrap_or_else(|| Location::file(&shown));
     if chain.contains(&file.to_path_buf()) {
         return Err(Error::Config(Finding::error(
-            Location::file(&shown),
+            here(),
             format!(
                 "`inherit:` makes a loop: {}",
                 chain
@@ -117,7 +123,7 @@ fn load_config(
     }
     let path = check_book_file(dir, file).map_err(|why| {
         Error::Config(Finding::error(
-            Location::file(&shown),
+            here(),
             format!("the settings file `{}` {why}", file.display()),
         ))
     })?;
@@ -125,8 +131,10 @@ fn load_config(
     chain.push(file.to_path_buf());
     let mut merged = Value::Object(Default::default());
     if let Some(inherit) = value.as_object_mut().and_then(|o| o.remove("inherit")) {
+        let inherit_at = key_location(&text, &shown, "inherit");
         for parent in strings(&inherit) {
-            let parent_value = load_config(dir, Path::new(&parent), chain, texts)?;
+            let parent_value =
+                load_config(dir, Path::new(&parent), Some(&inherit_at), chain, texts)?;
             merge(&mut merged, parent_value);
         }
     }
@@ -175,7 +183,7 @@ const ROLES: &[&str] = &[
 /// Warnings (settings seihon does not honour) are returned beside the book.
 pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
     let mut texts = Vec::new();
-    let mut cfg = load_config(dir, config, &mut Vec::new(), &mut texts)?;
+    let mut cfg = load_config(dir, config, None, &mut Vec::new(), &mut texts)?;
     let shown_config = display_path(Path::new("."), &dir.join(config));
     let config_text = texts.last().map(|(_, t)| t.clone()).unwrap_or_default();
     let at = |key: &str| key_location(&config_text, &shown_config, key);
@@ -198,6 +206,23 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
             ("Re:VIEW Sample Book".into(), None)
         });
     let language = string(get("language")).unwrap_or_else(|| "ja".into());
+    if !super::is_language_tag(&language) {
+        errors.push(
+            Finding::error(
+                at("language"),
+                format!("`{language}` is not a language tag"),
+            )
+            .with_hint("write a BCP 47 tag such as `ja`, `en` or `en-US`"),
+        );
+    }
+    for key in ["secnolevel", "toclevel", "tabwidth"] {
+        if get(key).is_some_and(|v| !v.is_null() && v.as_u64().is_none()) {
+            errors.push(
+                Finding::error(at(key), format!("`{key}` must be a whole number"))
+                    .with_hint(format!("write e.g. `{key}: 2`")),
+            );
+        }
+    }
 
     let mut creators = Vec::new();
     for role in ROLES {
@@ -465,9 +490,13 @@ fn chapters(
         match check_book_file(dir, &rel) {
             Ok(path) if rel.extension().is_some_and(|e| e == "re") => {
                 if out.iter().any(|c| c.rel == rel) {
+                    let again = nth_line_of(text, shown, file.trim(), 1);
                     errors.push(Finding::error(
-                        loc,
-                        format!("`{file}` is listed twice in the catalog"),
+                        if again.line > 0 { again } else { loc },
+                        format!(
+                            "`{file}` is listed twice in the catalog (first at line {})",
+                            line_of(text, shown, file.trim()).line
+                        ),
                     ));
                 } else {
                     out.push(ChapterSource {
@@ -498,10 +527,41 @@ fn chapters(
             add(&f, Role::Front, errors, &mut out);
         }
     }
+    const KEYS: [&str; 4] = ["PREDEF", "CHAPS", "APPENDIX", "POSTDEF"];
+    for key in catalog.as_object().into_iter().flat_map(|o| o.keys()) {
+        if !KEYS.contains(&key.as_str()) {
+            errors.push(
+                Finding::error(
+                    key_location(text, shown, key),
+                    format!("unknown key `{key}` in the catalog"),
+                )
+                .with_hint("the catalog's keys are PREDEF, CHAPS, APPENDIX and POSTDEF"),
+            );
+        }
+    }
+    for key in KEYS {
+        if catalog
+            .get(key)
+            .is_some_and(|v| !v.is_null() && !v.is_array())
+        {
+            errors.push(
+                Finding::error(
+                    key_location(text, shown, key),
+                    format!("`{key}:` must be a list of .re files"),
+                )
+                .with_hint(format!(
+                    "write one file a line under `{key}:`, as `  - ch01.re`"
+                )),
+            );
+        }
+    }
     if catalog.get("CHAPS").is_none() {
         errors.push(
-            Finding::error(Location::file(shown), "the catalog has no `CHAPS:` list")
-                .with_hint("list the chapters under `CHAPS:`"),
+            Finding::error(
+                Location::new(shown, 1, 1),
+                "the catalog has no `CHAPS:` list",
+            )
+            .with_hint("list the chapters under `CHAPS:`"),
         );
     }
     let mut parts = 0;
@@ -543,17 +603,35 @@ fn chapters(
             add(&f, Role::Back, errors, &mut out);
         }
     }
+    if out.is_empty() && errors.is_empty() {
+        let loc = key_location(text, shown, "CHAPS");
+        errors.push(
+            Finding::error(loc, "the catalog lists no chapters")
+                .with_hint("list the chapters under `CHAPS:`, one `  - ch01.re` a line"),
+        );
+    }
     out
 }
 
 /// The line where `needle` first appears in `text` (catalog entries are list items).
 fn line_of(text: &str, shown: &Path, needle: &str) -> Location {
-    for (i, line) in text.lines().enumerate() {
-        if let Some(col) = line.find(needle) {
-            return Location::new(shown, i as u32 + 1, line[..col].chars().count() as u32 + 1);
-        }
-    }
-    Location::file(shown)
+    nth_line_of(text, shown, needle, 0)
+}
+
+/// The line of the line (0-based `n`th) holding `needle`.
+fn nth_line_of(text: &str, shown: &Path, needle: &str, n: usize) -> Location {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let col = line.find(needle)?;
+            Some(Location::new(
+                shown,
+                i as u32 + 1,
+                line[..col].chars().count() as u32 + 1,
+            ))
+        })
+        .nth(n)
+        .unwrap_or_else(|| Location::file(shown))
 }
 
 #[cfg(test)]
@@ -603,6 +681,7 @@ mod tests {
         let v = load_config(
             dir.path(),
             Path::new("config.yml"),
+            None,
             &mut Vec::new(),
             &mut Vec::new(),
         )
@@ -620,10 +699,13 @@ mod tests {
         let err = load_config(
             dir.path(),
             Path::new("a.yml"),
+            None,
             &mut Vec::new(),
             &mut Vec::new(),
         )
         .unwrap_err();
         assert!(err.to_string().contains("loop"), "{err}");
+        // Reported at the `inherit:` line of b.yml, which closes the loop.
+        assert!(err.to_string().contains("b.yml:1:1"), "{err}");
     }
 }

@@ -39,20 +39,63 @@ pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
         | Options::ENABLE_SUPERSCRIPT
         | Options::ENABLE_SUBSCRIPT;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(f) = crate::error::nul_finding(text, shown) {
+        return (Document::new(shown), vec![f]);
+    }
     let events: Vec<(Event, Range<usize>)> =
         Parser::new_ext(text, opts).into_offset_iter().collect();
+    let lines = LineIndex::new(text);
+    if let Some(f) = too_deep(&events, text, &lines, shown) {
+        return (Document::new(shown), vec![f]);
+    }
     let mut r = Reader {
         text,
         shown,
         events,
         i: 0,
-        lines: LineIndex::new(text),
+        lines,
         findings: Vec::new(),
         doc: Document::new(shown),
     };
     let blocks = r.blocks(None);
     r.doc.blocks = blocks;
     (r.doc, r.findings)
+}
+
+/// Quotes, lists and inline markup nested deeper than this are refused: the reader and every
+/// step after it walk the document recursively, and no manuscript nests anywhere near this deep.
+const MAX_DEPTH: usize = 100;
+
+/// An error at the first element nested more than [`MAX_DEPTH`] levels deep, if any.
+fn too_deep(
+    events: &[(Event, Range<usize>)],
+    text: &str,
+    lines: &LineIndex,
+    shown: &Path,
+) -> Option<Finding> {
+    let mut depth = 0usize;
+    for (event, range) in events {
+        match event {
+            Event::Start(_) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    let pos = lines.pos(text, range.start);
+                    return Some(
+                        Finding::error(
+                            Location::new(shown, pos.line, pos.col),
+                            format!(
+                                "this is nested more than {MAX_DEPTH} levels deep (quotes, lists or inline markup)"
+                            ),
+                        )
+                        .with_hint("nest fewer quotes (`>`) or list items inside each other"),
+                    );
+                }
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 struct LineIndex {

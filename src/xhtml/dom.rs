@@ -221,6 +221,10 @@ impl std::error::Error for ParseError {}
 /// hostile input must not overflow the stack.
 const MAX_DEPTH: usize = 1000;
 
+/// A fragment (raw HTML in a chapter) must leave room for the page around it, so that a fragment
+/// that parses also fits in its page: the error is then reported at the chapter's own line.
+const MAX_FRAGMENT_DEPTH: usize = MAX_DEPTH - 100;
+
 const VOID_ELEMENTS: &[&str] = &[
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
     "wbr",
@@ -494,10 +498,14 @@ impl<'a> Parser<'a> {
             match event {
                 Event::Start(e) => {
                     let el = self.start_element(start, &e)?;
-                    if self.stack.len() >= MAX_DEPTH {
+                    let max = match self.mode {
+                        Mode::Document => MAX_DEPTH,
+                        Mode::Fragment => MAX_FRAGMENT_DEPTH,
+                    };
+                    if self.stack.len() >= max {
                         return Err(self.error(
                             start,
-                            format!("elements are nested more than {MAX_DEPTH} levels deep"),
+                            format!("elements are nested more than {max} levels deep"),
                         ));
                     }
                     self.stack.push(el);

@@ -880,7 +880,9 @@ impl Resolver<'_> {
             );
             return None;
         };
-        if media_type != "image/svg+xml" && imagesize::size(&path).is_err() {
+        if media_type != "image/svg+xml"
+            && (imagesize::size(&path).is_err() || png_cut_short(&path, media_type))
+        {
             self.errors.push(
                 Finding::error(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file", media_type.trim_start_matches("image/").to_uppercase()))
                     .with_hint("export the image again from its original"),
@@ -1188,4 +1190,11 @@ impl Resolver<'_> {
             )),
         }
     }
+}
+
+/// Whether a PNG file lacks its closing `IEND` chunk: the file was cut short (a copy or a
+/// download that stopped), though its header still reads.
+fn png_cut_short(path: &Path, media_type: &str) -> bool {
+    media_type == "image/png"
+        && std::fs::read(path).is_ok_and(|bytes| !bytes.windows(4).any(|w| w == b"IEND"))
 }

@@ -41,7 +41,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::book::Role;
 use crate::doc::*;
-use crate::error::{Finding, Location};
+use crate::error::{Finding, Location, Severity};
 use xml::{XElem, XNode};
 
 /// Metadata from `info`/`bookinfo`/`articleinfo` (merged by the caller under book.yml/config).
@@ -103,6 +103,20 @@ pub fn read(main: &Path, root: &Path) -> (DocBookBook, Vec<Finding>) {
     conv.check_links(&root_el);
     book.meta = conv.meta(&root_el);
     book.chapters = conv.top(&root_el);
+    // (A file that did not parse has said so already.)
+    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    if book.chapters.is_empty() && !failed {
+        conv.findings.push(
+            Finding::error(
+                conv.loc(root_el.file, root_el.pos),
+                format!(
+                    "this <{}> has no chapters: the book would be empty",
+                    root_el.local
+                ),
+            )
+            .with_hint("add a <chapter> (or <preface>, <appendix>, <section>) with some text"),
+        );
+    }
     book.xref_texts = std::mem::take(&mut conv.xref_texts);
     findings.append(&mut conv.findings);
     (book, findings)

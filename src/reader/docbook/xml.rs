@@ -469,7 +469,19 @@ impl Loader {
             }
         }
         match String::from_utf8(bytes) {
-            Ok(s) => s,
+            Ok(s) => {
+                // NUL is no XML character: a binary file, or UTF-16 without a byte order mark.
+                if let Some(at) = s.find('\0') {
+                    let pos = LineIndex::new(&s).pos(&s, at);
+                    self.error(
+                        file,
+                        pos,
+                        "this file holds a NUL character, so it is not text (is it binary, \
+                         or UTF-16?); save it as UTF-8",
+                    );
+                }
+                s
+            }
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
                 let bytes = e.into_bytes();

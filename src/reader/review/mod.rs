@@ -22,6 +22,10 @@ mod table;
 #[cfg(test)]
 mod tests;
 
+/// Lists and `//beginchild` blocks nested deeper than this are refused: the reader and every step
+/// after it walk the document recursively, and no manuscript nests anywhere near this deep.
+const MAX_DEPTH: usize = 100;
+
 /// Options from the book's config.yml that change how a chapter reads.
 #[derive(Debug, Clone, Default)]
 pub struct ReviewOptions {
@@ -37,6 +41,9 @@ pub struct ReviewOptions {
 /// problem found (errors and warnings); the reader never stops at the first error and never panics.
 pub fn read(text: &str, shown: &Path, opts: &ReviewOptions) -> (Document, Vec<Finding>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(f) = crate::error::nul_finding(text, shown) {
+        return (Document::new(shown), vec![f]);
+    }
     let mut lines: Vec<&str> = text
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
@@ -58,6 +65,7 @@ pub fn read(text: &str, shown: &Path, opts: &ReviewOptions) -> (Document, Vec<Fi
         fn_refs: HashSet::new(),
         endnote_refs: HashSet::new(),
         printendnotes: false,
+        gave_up: false,
     };
     let (blocks, _) = p.blocks();
     p.doc.blocks = blocks;
@@ -94,6 +102,8 @@ struct Parser<'a> {
     fn_refs: HashSet<String>,
     endnote_refs: HashSet<String>,
     printendnotes: bool,
+    /// Reading stopped early (see [`Parser::too_deep`]): blocks left open are not reported.
+    gave_up: bool,
 }
 
 /// Text with the source position of every character, so inline markup parsed from joined
@@ -636,6 +646,10 @@ impl<'a> Parser<'a> {
             } else {
                 depth
             };
+            if depth > MAX_DEPTH {
+                self.too_deep(Pos::new(ln, 1), "this list item");
+                break;
+            }
             items.push((depth, Pos::new(ln, 1), text));
         }
         let mut k = 0;
@@ -714,13 +728,29 @@ impl<'a> Parser<'a> {
         Block::new(BlockKind::DefinitionList(items), at)
     }
 
+    /// Reports `what` as nested more than [`MAX_DEPTH`] levels deep and stops reading the file:
+    /// whatever follows belongs to the nesting, and would only repeat the error.
+    fn too_deep(&mut self, at: Pos, what: &str) {
+        self.error_hint(
+            at,
+            format!("{what} is nested more than {MAX_DEPTH} levels deep"),
+            "nest fewer lists or `//beginchild` blocks inside each other",
+        );
+        self.i = self.lines.len();
+        self.gave_up = true;
+    }
+
     /// `//beginchild` … `//endchild`: the blocks between join the last item of the list just
     /// before.
     fn beginchild(&mut self, at: Pos, out: &mut Vec<Block>) {
+        if self.stack.len() >= MAX_DEPTH {
+            self.too_deep(at, "this `//beginchild`");
+            return;
+        }
         self.stack.push(Frame::Child);
         let (inner, closed) = self.blocks();
         self.stack.pop();
-        if !closed {
+        if !closed && !self.gave_up {
             self.error_hint(
                 at,
                 "`//beginchild` opened here is never closed with `//endchild`",

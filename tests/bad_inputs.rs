@@ -1,0 +1,2072 @@
+//! The bad-input suite: malformed inputs of every format (truncated files, wrong encodings,
+//! binary files, unclosed blocks, deep nesting, huge lines, missing images, include cycles,
+//! empty books, duplicates, bad YAML). Each must give an error at its file and line, exit 1 or
+//! 2, no panic (even with `RUST_BACKTRACE=1`), and, where a good build came first, leave the
+//! previous EPUB byte for byte as it was. CRLF, tabs and a UTF-8 BOM are not mistakes: the
+//! "survives" cases check that they build, with the same text as the plain book.
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use support::*;
+
+/// Where a case's book starts from.
+#[derive(Clone, Copy)]
+enum Base {
+    /// `books/neko-no-hon` (Markdown, book.yml).
+    Neko,
+    /// `books/review-nyumon` (Re:VIEW, config.yml, catalog.yml).
+    Review,
+    /// `books/docbook-guide` (DocBook 4.5, guide.xml with an entity chapter tools.xml).
+    Guide,
+    /// A one-chapter Markdown book (`book.yml`, `ch01.md`).
+    TinyMd,
+    /// A one-chapter Re:VIEW book (`config.yml`, `catalog.yml`, `ch01.re`).
+    TinyRe,
+    /// A DocBook 5 article (`book.xml`).
+    TinyDb5,
+}
+
+/// What a case must give.
+#[derive(Clone)]
+enum Expect {
+    /// An error naming this file (as printed, relative to the project) at this line, or at
+    /// some line when `None`.
+    Error(String, Option<u32>),
+    /// A build that succeeds (exit 0) with a warning at this file and line: what seihon keeps
+    /// going over by design (the text is shown in place of a missing image, …). Not counted as
+    /// malformed.
+    Warning(String, u32),
+    /// A build that succeeds (exit 0).
+    Survives,
+    /// A build that succeeds with the same text in every page as the book before the edit.
+    SameText,
+}
+
+type Edit = Box<dyn Fn(&Path) + Send + Sync>;
+
+struct Case {
+    name: String,
+    base: Base,
+    edit: Edit,
+    expect: Expect,
+    /// Build the good book first and check its EPUB is untouched by the failed build.
+    keep: bool,
+    /// Also run `seihon` with the project's `seihon.yml` changed (written to the project).
+    project_file: Option<Vec<u8>>,
+}
+
+/// The id (folder under `books/`) each base is copied to.
+fn book_id(base: Base) -> &'static str {
+    match base {
+        Base::Neko => "neko",
+        Base::Review => "nyumon",
+        Base::Guide => "guide",
+        Base::TinyMd => "tmd",
+        Base::TinyRe => "tre",
+        Base::TinyDb5 => "tdb",
+    }
+}
+
+fn make_base(project: &TempProject, base: Base) -> PathBuf {
+    let id = book_id(base);
+    match base {
+        Base::Neko => project.add_book(&repo().join("books/neko-no-hon"), id),
+        Base::Review => project.add_book(&repo().join("books/review-nyumon"), id),
+        Base::Guide => project.add_book(&repo().join("books/docbook-guide"), id),
+        Base::TinyMd => {
+            let dir = project.path().join("books").join(id);
+            write(&dir, "book.yml", TINY_BOOK_YML);
+            write(&dir, "ch01.md", TINY_MD);
+            dir
+        }
+        Base::TinyRe => {
+            let dir = project.path().join("books").join(id);
+            write(&dir, "config.yml", TINY_CONFIG_YML);
+            write(&dir, "catalog.yml", TINY_CATALOG_YML);
+            write(&dir, "ch01.re", TINY_RE);
+            dir
+        }
+        Base::TinyDb5 => {
+            let dir = project.path().join("books").join(id);
+            write(&dir, "book.xml", TINY_DB5);
+            dir
+        }
+    }
+}
+
+const TINY_BOOK_YML: &str = "title: Tiny\nlanguage: en\nchapters: [ch01.md]\n";
+const TINY_MD: &str = "# One {#one}\n\nFirst paragraph.\n\nSecond paragraph.\n";
+const TINY_CONFIG_YML: &str = "booktitle: Tiny\nlanguage: en\n";
+const TINY_CATALOG_YML: &str = "CHAPS:\n  - ch01.re\n";
+const TINY_RE: &str = "= One\n\nFirst paragraph.\n\nSecond paragraph.\n";
+const TINY_DB5: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
+<article xmlns=\"http://docbook.org/ns/docbook\" version=\"5.0\" xml:lang=\"en\">
+  <info><title>Tiny</title></info>
+  <section xml:id=\"one\">
+    <title>One</title>
+    <para>First paragraph.</para>
+  </section>
+</article>
+";
+
+fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, contents).unwrap();
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+/// Replaces `from` (which must be there) by `to` in a file.
+fn replace(dir: &Path, name: &str, from: &str, to: &str) {
+    let text = read(dir, name);
+    assert!(text.contains(from), "`{from}` is not in {name}");
+    write(dir, name, text.replacen(from, to, 1));
+}
+
+/// Runs `seihon args…` in the project with backtraces on, so a panic could not hide.
+fn seihon(project: &TempProject, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_seihon"))
+        .args(args)
+        .current_dir(project.path())
+        .env_remove("SOURCE_DATE_EPOCH")
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LIB_BACKTRACE", "1")
+        .output()
+        .expect("run seihon")
+}
+
+/// The 1-based line of byte `at` in `bytes`.
+fn line_of(bytes: &[u8], at: usize) -> u32 {
+    bytes[..at].iter().filter(|&&b| b == b'\n').count() as u32 + 1
+}
+
+/// The line of the first byte that is not UTF-8, else of the first NUL: a file is first checked
+/// to be UTF-8, then to be text.
+fn first_bad_line(bytes: &[u8]) -> u32 {
+    let at = match std::str::from_utf8(bytes) {
+        Err(e) => e.valid_up_to(),
+        Ok(_) => bytes.iter().position(|&b| b == 0).expect("a NUL"),
+    };
+    line_of(bytes, at)
+}
+
+/// The 1-based line of the first occurrence of `needle` in a file of the base book.
+fn line_in(text: &str, needle: &str) -> u32 {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("`{needle}` not found"));
+    line_of(text.as_bytes(), at)
+}
+
+/// Deterministic pseudo-random bytes.
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89\0\0\0\rIDATx\x9cc\xf8\xff\xff?\0\x05\xfe\x02\xfe\xa7\x35\x81\x84\0\0\0\0IEND\xaeB`\x82";
+
+/// What went wrong with one case, or `None`.
+fn run_case(case: &Case) -> Option<String> {
+    let project = TempProject::new();
+    let dir = make_base(&project, case.base);
+    let id = book_id(case.base);
+    let plain = matches!(case.expect, Expect::SameText);
+    let before = if case.keep || plain {
+        let first = seihon(&project, &["build", id]);
+        if !first.status.success() {
+            return Some(format!("the good book did not build: {}", text(&first)));
+        }
+        Some(std::fs::read(project.epub(id)).unwrap())
+    } else {
+        None
+    };
+    (case.edit)(&dir);
+    if let Some(bytes) = &case.project_file {
+        std::fs::write(project.path().join("seihon.yml"), bytes).unwrap();
+    }
+    let out = seihon(&project, &["build", id]);
+    let all = text(&out);
+    let mut why = Vec::new();
+    for bad in [
+        "panicked",
+        "stack backtrace",
+        "RUST_BACKTRACE",
+        "internal error",
+        "overflowed its stack",
+    ] {
+        if all.contains(bad) {
+            why.push(format!("the output contains `{bad}`"));
+        }
+    }
+    if all.len() > 64 * 1024 {
+        why.push(format!("{} bytes of output", all.len()));
+    }
+    match &case.expect {
+        Expect::Survives | Expect::SameText => {
+            if out.status.code() != Some(0) {
+                why.push(format!("exit {:?}, expected 0", out.status.code()));
+            } else if let Some(before) = &before
+                && plain
+            {
+                let after = std::fs::read(project.epub(id)).unwrap();
+                for (name, old, new) in page_texts(before, &after) {
+                    if old != new {
+                        why.push(format!(
+                            "{name} reads differently:\n  was {old}\n  now {new}"
+                        ));
+                    }
+                }
+            }
+        }
+        Expect::Warning(file, line) => {
+            if out.status.code() != Some(0) {
+                why.push(format!("exit {:?}, expected 0", out.status.code()));
+            }
+            if !all
+                .lines()
+                .any(|l| located(l, file, Some(*line), "warning"))
+            {
+                why.push(format!("no warning at `{file}:{line}`"));
+            }
+        }
+        Expect::Error(file, line) => {
+            if !matches!(out.status.code(), Some(1 | 2)) {
+                why.push(format!("exit {:?}, expected 1 or 2", out.status.code()));
+            }
+            if !all.lines().any(|l| located(l, file, *line, "error")) {
+                why.push(format!(
+                    "no error at `{file}:{}`",
+                    line.map_or("LINE".to_string(), |l| l.to_string())
+                ));
+            }
+            if let Some(before) = &before
+                && std::fs::read(project.epub(id)).ok().as_ref() != Some(before)
+            {
+                why.push("the previous EPUB was changed".to_string());
+            }
+        }
+    }
+    (!why.is_empty()).then(|| {
+        let shown: String = all.chars().take(3000).collect();
+        format!("{}: {}\n{shown}", case.name, why.join("; "))
+    })
+}
+
+/// For each XHTML page of two EPUBs (by name): its text, tags dropped and spaces collapsed.
+fn page_texts(a: &[u8], b: &[u8]) -> Vec<(String, String, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let (pa, pb) = (dir.path().join("a.epub"), dir.path().join("b.epub"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    let text = |epub: &Path, name: &str| {
+        let xhtml = read_entry(epub, name);
+        let body = &xhtml[xhtml.find("<body").unwrap_or(0)..];
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in body.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => {
+                    in_tag = false;
+                    out.push(' ');
+                }
+                _ if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let names_a: Vec<String> = entry_names(&pa)
+        .into_iter()
+        .filter(|n| n.ends_with(".xhtml"))
+        .collect();
+    let names_b: Vec<String> = entry_names(&pb)
+        .into_iter()
+        .filter(|n| n.ends_with(".xhtml"))
+        .collect();
+    if names_a != names_b {
+        return vec![("the page list".into(), names_a.join(" "), names_b.join(" "))];
+    }
+    names_a
+        .iter()
+        .map(|n| (n.clone(), text(&pa, n), text(&pb, n)))
+        .collect()
+}
+
+/// Whether `line` is a finding of `severity` at `file:LINE:` or `file:LINE:COL:` (with LINE =
+/// `want` if given).
+fn located(line: &str, file: &str, want: Option<u32>, severity: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix(file) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix(':') else {
+        return false;
+    };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let Ok(n) = digits.parse::<u32>() else {
+        return false;
+    };
+    if n == 0 || want.is_some_and(|w| w != n) {
+        return false;
+    }
+    let rest = &rest[digits.len()..];
+    let rest = match rest.strip_prefix(':') {
+        Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit()),
+        None => return false,
+    };
+    rest.strip_prefix(": ")
+        .is_some_and(|r| r.starts_with(&format!("{severity}:")))
+}
+
+/// Runs every case and fails with all the failures together.
+fn run_all(group: &str, cases: Vec<Case>) {
+    let started = std::time::Instant::now();
+    let malformed = cases
+        .iter()
+        .filter(|c| matches!(c.expect, Expect::Error(..)))
+        .count();
+    let warned = cases
+        .iter()
+        .filter(|c| matches!(c.expect, Expect::Warning(..)))
+        .count();
+    let survives = cases.len() - malformed - warned;
+    let mut names = std::collections::HashSet::new();
+    for c in &cases {
+        assert!(names.insert(c.name.clone()), "two cases named {}", c.name);
+    }
+    let failures: Vec<String> = cases.iter().filter_map(run_case).collect();
+    println!(
+        "{group}: {malformed} malformed cases, {warned} warned cases, {survives} survives cases, {} failed, in {:.1?}",
+        failures.len(),
+        started.elapsed()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} {group} cases failed:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the cases.
+
+fn case(
+    name: impl Into<String>,
+    base: Base,
+    expect: Expect,
+    edit: impl Fn(&Path) + Send + Sync + 'static,
+) -> Case {
+    Case {
+        name: name.into(),
+        base,
+        edit: Box::new(edit),
+        expect,
+        keep: false,
+        project_file: None,
+    }
+}
+
+impl Case {
+    /// Builds the good book first and checks the failed build leaves its EPUB alone.
+    fn keep(mut self) -> Self {
+        self.keep = true;
+        self
+    }
+}
+
+/// An error at `books/<id>/<file>:<line>`.
+fn err(base: Base, file: &str, line: u32) -> Expect {
+    Expect::Error(format!("books/{}/{file}", book_id(base)), Some(line))
+}
+
+/// Writes `contents` as file `name` of the book.
+fn put(name: &'static str, contents: impl AsRef<[u8]> + Send + Sync + 'static) -> impl Fn(&Path) {
+    move |dir: &Path| write(dir, name, contents.as_ref())
+}
+
+/// A file's bytes cut at `len`.
+fn cut(bytes: &[u8], len: usize) -> Vec<u8> {
+    bytes[..len.min(bytes.len())].to_vec()
+}
+
+fn sample(path: &str) -> Vec<u8> {
+    std::fs::read(repo().join("books").join(path)).unwrap()
+}
+
+fn sample_text(path: &str) -> String {
+    String::from_utf8(sample(path)).unwrap()
+}
+
+fn utf16(text: &str, big_endian: bool, bom: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let units = (if bom { "\u{feff}" } else { "" })
+        .encode_utf16()
+        .chain(text.encode_utf16());
+    for u in units {
+        out.extend(if big_endian {
+            u.to_be_bytes()
+        } else {
+            u.to_le_bytes()
+        });
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown chapters.
+
+fn markdown_cases() -> Vec<Case> {
+    use Base::*;
+    let mut cases = vec![
+        // Wrong encodings: the first byte that is not UTF-8 is the place.
+        case(
+            "md latin-1",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put("ch01.md", b"# One\n\nCaf\xe9 au lait.\n"),
+        ),
+        case(
+            "md shift_jis",
+            TinyMd,
+            err(TinyMd, "ch01.md", 4),
+            put("ch01.md", b"# One\n\nplain\n\x82\xa0\x82\xa2\n"),
+        ),
+        case(
+            "md euc-jp",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put("ch01.md", b"# One\n\n\xa4\xa2\xa4\xa4\n"),
+        ),
+        case(
+            "md utf-16le bom",
+            TinyMd,
+            err(TinyMd, "ch01.md", 1),
+            put("ch01.md", utf16(TINY_MD, false, true)),
+        ),
+        case(
+            "md utf-16be bom",
+            TinyMd,
+            err(TinyMd, "ch01.md", 1),
+            put("ch01.md", utf16(TINY_MD, true, true)),
+        ),
+        case(
+            "md utf-16le",
+            TinyMd,
+            err(
+                TinyMd,
+                "ch01.md",
+                first_bad_line(&utf16("# 一\n\n本文\n", false, false)),
+            ),
+            put("ch01.md", utf16("# 一\n\n本文\n", false, false)),
+        ),
+        case(
+            "md utf-16be",
+            TinyMd,
+            err(
+                TinyMd,
+                "ch01.md",
+                first_bad_line(&utf16("# 一\n\n本文\n", true, false)),
+            ),
+            put("ch01.md", utf16("# 一\n\n本文\n", true, false)),
+        ),
+        case(
+            "md invalid utf-8 at line 7",
+            Neko,
+            err(Neko, "ch02.md", 7),
+            |d: &Path| {
+                let mut lines: Vec<Vec<u8>> = std::fs::read(d.join("ch02.md"))
+                    .unwrap()
+                    .split(|&b| b == b'\n')
+                    .map(<[u8]>::to_vec)
+                    .collect();
+                lines[6].extend(b"\xc3\x28");
+                write(d, "ch02.md", lines.join(&b'\n'));
+            },
+        )
+        .keep(),
+        // Binary files named .md.
+        case(
+            "md png",
+            TinyMd,
+            err(TinyMd, "ch01.md", 1),
+            put("ch01.md", PNG),
+        )
+        .keep(),
+        case(
+            "md nul bytes",
+            TinyMd,
+            err(TinyMd, "ch01.md", 1),
+            put("ch01.md", vec![0u8; 1024]),
+        ),
+        case(
+            "md one nul byte",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put("ch01.md", b"# One\n\nFirst\0paragraph.\n"),
+        ),
+        // Missing and broken images.
+        case(
+            "md missing image",
+            TinyMd,
+            err(TinyMd, "ch01.md", 7),
+            put("ch01.md", format!("{TINY_MD}\n![a cat](images/cat.png)\n")),
+        )
+        .keep(),
+        case(
+            "md missing inline image",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put("ch01.md", "# One\n\nSee ![a cat](cat.png) here.\n"),
+        ),
+        case(
+            "md zero-byte image",
+            Neko,
+            err(Neko, "ch02.md", 5),
+            put("images/pipeline.png", b""),
+        ),
+        case(
+            "md image is a folder",
+            Neko,
+            err(Neko, "ch02.md", 5),
+            |d: &Path| {
+                std::fs::remove_file(d.join("images/pipeline.png")).unwrap();
+                std::fs::create_dir(d.join("images/pipeline.png")).unwrap();
+            },
+        ),
+        case(
+            "md truncated png",
+            Neko,
+            err(Neko, "ch02.md", 5),
+            |d: &Path| {
+                let png = std::fs::read(d.join("images/pipeline.png")).unwrap();
+                write(d, "images/pipeline.png", cut(&png, 40));
+            },
+        ),
+        // Links and notes to nothing.
+        case(
+            "md undefined footnote",
+            TinyMd,
+            err(TinyMd, "ch01.md", 5),
+            put("ch01.md", "# One\n\nFirst.\n\nSecond[^nope].\n"),
+        ),
+        case(
+            "md link to a missing chapter",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put("ch01.md", "# One\n\nSee [two](ch02.md).\n"),
+        ),
+        case(
+            "md link to a missing anchor",
+            Neko,
+            err(Neko, "preface.md", 4),
+            |d: &Path| replace(d, "preface.md", "ch01.md#manuscript", "ch01.md#nowhere"),
+        ),
+        // Raw HTML that is not XHTML.
+        case(
+            "md unclosed raw div",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put(
+                "ch01.md",
+                "# One\n\n<div class=\"x\">\n<p>text</p>\n\nMore.\n",
+            ),
+        ),
+        case(
+            "md unclosed html comment",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put("ch01.md", "# One\n\n<!-- never closed\n\ntext\n"),
+        ),
+        case(
+            "md img without slash",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put(
+                "ch01.md",
+                "# One\n\nA <img src=\"x.png\" alt=\"x\"> here.\n",
+            ),
+        ),
+        case(
+            "md bad front matter key",
+            TinyMd,
+            err(TinyMd, "ch01.md", 2),
+            put("ch01.md", "---\nlnag: en\n---\n\n# One\n"),
+        ),
+        // Deep nesting: refused at the first element more than 100 levels deep, never a stack
+        // overflow.
+        case(
+            "md 5000 nested quotes",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put("ch01.md", format!("# One\n\n{} deep\n", ">".repeat(5000))),
+        )
+        .keep(),
+        // Each level is a list and an item, so level 51 (line 53) is the first past 100.
+        case(
+            "md 5000 nested list items",
+            TinyMd,
+            err(TinyMd, "ch01.md", 53),
+            put(
+                "ch01.md",
+                format!(
+                    "# One\n\n{}",
+                    (0..5000)
+                        .map(|i| format!("{}- item\n", "  ".repeat(i)))
+                        .collect::<String>()
+                ),
+            ),
+        ),
+        case(
+            "md 3000 nested emphasis",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put(
+                "ch01.md",
+                format!("# One\n\n{}x{}\n", "*".repeat(3000), "*".repeat(3000)),
+            ),
+        ),
+        case(
+            "md 999 nested raw divs",
+            TinyMd,
+            err(TinyMd, "ch01.md", 3),
+            put(
+                "ch01.md",
+                format!(
+                    "# One\n\n{}x{}\n",
+                    "<div>".repeat(999),
+                    "</div>".repeat(999)
+                ),
+            ),
+        ),
+        case(
+            "md quotes nested in a footnote",
+            TinyMd,
+            err(TinyMd, "ch01.md", 5),
+            put(
+                "ch01.md",
+                format!("# One\n\nText[^1].\n\n[^1]: {}deep\n", "> ".repeat(3000)),
+            ),
+        ),
+        // A huge line: the mistake after it is still found, and the line is not echoed.
+        case(
+            "md 20 MB line",
+            TinyMd,
+            err(TinyMd, "ch01.md", 5),
+            put(
+                "ch01.md",
+                format!("# One\n\n{}\n\n![x](nope.png)\n", "a".repeat(20 << 20)),
+            ),
+        ),
+    ];
+    // Cut in the middle of a multi-byte character at several lines.
+    let ch01 = sample("neko-no-hon/ch01.md");
+    for n in [3, 9, 14] {
+        let start: usize = ch01
+            .split(|&b| b == b'\n')
+            .take(n - 1)
+            .map(|l| l.len() + 1)
+            .sum();
+        let at = start + ch01[start..].iter().position(|&b| b >= 0xE0).unwrap() + 1;
+        let bytes = cut(&ch01, at);
+        let line = first_bad_line(&bytes);
+        cases.push(case(
+            format!("md cut inside a character at line {line}"),
+            Neko,
+            err(Neko, "ch01.md", line),
+            put("ch01.md", bytes),
+        ));
+    }
+    // Random bytes.
+    for seed in 1..=3 {
+        let bytes = noise(3000, seed);
+        let line = first_bad_line(&bytes);
+        cases.push(case(
+            format!("md random bytes {seed}"),
+            TinyMd,
+            err(TinyMd, "ch01.md", line),
+            put("ch01.md", bytes),
+        ));
+    }
+    cases
+}
+
+// ---------------------------------------------------------------------------------------------
+// Re:VIEW chapters and catalog.yml.
+
+/// The tiny Re:VIEW chapter with `body` from line 7 on.
+fn re_with(body: &str) -> String {
+    format!("{TINY_RE}\n{body}")
+}
+
+fn review_cases() -> Vec<Case> {
+    use Base::*;
+    let re = |name: &str, line: u32, body: &str| {
+        case(
+            format!("re {name}"),
+            TinyRe,
+            err(TinyRe, "ch01.re", line),
+            put("ch01.re", re_with(body)),
+        )
+    };
+    let warn = |name: &str, line: u32, body: &str| {
+        case(
+            format!("re {name}"),
+            TinyRe,
+            Expect::Warning("books/tre/ch01.re".into(), line),
+            put("ch01.re", re_with(body)),
+        )
+    };
+    let config_warn = |name: &str, line: u32, text: &str| {
+        case(
+            format!("config {name}"),
+            TinyRe,
+            Expect::Warning("books/tre/config.yml".into(), line),
+            put("config.yml", text.to_string()),
+        )
+    };
+    let mut cases = vec![
+        // Blocks never closed: the error is at the line that opened them.
+        re(
+            "unclosed //list",
+            7,
+            "//list[a][A listing]{\nint x;\n\nmore text\n",
+        ),
+        re("unclosed //emlist", 7, "//emlist{\ncode\n"),
+        re("unclosed //listnum", 7, "//listnum[n][Numbered]{\ncode\n"),
+        re("unclosed //cmd", 7, "//cmd{\n$ ls\n"),
+        re(
+            "unclosed //table",
+            7,
+            "//table[t][A table]{\na\tb\n-----\n1\t2\n",
+        ),
+        re("unclosed //note", 7, "//note[A note]{\nText in the note.\n"),
+        re("unclosed //lead", 7, "//lead{\nLead text.\n"),
+        re("unclosed //quote", 7, "//quote{\nQuoted.\n"),
+        re("unclosed //image", 7, "//image[flow][A figure]{\nart\n"),
+        re(
+            "unclosed //texequation",
+            7,
+            "//texequation[e][E]{\nE = mc^2\n",
+        ),
+        re("unclosed //{", 7, "//{\nraw\n"),
+        re(
+            "unclosed //beginchild",
+            8,
+            " * item\n//beginchild\nChild text.\n",
+        ),
+        re("unclosed argument", 7, "//list[a][A listing{\ncode\n//}\n"),
+        re("unclosed inline", 7, "Text @<b>{bold that never ends.\n"),
+        re("stray //}", 8, "Text.\n//}\n"),
+        re("stray //endchild", 7, "//endchild\n"),
+        re(
+            "nested mini-columns",
+            9,
+            "//note[outer]{\nText.\n//memo[inner]{\nInner.\n//}\n//}\n",
+        ),
+        re("nested inline", 7, "Text @<b>{bold @<i>{italic}}.\n"),
+        re(
+            "deeply nested inline",
+            7,
+            &format!("{}x{}\n", "@<b>{".repeat(5000), "}".repeat(5000)),
+        ),
+        // Level 101 is on line 107 (levels 1… from line 7).
+        re(
+            "3000-level list",
+            107,
+            &(1..3000)
+                .map(|i| format!(" {} item\n", "*".repeat(i)))
+                .collect::<String>(),
+        ),
+        // The 101st `//beginchild` (line 8 + 2 × 100) is refused.
+        re(
+            "3000 nested //beginchild",
+            208,
+            &format!(
+                " * a\n{}{}",
+                "//beginchild\n * b\n".repeat(3000),
+                "//endchild\n".repeat(3000)
+            ),
+        ),
+        re(
+            "999 nested divs in //embed",
+            8,
+            &format!(
+                "//embed[html]{{\n{}x{}\n//}}\n",
+                "<div>".repeat(999),
+                "</div>".repeat(999)
+            ),
+        ),
+        re("list jumps two levels", 8, " * one\n *** three\n"),
+        re("unknown block command", 7, "//frobnicate[x]{\ntext\n//}\n"),
+        re("unknown inline command", 7, "Text @<frob>{x}.\n"),
+        re("unknown heading tag", 7, "==[frob] A section\n"),
+        // References to labels that do not exist.
+        re("undefined @<list>", 7, "See @<list>{nope}.\n"),
+        re("undefined @<img>", 7, "See @<img>{nope}.\n"),
+        re("undefined @<table>", 7, "See @<table>{nope}.\n"),
+        re("undefined @<fn>", 7, "See @<fn>{nope}.\n"),
+        re("undefined @<eq>", 7, "See @<eq>{nope}.\n"),
+        re("undefined @<chap>", 7, "See @<chap>{nope}.\n"),
+        re("undefined @<hd>", 7, "See @<hd>{nope}.\n"),
+        re("@<list> in a missing chapter", 7, "See @<list>{ch09|x}.\n"),
+        // Duplicates.
+        warn(
+            "duplicate listing id",
+            11,
+            "//list[a][A]{\nx\n//}\n\n//list[a][B]{\ny\n//}\n",
+        ),
+        re(
+            "duplicate footnote id",
+            8,
+            "//footnote[f][One.]\n//footnote[f][Two.]\nText@<fn>{f}.\n",
+        ),
+        // Missing images.
+        warn("missing //image", 7, "//image[nope][A figure]\n"),
+        warn("missing //indepimage", 7, "//indepimage[nope]\n"),
+        warn("missing @<icon>", 7, "An @<icon>{nope} icon.\n"),
+        // Encodings and binaries.
+        case(
+            "re latin-1",
+            TinyRe,
+            err(TinyRe, "ch01.re", 3),
+            put("ch01.re", b"= One\n\nCaf\xe9.\n"),
+        ),
+        case(
+            "re shift_jis",
+            TinyRe,
+            err(TinyRe, "ch01.re", 1),
+            put("ch01.re", b"= \x8f\xcd\n\n\x96\x7b\x95\xb6\n"),
+        ),
+        case(
+            "re euc-jp",
+            TinyRe,
+            err(TinyRe, "ch01.re", 3),
+            put("ch01.re", b"= One\n\n\xcb\xdc\xca\xb8\n"),
+        ),
+        case(
+            "re utf-16le bom",
+            TinyRe,
+            err(TinyRe, "ch01.re", 1),
+            put("ch01.re", utf16(TINY_RE, false, true)),
+        ),
+        case(
+            "re utf-16be bom",
+            TinyRe,
+            err(TinyRe, "ch01.re", 1),
+            put("ch01.re", utf16(TINY_RE, true, true)),
+        ),
+        case(
+            "re utf-16le",
+            TinyRe,
+            err(TinyRe, "ch01.re", 1),
+            put("ch01.re", utf16(TINY_RE, false, false)),
+        ),
+        case(
+            "re utf-16be",
+            TinyRe,
+            err(TinyRe, "ch01.re", 1),
+            put("ch01.re", utf16(TINY_RE, true, false)),
+        ),
+        case(
+            "re png",
+            TinyRe,
+            err(TinyRe, "ch01.re", 1),
+            put("ch01.re", PNG),
+        )
+        .keep(),
+        case(
+            "re nul bytes",
+            TinyRe,
+            err(TinyRe, "ch01.re", 1),
+            put("ch01.re", vec![0u8; 512]),
+        ),
+        case(
+            "re invalid utf-8 in ch02",
+            Review,
+            err(Review, "ch02.re", 16),
+            |d: &Path| {
+                let text = read(d, "ch02.re");
+                let at = text.find("意味").unwrap();
+                let mut bytes = text.into_bytes();
+                bytes.insert(at, 0xFF);
+                write(d, "ch02.re", bytes);
+            },
+        )
+        .keep(),
+        case(
+            "re 20 MB line",
+            TinyRe,
+            err(TinyRe, "ch01.re", 7),
+            put(
+                "ch01.re",
+                re_with(&format!("{} @<b>{{never closed\n", "a".repeat(20 << 20))),
+            ),
+        ),
+        // catalog.yml.
+        case(
+            "catalog lists a chapter twice",
+            Review,
+            err(Review, "catalog.yml", 7),
+            |d: &Path| {
+                replace(
+                    d,
+                    "catalog.yml",
+                    "  - ch02.re\n",
+                    "  - ch02.re\n  - ch01.re\n",
+                )
+            },
+        )
+        .keep(),
+        case(
+            "catalog lists a missing file",
+            TinyRe,
+            err(TinyRe, "catalog.yml", 3),
+            put("catalog.yml", "CHAPS:\n  - ch01.re\n  - ch09.re\n"),
+        ),
+        case(
+            "catalog CHAPS is a number",
+            TinyRe,
+            err(TinyRe, "catalog.yml", 1),
+            put("catalog.yml", "CHAPS: 5\n"),
+        ),
+        case(
+            "catalog unknown key",
+            TinyRe,
+            err(TinyRe, "catalog.yml", 1),
+            put("catalog.yml", "CHAPTERS:\n  - ch01.re\n"),
+        ),
+        case(
+            "catalog empty list",
+            TinyRe,
+            err(TinyRe, "catalog.yml", 1),
+            put("catalog.yml", "CHAPS: []\n"),
+        ),
+        case(
+            "catalog zero bytes",
+            TinyRe,
+            err(TinyRe, "catalog.yml", 1),
+            put("catalog.yml", ""),
+        ),
+        case(
+            "catalog truncated mid-item",
+            Review,
+            err(Review, "catalog.yml", 5),
+            |d: &Path| {
+                let text = read(d, "catalog.yml");
+                write(d, "catalog.yml", &text[..text.find("ch01.re").unwrap() + 3]);
+            },
+        ),
+        case(
+            "catalog truncated flow list",
+            TinyRe,
+            err(TinyRe, "catalog.yml", 1),
+            put("catalog.yml", "CHAPS: [ch01.re"),
+        ),
+        case(
+            "catalog shift_jis",
+            TinyRe,
+            err(TinyRe, "catalog.yml", 2),
+            put("catalog.yml", b"CHAPS:\n  - \x8f\xcd.re\n"),
+        ),
+        case(
+            "catalog png",
+            TinyRe,
+            err(TinyRe, "catalog.yml", 1),
+            put("catalog.yml", PNG),
+        ),
+        case(
+            "catalog lists an image",
+            Review,
+            err(Review, "catalog.yml", 9),
+            |d: &Path| replace(d, "catalog.yml", "  - appendix.re", "  - images/flow.png"),
+        ),
+        // config.yml.
+        case(
+            "config language",
+            TinyRe,
+            err(TinyRe, "config.yml", 2),
+            put("config.yml", "booktitle: Tiny\nlanguage: 日本語\n"),
+        ),
+        case(
+            "config secnolevel word",
+            TinyRe,
+            err(TinyRe, "config.yml", 3),
+            put(
+                "config.yml",
+                "booktitle: Tiny\nlanguage: en\nsecnolevel: two\n",
+            ),
+        ),
+        config_warn(
+            "bad date",
+            3,
+            "booktitle: Tiny\nlanguage: en\ndate: 2026-13-45\n",
+        ),
+        config_warn(
+            "bad isbn",
+            3,
+            "booktitle: Tiny\nlanguage: en\nisbn: 978-4-00-000000-1\n",
+        ),
+        case(
+            "config inherits itself",
+            TinyRe,
+            err(TinyRe, "config.yml", 1),
+            put(
+                "config.yml",
+                "inherit: [config.yml]\nbooktitle: Tiny\nlanguage: en\n",
+            ),
+        ),
+        case(
+            "config inherits a missing file",
+            TinyRe,
+            err(TinyRe, "config.yml", 1),
+            put(
+                "config.yml",
+                "inherit: [base.yml]\nbooktitle: Tiny\nlanguage: en\n",
+            ),
+        ),
+        case(
+            "config missing cover",
+            TinyRe,
+            err(TinyRe, "config.yml", 3),
+            put(
+                "config.yml",
+                "booktitle: Tiny\nlanguage: en\ncoverimage: cover.png\n",
+            ),
+        ),
+        config_warn(
+            "missing stylesheet",
+            3,
+            "booktitle: Tiny\nlanguage: en\nstylesheet: [nope.css]\n",
+        ),
+        case(
+            "config truncated mid-mapping",
+            Review,
+            err(Review, "config.yml", 5),
+            |d: &Path| {
+                let text = read(d, "config.yml");
+                write(
+                    d,
+                    "config.yml",
+                    &text[..text.find("Re:VIEWで").unwrap() + "Re:VIEWで".len()],
+                );
+            },
+        )
+        .keep(),
+        case(
+            "config shift_jis",
+            TinyRe,
+            err(TinyRe, "config.yml", 1),
+            put("config.yml", b"booktitle: \x96\x7b\nlanguage: ja\n"),
+        ),
+        case(
+            "config png",
+            TinyRe,
+            err(TinyRe, "config.yml", 1),
+            put("config.yml", PNG),
+        ),
+        case(
+            "config tab indentation",
+            TinyRe,
+            err(TinyRe, "config.yml", 4),
+            put(
+                "config.yml",
+                "booktitle: Tiny\nlanguage: en\nepubmaker:\n\thtmlext: xhtml\n",
+            ),
+        ),
+    ];
+    // Cut inside blocks of the sample chapter: the error is where the block opened.
+    let ch01 = sample_text("review-nyumon/ch01.re");
+    for (inside, open) in [
+        ("int main(void) {", "//list[hello]"),
+        ("    return 0;", "//list[hello]"),
+        ("$ @<b>{seihon", "//cmd{"),
+        ("ノートの中にも", "//note["),
+        ("Re:VIEWの基本的な", "//lead{"),
+    ] {
+        let at = ch01.find(inside).unwrap() + inside.len();
+        let line = line_in(&ch01, open);
+        let mut c = case(
+            format!("re cut inside {open} at `{inside}`"),
+            Review,
+            err(Review, "ch01.re", line),
+            put("ch01.re", ch01[..at].to_string()),
+        );
+        if open == "//list[hello]" && inside.starts_with("int") {
+            c = c.keep();
+        }
+        cases.push(c);
+    }
+    let ch02 = sample_text("review-nyumon/ch02.re");
+    let at = ch02.find("@<code>{...}").unwrap();
+    cases.push(case(
+        "re cut inside //table",
+        Review,
+        err(Review, "ch02.re", 15),
+        put("ch02.re", ch02[..at].to_string()),
+    ));
+    let at = ch01.find("@<ruby>{漢字").unwrap() + "@<ruby>{漢字".len();
+    cases.push(case(
+        "re cut inside an inline",
+        Review,
+        err(Review, "ch01.re", 24),
+        put("ch01.re", ch01[..at].to_string()),
+    ));
+    for seed in 4..=5 {
+        let bytes = noise(2000, seed);
+        let line = first_bad_line(&bytes);
+        cases.push(case(
+            format!("re random bytes {seed}"),
+            TinyRe,
+            err(TinyRe, "ch01.re", line),
+            put("ch01.re", bytes),
+        ));
+    }
+    cases
+}
+
+// ---------------------------------------------------------------------------------------------
+// DocBook 4 and 5.
+
+/// The tiny DocBook 5 article with `body` in its section, from line 7 on.
+fn db5_with(body: &str) -> String {
+    TINY_DB5.replace(
+        "    <para>First paragraph.</para>\n",
+        &format!("    <para>First paragraph.</para>\n{body}"),
+    )
+}
+
+/// A DocBook 5 article (lines 1–3 fixed) whose body starts at line 4.
+fn db5_doc(prolog: &str, body: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{prolog}<article xmlns=\"http://docbook.org/ns/docbook\" xmlns:xi=\"http://www.w3.org/2001/XInclude\" version=\"5.0\" xml:lang=\"en\">\n  <info><title>Tiny</title></info>\n{body}</article>\n"
+    )
+}
+
+fn docbook_cases() -> Vec<Case> {
+    use Base::*;
+    let db5 = |name: &str, line: u32, body: &str| {
+        case(
+            format!("db5 {name}"),
+            TinyDb5,
+            err(TinyDb5, "book.xml", line),
+            put("book.xml", db5_with(body)),
+        )
+    };
+    let tools = |name: &str, line: u32, text: &str| {
+        let text = text.to_string();
+        case(
+            format!("db4 {name}"),
+            Guide,
+            err(Guide, "tools.xml", line),
+            move |d: &Path| write(d, "tools.xml", &text),
+        )
+    };
+    let tools_xml = sample_text("docbook-guide/tools.xml");
+    // Where guide.xml pulls in its entity chapter.
+    let entity_use = line_in(&sample_text("docbook-guide/guide.xml"), "&chapter-tools;");
+    let warn = |base: Base, file: &str, line: u32| {
+        Expect::Warning(format!("books/{}/{file}", book_id(base)), line)
+    };
+    let mut cases = vec![
+        // Elements never closed, or closed wrongly.
+        db5(
+            "unclosed para",
+            8,
+            "    <para>Never closed.\n  </section>\n",
+        ),
+        db5(
+            "mismatched end tag",
+            7,
+            "    <para>Text</emphasis></para>\n",
+        ),
+        db5("stray end tag", 7, "    </para>\n"),
+        db5("unclosed start tag", 7, "    <para class=\"x\"\n"),
+        db5("unquoted attribute", 7, "    <para role=x>Text</para>\n"),
+        case(
+            "db5 undefined entity",
+            TinyDb5,
+            warn(TinyDb5, "book.xml", 7),
+            put("book.xml", db5_with("    <para>&nosuch; here</para>\n")),
+        ),
+        db5("bare ampersand", 7, "    <para>Tom & Jerry</para>\n"),
+        db5("bare less-than", 7, "    <para>1 < 2</para>\n"),
+        db5(
+            "unclosed comment",
+            7,
+            "    <!-- never closed\n    <para>x</para>\n",
+        ),
+        db5("unclosed cdata", 7, "    <programlisting><![CDATA[x < y\n"),
+        db5("nul character", 7, "    <para>A\0B</para>\n"),
+        case(
+            "db5 duplicate id",
+            TinyDb5,
+            warn(TinyDb5, "book.xml", 7),
+            put(
+                "book.xml",
+                db5_with("    <para xml:id=\"one\">Again.</para>\n"),
+            ),
+        ),
+        case(
+            "db5 xref to nothing",
+            TinyDb5,
+            warn(TinyDb5, "book.xml", 7),
+            put(
+                "book.xml",
+                db5_with("    <para><xref linkend=\"nowhere\"/></para>\n"),
+            ),
+        ),
+        case(
+            "db5 missing image",
+            TinyDb5,
+            warn(TinyDb5, "book.xml", 7),
+            put(
+                "book.xml",
+                db5_with(
+                    "    <mediaobject>\n      <imageobject>\n        <imagedata fileref=\"images/nope.png\"/>\n      </imageobject>\n    </mediaobject>\n",
+                ),
+            ),
+        ),
+        case(
+            "db5 text after the root",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 8),
+            put(
+                "book.xml",
+                TINY_DB5.replace("</article>", "</article> trailing text"),
+            ),
+        ),
+        case(
+            "db5 second root",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 9),
+            put("book.xml", format!("{TINY_DB5}<article/>\n")),
+        ),
+        // Includes that loop, or reach nothing.
+        case(
+            "db5 xinclude a-b-a",
+            TinyDb5,
+            err(TinyDb5, "b.xml", 1),
+            |d: &Path| {
+                write(
+                    d,
+                    "book.xml",
+                    db5_doc("", "  <xi:include href=\"a.xml\"/>\n"),
+                );
+                write(
+                    d,
+                    "a.xml",
+                    "<section xmlns=\"http://docbook.org/ns/docbook\" xmlns:xi=\"http://www.w3.org/2001/XInclude\"><title>A</title>\n<xi:include href=\"b.xml\"/></section>\n",
+                );
+                write(
+                    d,
+                    "b.xml",
+                    "<section xmlns=\"http://docbook.org/ns/docbook\" xmlns:xi=\"http://www.w3.org/2001/XInclude\"><title>B</title><xi:include href=\"a.xml\"/></section>\n",
+                );
+            },
+        ),
+        case(
+            "db5 xinclude itself",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 4),
+            put(
+                "book.xml",
+                db5_doc("", "  <xi:include href=\"book.xml\"/>\n"),
+            ),
+        ),
+        case(
+            "db5 xinclude missing",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 4),
+            put(
+                "book.xml",
+                db5_doc("", "  <xi:include href=\"gone.xml\"/>\n"),
+            ),
+        ),
+        case(
+            "db5 xinclude outside the book",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 4),
+            put(
+                "book.xml",
+                db5_doc(
+                    "",
+                    "  <xi:include href=\"../../../etc/hostname\" parse=\"text\"/>\n",
+                ),
+            ),
+        ),
+        case(
+            "db5 xinclude binary",
+            TinyDb5,
+            err(TinyDb5, "part.xml", 1),
+            |d: &Path| {
+                write(
+                    d,
+                    "book.xml",
+                    db5_doc("", "  <xi:include href=\"part.xml\"/>\n"),
+                );
+                write(d, "part.xml", PNG);
+            },
+        ),
+        case(
+            "db4 entity cycle",
+            Guide,
+            err(Guide, "guide.xml", 11),
+            |d: &Path| {
+                replace(
+                    d,
+                    "guide.xml",
+                    "<!ENTITY product \"seihon\">",
+                    "<!ENTITY product \"&other;\"> <!ENTITY other \"&product;\">",
+                );
+            },
+        ),
+        case(
+            "db4 entity file includes itself",
+            Guide,
+            err(Guide, "tools.xml", 3),
+            |d: &Path| {
+                replace(
+                    d,
+                    "tools.xml",
+                    "<para>Build the book",
+                    "<para>&chapter-tools;Build the book",
+                );
+            },
+        ),
+        case(
+            "db4 entity file missing",
+            Guide,
+            err(Guide, "guide.xml", entity_use),
+            |d: &Path| std::fs::remove_file(d.join("tools.xml")).unwrap(),
+        )
+        .keep(),
+        case(
+            "db4 entity outside the book",
+            Guide,
+            err(Guide, "guide.xml", entity_use),
+            |d: &Path| {
+                replace(
+                    d,
+                    "guide.xml",
+                    "SYSTEM \"tools.xml\"",
+                    "SYSTEM \"/etc/passwd\"",
+                );
+            },
+        ),
+        case(
+            "db4 billion laughs",
+            Guide,
+            err(Guide, "guide.xml", 12),
+            |d: &Path| {
+                let mut ents = String::from("<!ENTITY product \"lol\">");
+                let mut prev = "product".to_string();
+                for i in 0..10 {
+                    let name = format!("lol{i}");
+                    ents.push_str(&format!(
+                        " <!ENTITY {name} \"{}\">",
+                        format!("&{prev};").repeat(10)
+                    ));
+                    prev = name;
+                }
+                replace(d, "guide.xml", "<!ENTITY product \"seihon\">", &ents);
+                replace(
+                    d,
+                    "guide.xml",
+                    "<subtitle>A DocBook sample",
+                    &format!("<subtitle>A DocBook sample &{prev};"),
+                );
+            },
+        ),
+        // Deep nesting.
+        case(
+            "db5 10000 nested sections",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 4),
+            put(
+                "book.xml",
+                db5_doc(
+                    "",
+                    &format!(
+                        "{}<para>x</para>{}\n",
+                        "<section><title>s</title>".repeat(10_000),
+                        "</section>".repeat(10_000)
+                    ),
+                ),
+            ),
+        )
+        .keep(),
+        case(
+            "db5 10000 nested lists",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 5),
+            put(
+                "book.xml",
+                db5_doc(
+                    "",
+                    &format!(
+                        "  <section><title>s</title>\n{}<para>x</para>{}</section>\n",
+                        "<itemizedlist><listitem>".repeat(10_000),
+                        "</listitem></itemizedlist>".repeat(10_000)
+                    ),
+                ),
+            ),
+        ),
+        case(
+            "db5 20 MB line",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 4),
+            put(
+                "book.xml",
+                db5_doc(
+                    "",
+                    &format!(
+                        "  <section><title>s</title><para>{}</para><para>unclosed</section>\n",
+                        "a".repeat(20 << 20)
+                    ),
+                ),
+            ),
+        ),
+        // Encodings.
+        case(
+            "db5 declared shift_jis",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 1),
+            put("book.xml", TINY_DB5.replace("UTF-8", "Shift_JIS")),
+        ),
+        case(
+            "db5 declared euc-jp",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 1),
+            put("book.xml", TINY_DB5.replace("UTF-8", "EUC-JP")),
+        ),
+        case(
+            "db5 utf-16le bom",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 1),
+            put(
+                "book.xml",
+                utf16(&TINY_DB5.replace("UTF-8", "UTF-16"), false, true),
+            ),
+        ),
+        case(
+            "db5 utf-16be bom",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 1),
+            put(
+                "book.xml",
+                utf16(&TINY_DB5.replace("UTF-8", "UTF-16"), true, true),
+            ),
+        ),
+        case(
+            "db5 latin-1 undeclared",
+            TinyDb5,
+            err(TinyDb5, "book.xml", 6),
+            |d: &Path| {
+                let mut bytes = TINY_DB5.as_bytes().to_vec();
+                let at = TINY_DB5.find("First").unwrap();
+                bytes.insert(at, 0xE9);
+                write(d, "book.xml", bytes);
+            },
+        ),
+        case(
+            "db4 latin-1 undeclared",
+            Guide,
+            err(Guide, "tools.xml", 3),
+            |d: &Path| {
+                let text = read(d, "tools.xml");
+                let at = text.find("the book").unwrap();
+                let mut bytes = text.into_bytes();
+                bytes.insert(at, 0xE9);
+                write(d, "tools.xml", bytes);
+            },
+        ),
+        case(
+            "db4 utf-16le chapter",
+            Guide,
+            err(Guide, "tools.xml", 1),
+            put("tools.xml", utf16(&tools_xml, false, true)),
+        ),
+        case(
+            "db4 utf-16le chapter without bom",
+            Guide,
+            err(Guide, "tools.xml", 1),
+            put("tools.xml", utf16(&tools_xml, false, false)),
+        ),
+        case(
+            "db4 utf-16be chapter without bom",
+            Guide,
+            err(Guide, "tools.xml", 1),
+            put("tools.xml", utf16(&tools_xml, true, false)),
+        ),
+        // Binary files named .xml.
+        case(
+            "db4 png chapter",
+            Guide,
+            err(Guide, "tools.xml", 1),
+            put("tools.xml", PNG),
+        )
+        .keep(),
+        case(
+            "db4 nul chapter",
+            Guide,
+            err(Guide, "tools.xml", 1),
+            put("tools.xml", vec![0u8; 256]),
+        ),
+        case(
+            "db4 random chapter",
+            Guide,
+            err(Guide, "tools.xml", 1),
+            put("tools.xml", noise(1000, 9)),
+        ),
+        // Errors in the entity chapter are located in it.
+        tools("unclosed note", 9, &tools_xml.replacen("</note>", "", 1)),
+        tools(
+            "unclosed programlisting",
+            9,
+            &tools_xml.replacen("</programlisting>", "", 1),
+        ),
+        case(
+            "db4 xref to nothing",
+            Guide,
+            warn(Guide, "tools.xml", 8),
+            put(
+                "tools.xml",
+                tools_xml.replacen("term-epub", "term-nothing", 1),
+            ),
+        ),
+        case(
+            "db4 duplicate id",
+            Guide,
+            warn(Guide, "tools.xml", 1),
+            put("tools.xml", tools_xml.replacen("ch-tools", "ch-basics", 1)),
+        ),
+        // Empty books.
+        case(
+            "db4 book with only info",
+            Guide,
+            err(Guide, "guide.xml", 9),
+            put(
+                "guide.xml",
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE book PUBLIC \"-//OASIS//DTD DocBook XML V4.5//EN\" \"docbookx.dtd\">\n\n\n\n\n\n\n<book lang=\"en\"><bookinfo><title>Empty</title></bookinfo></book>\n",
+            ),
+        ),
+    ];
+    // The main file cut at ten places after its root element starts: whatever was open is
+    // never closed.
+    let guide = sample("docbook-guide/guide.xml");
+    let root = sample_text("docbook-guide/guide.xml")
+        .find("<book id")
+        .unwrap();
+    // The error is at the innermost element left open, or at the tag cut in half.
+    let lines = [14, 18, 23, 31, 38, 42, 49, 54, 65, 71];
+    for (k, line) in (1..=10).zip(lines) {
+        let at = root + 12 + (guide.len() - root - 30) * k / 10;
+        let c = case(
+            format!("db4 guide.xml cut at byte {at}"),
+            Guide,
+            err(Guide, "guide.xml", line),
+            put("guide.xml", cut(&guide, at)),
+        );
+        cases.push(if k == 5 { c.keep() } else { c });
+    }
+    // The entity chapter cut at three places.
+    for (at, line) in [(30, 2), (200, 5), (tools_xml.len() - 5, 9)] {
+        cases.push(case(
+            format!("db4 tools.xml cut at byte {at}"),
+            Guide,
+            err(Guide, "tools.xml", line),
+            put("tools.xml", cut(tools_xml.as_bytes(), at)),
+        ));
+    }
+    cases
+}
+
+// ---------------------------------------------------------------------------------------------
+// book.yml and seihon.yml.
+
+fn yaml_cases() -> Vec<Case> {
+    use Base::*;
+    let yml = |name: &str, line: u32, text: &str| {
+        case(
+            format!("book.yml {name}"),
+            TinyMd,
+            err(TinyMd, "book.yml", line),
+            put("book.yml", text.to_string()),
+        )
+    };
+    let project = |name: &str, line: u32, text: &[u8]| {
+        let mut c = case(
+            format!("seihon.yml {name}"),
+            TinyMd,
+            Expect::Error("seihon.yml".into(), Some(line)),
+            |_: &Path| {},
+        );
+        c.project_file = Some(text.to_vec());
+        c
+    };
+    let neko = sample_text("neko-no-hon/book.yml");
+    let neko_line = |needle: &str| line_in(&neko, needle);
+    let mut cases = vec![
+        yml(
+            "title is a list",
+            1,
+            "title: [1, 2]\nlanguage: en\nchapters: [ch01.md]\n",
+        ),
+        yml(
+            "chapters is a number",
+            3,
+            "title: Tiny\nlanguage: en\nchapters: 5\n",
+        ),
+        yml(
+            "chapters is a mapping",
+            4,
+            "title: Tiny\nlanguage: en\nchapters:\n  ch01: ch01.md\n",
+        ),
+        yml(
+            "secnolevel is a word",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nsecnolevel: two\n",
+        ),
+        yml(
+            "toc_depth is negative",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\ntoc_depth: -1\n",
+        ),
+        yml(
+            "unknown key",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nsubtitel: x\n",
+        ),
+        yml(
+            "bad language tag",
+            2,
+            "title: Tiny\nlanguage: 日本語\nchapters: [ch01.md]\n",
+        ),
+        yml(
+            "empty language",
+            2,
+            "title: Tiny\nlanguage: \"\"\nchapters: [ch01.md]\n",
+        ),
+        yml(
+            "bad date",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\ndate: 2026-13-45\n",
+        ),
+        yml(
+            "bad isbn",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nisbn: 978-4-87311-532-1\n",
+        ),
+        yml(
+            "bad writing",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nwriting: diagonal\n",
+        ),
+        yml(
+            "authors is a number",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nauthors: 5\n",
+        ),
+        yml(
+            "unknown role",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\ncontributors: [{name: X, role: zzz}]\n",
+        ),
+        yml("no chapters", 1, "title: Tiny\nlanguage: en\n"),
+        yml(
+            "empty chapter list",
+            3,
+            "title: Tiny\nlanguage: en\nchapters: []\n",
+        ),
+        yml("zero bytes", 1, ""),
+        yml("only a comment", 2, "# nothing here\n"),
+        yml(
+            "a list, not a mapping",
+            1,
+            "- title: Tiny\n- language: en\n",
+        ),
+        yml(
+            "duplicate key",
+            3,
+            "title: Tiny\nlanguage: en\ntitle: Again\nchapters: [ch01.md]\n",
+        ),
+        yml(
+            "same chapter twice",
+            3,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md, ch01.md]\n",
+        ),
+        yml(
+            "chapter also front matter",
+            4,
+            "title: Tiny\nlanguage: en\nfrontmatter: [ch01.md]\nchapters: [ch01.md]\n",
+        ),
+        yml(
+            "missing chapter",
+            3,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md, ch02.md]\n",
+        ),
+        yml(
+            "absolute chapter path",
+            3,
+            "title: Tiny\nlanguage: en\nchapters: [/etc/hostname]\n",
+        ),
+        yml(
+            "chapter is a folder",
+            3,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md, images]\n",
+        ),
+        yml(
+            "missing cover",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\ncover: images/cover.png\n",
+        ),
+        yml(
+            "missing stylesheet",
+            4,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nstylesheets: [style/x.css]\n",
+        ),
+        yml(
+            "tab indentation",
+            5,
+            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nauthors:\n\t- A\n",
+        ),
+        yml(
+            "unclosed quote",
+            1,
+            "title: \"Tiny\nlanguage: en\nchapters: [ch01.md]\n",
+        ),
+        yml(
+            "alias bomb",
+            4,
+            &format!(
+                "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nhistory: [&a [x, x, x, x, x, x, x, x, x, x], {}]\n",
+                (b'a'..b'h')
+                    .map(|c| format!(
+                        "&{} [{}]",
+                        (c + 1) as char,
+                        vec![format!("*{}", c as char); 10].join(", ")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+        case(
+            "book.yml shift_jis",
+            TinyMd,
+            err(TinyMd, "book.yml", 1),
+            put(
+                "book.yml",
+                b"title: \x90\xbb\x96\x7b\nlanguage: ja\nchapters: [ch01.md]\n",
+            ),
+        ),
+        case(
+            "book.yml latin-1 on line 3",
+            TinyMd,
+            err(TinyMd, "book.yml", 3),
+            put(
+                "book.yml",
+                b"title: Tiny\nlanguage: fr\npublisher: \xc9ditions\nchapters: [ch01.md]\n",
+            ),
+        ),
+        case(
+            "book.yml utf-16le bom",
+            TinyMd,
+            err(TinyMd, "book.yml", 1),
+            put("book.yml", utf16(TINY_BOOK_YML, false, true)),
+        ),
+        case(
+            "book.yml utf-16be",
+            TinyMd,
+            err(TinyMd, "book.yml", 1),
+            put("book.yml", utf16(TINY_BOOK_YML, true, false)),
+        ),
+        case(
+            "book.yml png",
+            TinyMd,
+            err(TinyMd, "book.yml", 1),
+            put("book.yml", PNG),
+        ),
+        case(
+            "book.yml nul bytes",
+            TinyMd,
+            err(TinyMd, "book.yml", 1),
+            put("book.yml", vec![0u8; 100]),
+        ),
+        // The sample book.yml, changed or cut.
+        case(
+            "book.yml unknown key in the sample",
+            Neko,
+            err(Neko, "book.yml", neko_line("rights:")),
+            |d: &Path| replace(d, "book.yml", "rights:", "right:"),
+        )
+        .keep(),
+        case(
+            "book.yml cut mid-mapping",
+            Neko,
+            err(Neko, "book.yml", neko_line("    file_as")),
+            put(
+                "book.yml",
+                neko[..neko.find("    file_as").unwrap() + 7].to_string(),
+            ),
+        ),
+        case(
+            "book.yml cut mid-flow",
+            Neko,
+            err(Neko, "book.yml", neko_line("chapters:")),
+            put(
+                "book.yml",
+                neko[..neko.find("ch02.md").unwrap() + 3].to_string(),
+            ),
+        )
+        .keep(),
+        case(
+            "book.yml cut mid-quote",
+            Neko,
+            err(Neko, "book.yml", neko_line("- \"2026-04-01")),
+            put(
+                "book.yml",
+                neko[..neko.find("初版第1刷").unwrap()].to_string(),
+            ),
+        ),
+        case(
+            "book.yml chapter listed twice",
+            Neko,
+            err(Neko, "book.yml", neko_line("chapters:")),
+            |d: &Path| {
+                replace(
+                    d,
+                    "book.yml",
+                    "ch03-english.md]",
+                    "ch03-english.md, ch01.md]",
+                )
+            },
+        ),
+        // seihon.yml.
+        project("unknown key", 1, b"book_dir: books\n").keep(),
+        project(
+            "toc_depth is a word",
+            2,
+            b"books_dir: books\ntoc_depth: many\n",
+        ),
+        project("filters is a number", 1, b"filters: 5\n"),
+        project("bad check level", 2, b"checks:\n  image-alt: loud\n"),
+        project("truncated", 1, b"books_dir: [books"),
+        project("shift_jis", 1, b"books_dir: \x96\x7b\n"),
+        project("png", 1, PNG),
+        project("a scalar", 1, b"just text\n"),
+    ];
+    for seed in 6..=7 {
+        let bytes = noise(500, seed);
+        let line = first_bad_line(&bytes);
+        cases.push(case(
+            format!("book.yml random bytes {seed}"),
+            TinyMd,
+            err(TinyMd, "book.yml", line),
+            put("book.yml", bytes),
+        ));
+    }
+    cases
+}
+
+// ---------------------------------------------------------------------------------------------
+// Not mistakes: these must build.
+
+/// Every file of the book ending in one of `exts`, changed by `f`.
+fn each_file(dir: &Path, exts: &[&str], f: &dyn Fn(String) -> String) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .extension()
+            .is_some_and(|e| exts.iter().any(|x| e == *x))
+        {
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, f(text)).unwrap();
+        }
+    }
+}
+
+fn crlf(text: String) -> String {
+    text.replace('\n', "\r\n")
+}
+
+fn bom(text: String) -> String {
+    format!("\u{feff}{text}")
+}
+
+fn survive_cases() -> Vec<Case> {
+    use Base::*;
+    vec![
+        case("md crlf", Neko, Expect::SameText, |d: &Path| {
+            each_file(d, &["md", "yml"], &crlf)
+        }),
+        case("md bom", Neko, Expect::SameText, |d: &Path| {
+            each_file(d, &["md", "yml"], &bom)
+        }),
+        case("md tabs", Neko, Expect::SameText, |d: &Path| {
+            replace(d, "ch02.md", "  - 入れ子の項目", "\t- 入れ子の項目")
+        }),
+        case("re crlf", Review, Expect::SameText, |d: &Path| {
+            each_file(d, &["re", "yml"], &crlf)
+        }),
+        case("re bom", Review, Expect::SameText, |d: &Path| {
+            each_file(d, &["re", "yml"], &bom)
+        }),
+        case("re tabs", Review, Expect::SameText, |d: &Path| {
+            replace(d, "ch01.re", "\t用語の説明です。", "    用語の説明です。")
+        }),
+        case("db4 crlf", Guide, Expect::SameText, |d: &Path| {
+            each_file(d, &["xml"], &crlf)
+        }),
+        case("db4 bom", Guide, Expect::SameText, |d: &Path| {
+            each_file(d, &["xml"], &bom)
+        }),
+        case("db4 tabs", Guide, Expect::SameText, |d: &Path| {
+            each_file(d, &["xml"], &|t| t.replace("\n  ", "\n\t"))
+        }),
+        case("db5 crlf", TinyDb5, Expect::SameText, |d: &Path| {
+            each_file(d, &["xml"], &crlf)
+        }),
+        case(
+            "md unclosed fence",
+            TinyMd,
+            Expect::Survives,
+            put("ch01.md", "# One\n\n```rust\nfn main() {}\n"),
+        ),
+        case(
+            "md 95 nested quotes",
+            TinyMd,
+            Expect::Survives,
+            put("ch01.md", format!("# One\n\n{} deep\n", ">".repeat(95))),
+        ),
+        case(
+            "re 99-level list",
+            TinyRe,
+            Expect::Survives,
+            put(
+                "ch01.re",
+                re_with(
+                    &(1..100)
+                        .map(|i| format!(" {} item\n", "*".repeat(i)))
+                        .collect::<String>(),
+                ),
+            ),
+        ),
+        case(
+            "re 99 nested //beginchild",
+            TinyRe,
+            Expect::Survives,
+            put(
+                "ch01.re",
+                re_with(&format!(
+                    " * a\n{}{}",
+                    "//beginchild\n * b\n".repeat(99),
+                    "//endchild\n".repeat(99)
+                )),
+            ),
+        ),
+        case(
+            "db5 390 nested sections",
+            TinyDb5,
+            Expect::Survives,
+            put(
+                "book.xml",
+                db5_doc(
+                    "",
+                    &format!(
+                        "{}<para>x</para>{}\n",
+                        "<section><title>s</title>".repeat(390),
+                        "</section>".repeat(390)
+                    ),
+                ),
+            ),
+        ),
+        case(
+            "md 800 nested raw divs",
+            TinyMd,
+            Expect::Survives,
+            put(
+                "ch01.md",
+                format!(
+                    "# One\n\n{}x{}\n",
+                    "<div>".repeat(800),
+                    "</div>".repeat(800)
+                ),
+            ),
+        ),
+        case(
+            "db5 article with only a title",
+            TinyDb5,
+            Expect::Survives,
+            put("book.xml", db5_doc("", "")),
+        ),
+        case(
+            "md unclosed emphasis",
+            TinyMd,
+            Expect::Survives,
+            put("ch01.md", "# One\n\n**bold that never ends\n"),
+        ),
+    ]
+}
+
+#[test]
+fn markdown_bad_inputs() {
+    run_all("markdown", markdown_cases());
+}
+
+#[test]
+fn review_bad_inputs() {
+    run_all("review", review_cases());
+}
+
+#[test]
+fn docbook_bad_inputs() {
+    run_all("docbook", docbook_cases());
+}
+
+#[test]
+fn yaml_bad_inputs() {
+    run_all("yaml", yaml_cases());
+}
+
+#[test]
+fn well_formed_variants_survive() {
+    run_all("survives", survive_cases());
+}
+
+/// The issue asks for at least 100 malformed inputs, each a distinct case.
+#[test]
+fn at_least_100_malformed_cases() {
+    let all: Vec<Case> = [
+        markdown_cases(),
+        review_cases(),
+        docbook_cases(),
+        yaml_cases(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let malformed = all
+        .iter()
+        .filter(|c| matches!(c.expect, Expect::Error(..)))
+        .count();
+    println!(
+        "{malformed} malformed cases, {} survives cases",
+        survive_cases().len()
+    );
+    assert!(malformed >= 100, "only {malformed} malformed cases");
+}
