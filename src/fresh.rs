@@ -143,9 +143,7 @@ fn list(path: &Path, outputs: &[PathBuf], out: &mut Vec<PathBuf>) {
         return;
     }
     if path.file_name().is_some_and(|n| n == ".git")
-        || path
-            .canonicalize()
-            .is_ok_and(|c| outputs.iter().any(|o| *o == c))
+        || path.canonicalize().is_ok_and(|c| outputs.contains(&c))
     {
         return;
     }

@@ -77,6 +77,28 @@ impl HookRun<'_> {
             return Ok(None);
         };
         let shown = crate::book::display_path(Path::new("."), &program);
+        // A hook is the book's own program: a link to one elsewhere is refused, except into
+        // the project's shared folders.
+        let real = program.canonicalize().unwrap_or_else(|_| program.clone());
+        let inside = self
+            .book
+            .root
+            .canonicalize()
+            .is_ok_and(|root| real.starts_with(root))
+            || self.book.shared_dirs.iter().any(|d| real.starts_with(d));
+        if !inside {
+            return Err(Error::Book(vec![
+                Finding::error(
+                    Location::file(&shown),
+                    format!(
+                        "the {} hook is a link to `{}`, outside the book folder",
+                        stage.name(),
+                        real.display()
+                    ),
+                )
+                .with_hint("copy the program into the book's hooks/ folder, or list its folder in `shared_dirs` in seihon.yml"),
+            ]));
+        }
         let cwd = if self.stage_dir.is_dir() {
             self.stage_dir.to_path_buf()
         } else {

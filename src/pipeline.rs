@@ -269,6 +269,12 @@ fn run(
     log: &mut Vec<String>,
 ) -> Result<Built> {
     let (mut book, load_warnings) = Book::open(book_dir, &project.config)?;
+    book.shared_dirs = project
+        .config
+        .shared_dirs
+        .iter()
+        .filter_map(|d| d.canonicalize().ok())
+        .collect();
     let stage_dir = project.stage_dir(&book.id);
     let output = match &opts.release {
         Some(version) => project.release_path(&book.id, version),
@@ -379,12 +385,9 @@ fn run(
     let cover_href = match &book.cover {
         Cover::Generated => {
             let svg = pages::cover_svg(&tera, &page_ctx, &book)?;
-            let png = crate::cover::render_png(&svg).map_err(|e| Error::Template {
-                name: "cover.svg".into(),
-                message: e.to_string(),
-            })?;
+            let png = cover_png(project, &svg)?;
             pkg.tree
-                .add(format!("{PACKAGE_DIR}/{}", pages::GENERATED_COVER), png.png);
+                .add(format!("{PACKAGE_DIR}/{}", pages::GENERATED_COVER), png);
             pkg.manifest.push(item(
                 "cover-image",
                 pages::GENERATED_COVER,
@@ -704,6 +707,31 @@ fn run(
         log: Vec::new(),
         packed: true,
     })
+}
+
+/// The generated cover as PNG: rendering takes as long as writing a dozen chapters, so the
+/// image is kept in `build/.cache/covers/` by the SVG's hash and rendered only when the SVG
+/// (title, authors, template) changes.
+fn cover_png(project: &Project, svg: &str) -> Result<Vec<u8>> {
+    let key = crate::cache::ChapterCache::key(&[svg.as_bytes()]);
+    let cached = project
+        .path(&project.config.build_dir)
+        .join(".cache/covers")
+        .join(format!("{key}.png"));
+    if let Ok(png) = std::fs::read(&cached)
+        && png.starts_with(b"\x89PNG\r\n\x1a\n")
+    {
+        return Ok(png);
+    }
+    let png = crate::cover::render_png(svg)
+        .map_err(|e| Error::Template {
+            name: "cover.svg".into(),
+            message: e.to_string(),
+        })?
+        .png;
+    // Only a speed-up: a cover that cannot be kept is rendered again next time.
+    let _ = stage::write_atomic(&cached, &png);
+    Ok(png)
 }
 
 /// Adds a step's findings to the build's and stops the build when there is an error among

@@ -232,8 +232,9 @@ fn unpack(
 /// Whether the file at `path` has this size and CRC-32 (a zip entry's).
 fn same_content(path: &Path, size: u64, crc: u32) -> bool {
     match std::fs::metadata(path) {
-        Ok(m) if m.is_file() && m.len() == size => std::fs::read(path)
-            .is_ok_and(|bytes| crc32fast::hash(&bytes) == crc),
+        Ok(m) if m.is_file() && m.len() == size => {
+            std::fs::read(path).is_ok_and(|bytes| crc32fast::hash(&bytes) == crc)
+        }
         _ => false,
     }
 }

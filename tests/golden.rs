@@ -55,6 +55,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
         docbook: None,
         filters: None,
         checks: Default::default(),
+        shared_dirs: Vec::new(),
         root: root.to_path_buf(),
     }
 }

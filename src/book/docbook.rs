@@ -119,6 +119,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         docbook: Some(file),
         filters: None,
         checks: Default::default(),
+        shared_dirs: Vec::new(),
         root,
     })
 }

@@ -38,6 +38,10 @@ pub struct ProjectConfig {
     pub checks: std::collections::BTreeMap<String, crate::check::Level>,
     /// Who gets the log when a book fails in `seihon ci`, and through which server.
     pub mail: Option<crate::mail::MailConfig>,
+    /// Folders outside the books (relative to the project) that every book may take images
+    /// and hook programs from, e.g. a house image library. Anything else outside a book's
+    /// folder, through `..` or a symlink, is refused.
+    pub shared_dirs: Vec<PathBuf>,
 }
 
 impl Default for ProjectConfig {
@@ -53,6 +57,7 @@ impl Default for ProjectConfig {
             hook_timeout: 120,
             checks: Default::default(),
             mail: None,
+            shared_dirs: Vec::new(),
         }
     }
 }
@@ -68,6 +73,9 @@ impl ProjectConfig {
                 let mut config: ProjectConfig = parse_yaml(&text, &shown).map_err(Error::Config)?;
                 if let Some(mail) = &mut config.mail {
                     mail.resolve_paths(root);
+                }
+                for dir in &mut config.shared_dirs {
+                    *dir = root.join(&*dir);
                 }
                 Ok(config)
             }
@@ -386,6 +394,9 @@ pub struct Book {
     pub filters: Option<Vec<String>>,
     /// The book's own check levels (over the project's).
     pub checks: std::collections::BTreeMap<String, crate::check::Level>,
+    /// The project's `shared_dirs`, symlinks resolved: the only places outside `root` the
+    /// book's images and hooks may come from.
+    pub shared_dirs: Vec<PathBuf>,
 }
 
 const CREATOR_ROLES: &[&str] = &[
@@ -714,20 +725,33 @@ fn resolve(
         docbook: None,
         filters: file.filters,
         checks: file.checks,
+        shared_dirs: Vec::new(),
     })
 }
 
 /// A path the book names must be a readable file inside the book folder: no `..` or absolute
 /// paths (a book must not read other people's files), no symlinks leading out.
 pub fn check_book_file(root: &Path, rel: &Path) -> std::result::Result<PathBuf, &'static str> {
+    let real_root = root.canonicalize().map_err(|_| "cannot be read")?;
+    check_book_file_under(root, &real_root, &[], rel)
+}
+
+/// [`check_book_file`] with the book folder's real path (symlinks resolved) already known, and
+/// the folders outside it the project allows (`shared_dirs`, real paths).
+pub fn check_book_file_under(
+    root: &Path,
+    real_root: &Path,
+    shared: &[PathBuf],
+    rel: &Path,
+) -> std::result::Result<PathBuf, &'static str> {
     use std::path::Component;
     if rel.as_os_str().is_empty() {
         return Err("is empty");
     }
-    if rel
+    let climbs = rel
         .components()
-        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
-    {
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
+    if climbs && shared.is_empty() {
         return Err("is outside the book folder (write a path relative to the book, without `..`)");
     }
     let path = root.join(rel);
@@ -735,11 +759,15 @@ pub fn check_book_file(root: &Path, rel: &Path) -> std::result::Result<PathBuf, 
     if !meta.is_file() {
         return Err("is not a file");
     }
-    let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize()) else {
+    let Ok(real) = path.canonicalize() else {
         return Err("cannot be read");
     };
-    if !real.starts_with(&real_root) {
-        return Err("is a link to a file outside the book folder");
+    if !real.starts_with(real_root) && !shared.iter().any(|s| real.starts_with(s)) {
+        return Err(if climbs {
+            "is outside the book folder and the project's `shared_dirs`"
+        } else {
+            "is a link to a file outside the book folder"
+        });
     }
     Ok(path)
 }

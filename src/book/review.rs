@@ -423,6 +423,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         docbook: None,
         filters: None,
         checks: Default::default(),
+        shared_dirs: Vec::new(),
         review: Some(ReviewSettings {
             imagedir,
             words,

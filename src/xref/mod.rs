@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::book::{Book, ChapterSource, Format, Role, check_book_file};
+use crate::book::{Book, ChapterSource, Format, Role, check_book_file_under};
 use crate::doc::*;
 use crate::error::{Finding, Location};
 use crate::xhtml::dom;
@@ -147,6 +147,9 @@ struct ChapterInfo {
 
 struct Resolver<'a> {
     book: &'a Book,
+    /// The book folder with symlinks resolved, once (images are checked against it by the
+    /// thousand).
+    real_root: PathBuf,
     errors: Vec<Finding>,
     warnings: Vec<Finding>,
     /// Every id in the output → its chapter.
@@ -206,6 +209,10 @@ pub fn resolve_with(
     let n = chapters.len();
     let mut r = Resolver {
         book,
+        real_root: book
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| book.root.clone()),
         errors: Vec::new(),
         warnings: Vec::new(),
         ids: HashMap::new(),
@@ -851,7 +858,12 @@ impl Resolver<'_> {
             return Some(format!("../{}", res.href));
         }
         let src = &img.src;
-        let path = match check_book_file(&self.book.root, &rel) {
+        let path = match check_book_file_under(
+            &self.book.root,
+            &self.real_root,
+            &self.book.shared_dirs,
+            &rel,
+        ) {
             Ok(p) => p,
             // Real DocBook books name images they do not ship: the alt text stands in, marked.
             Err(why) if format == Format::DocBook => {
@@ -889,7 +901,10 @@ impl Resolver<'_> {
             );
             return None;
         }
-        let href = format!("assets/{}", rel.to_string_lossy().replace('\\', "/"));
+        let href = match self.shared_href(&rel, &path) {
+            Some(href) => href,
+            None => format!("assets/{}", rel.to_string_lossy().replace('\\', "/")),
+        };
         self.resources.insert(
             rel.clone(),
             Resource {
@@ -900,6 +915,32 @@ impl Resolver<'_> {
             },
         );
         Some(format!("../{href}"))
+    }
+
+    /// Where an image from a shared folder (reached through `..`) goes in the EPUB:
+    /// `assets/shared-N/<path inside the N-th shared folder>`.
+    fn shared_href(&self, rel: &Path, path: &Path) -> Option<String> {
+        if rel.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        }) {
+            return None;
+        }
+        let real = path.canonicalize().ok()?;
+        self.book
+            .shared_dirs
+            .iter()
+            .enumerate()
+            .find_map(|(i, dir)| {
+                let inside = real.strip_prefix(dir).ok()?;
+                Some(format!(
+                    "assets/shared-{}/{}",
+                    i + 1,
+                    inside.to_string_lossy().replace('\\', "/")
+                ))
+            })
     }
 
     /// Re:VIEW's image lookup: the first file that exists among
@@ -926,7 +967,14 @@ impl Resolver<'_> {
                 let mut name = base.clone().into_os_string();
                 name.push(format!(".{ext}"));
                 let rel = PathBuf::from(name);
-                if check_book_file(&self.book.root, &rel).is_ok() {
+                if check_book_file_under(
+                    &self.book.root,
+                    &self.real_root,
+                    &self.book.shared_dirs,
+                    &rel,
+                )
+                .is_ok()
+                {
                     return Ok(rel);
                 }
             }
