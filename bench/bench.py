@@ -39,14 +39,20 @@ def measure(cmd, cwd, env=None, before=None, log=None):
     if before:
         before()
     out = open(log, "ab") if log else subprocess.DEVNULL
+    peak_file = WORK / ".peak"
+    # GNU time reports the peak of the command itself (and of the children it waited for);
+    # Python's own wait4 figure would include the forked interpreter before exec.
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=out)
-    # wait4 reports this child's own peak (and that of the children it waited for).
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", "-o", str(peak_file)] + cmd,
+        cwd=cwd, env=env, stdout=out, stderr=out,
+    )
     seconds = time.perf_counter() - start
     if log:
         out.close()
-    return seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
+    lines = peak_file.read_text().split()
+    peak = int(lines[-1]) if lines and lines[-1].isdigit() else 0
+    return seconds, peak, proc.returncode
 
 
 def series(name, cmd, cwd, runs, env=None, before=None, log=None):

@@ -3,9 +3,9 @@
 //! reports that build again (its warnings included).
 //!
 //! Inputs are known by name, size and modification time (as make, ninja and cargo know them):
-//! every file of the book folder, the project's `seihon.yml`, `templates/`, `filters/` and
-//! `checks/`, seihon's own executable, `SOURCE_DATE_EPOCH` and the commit. A book with hooks is
-//! always built: what a hook reads is not known. `--force` builds anyway.
+//! every file of the book folder, the project's `seihon.yml`, `templates/`, `filters/`,
+//! `checks/` and shared folders, seihon's own executable, `SOURCE_DATE_EPOCH` and the commit.
+//! A book with hooks is always built: what a hook reads is not known. `--force` builds anyway.
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -101,6 +101,9 @@ pub fn probe(
     let root = &project.root;
     for name in ["seihon.yml", "templates", "filters", "checks"] {
         list(&root.join(name), &outputs, &mut files);
+    }
+    for shared in &project.config.shared_dirs {
+        list(shared, &outputs, &mut files);
     }
     list(folder, &outputs, &mut files);
     files.sort();
