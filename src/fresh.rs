@@ -262,34 +262,28 @@ mod tests {
         let o = again.up_to_date().expect("nothing changed");
         assert!(o.log.contains("dist/b.epub is up to date"), "{}", o.log);
         assert_eq!(o.summary, "built b\n");
+        let fresh = |commit| {
+            super::probe(&p, &book, &opts, Some(commit))
+                .unwrap()
+                .up_to_date()
+                .is_some()
+        };
+        let rebuild = || {
+            super::probe(&p, &book, &opts, Some("abc"))
+                .unwrap()
+                .record(&outcome(&root.join("dist/b.epub")), &preview)
+        };
         // Another commit, an edited chapter, a new file, a changed EPUB: each means a build.
-        assert!(
-            super::probe(&p, &book, &opts, Some("def"))
-                .unwrap()
-                .up_to_date()
-                .is_none()
-        );
+        assert!(!fresh("def"));
         std::fs::write(book.join("ch01.md"), "# One!\n").unwrap();
-        assert!(
-            super::probe(&p, &book, &opts, Some("abc"))
-                .unwrap()
-                .up_to_date()
-                .is_none()
-        );
-        let probe = super::probe(&p, &book, &opts, Some("abc")).unwrap();
-        probe.record(&outcome(&root.join("dist/b.epub")), &preview);
-        assert!(probe.up_to_date().is_some());
+        assert!(!fresh("abc"));
+        rebuild();
+        assert!(fresh("abc"));
         std::fs::write(book.join("notes.txt"), "x").unwrap();
-        assert!(
-            super::probe(&p, &book, &opts, Some("abc"))
-                .unwrap()
-                .up_to_date()
-                .is_none()
-        );
-        let probe = super::probe(&p, &book, &opts, Some("abc")).unwrap();
-        probe.record(&outcome(&root.join("dist/b.epub")), &preview);
+        assert!(!fresh("abc"));
+        rebuild();
         std::fs::write(root.join("dist/b.epub"), "other epub").unwrap();
-        assert!(probe.up_to_date().is_none(), "the EPUB was replaced");
+        assert!(!fresh("abc"), "the EPUB was replaced");
         // Options that do more than build never skip.
         let strict = BuildOptions {
             epubcheck: true,

@@ -72,21 +72,6 @@ fn build(project: &Path) -> Duration {
     started.elapsed()
 }
 
-/// Every file under `dir` with its bytes (empty when `dir` does not exist).
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    if !dir.exists() {
-        return BTreeMap::new();
-    }
-    seihon::epub::list_files(dir)
-        .unwrap()
-        .into_iter()
-        .map(|rel| {
-            let bytes = std::fs::read(dir.join(&rel)).unwrap();
-            (rel, bytes)
-        })
-        .collect()
-}
-
 /// What one build of one version of the sources gives.
 #[derive(Clone)]
 struct Generation {
@@ -215,7 +200,7 @@ fn check(
     // public/<id>/: the EPUB and its pages of one version, an index, a status and a log.
     let area = project.join("public").join(id);
     let preview = if area.exists() {
-        let mut found = files(&area);
+        let mut found = files_of(&area);
         let copy = found
             .remove(&epub_name)
             .unwrap_or_else(|| panic!("{context}: no EPUB in the preview"));
@@ -267,7 +252,7 @@ fn check(
     // build/<id>/: the staged tree of one version.
     let stage = project.join("build").join(id);
     let staged = if stage.exists() {
-        let tree = files(&stage);
+        let tree = files_of(&stage);
         let g = [(Gen::Old, old), (Gen::New, new)]
             .into_iter()
             .find(|(_, generation)| generation.pages == tree)
@@ -337,13 +322,13 @@ fn kill_after(project: &Path, delay: Duration) -> bool {
 /// The generation a project's outputs hold after a successful build.
 fn generation(project: &Path, id: &str, name: &'static str) -> Generation {
     let epub = std::fs::read(project.join("dist").join(format!("{id}.epub"))).unwrap();
-    let pages = files(&project.join("public").join(id).join("book"));
+    let pages = files_of(&project.join("public").join(id).join("book"));
     assert!(!pages.is_empty());
     assert_eq!(
         std::fs::read(project.join("public").join(id).join(format!("{id}.epub"))).unwrap(),
         epub
     );
-    assert_eq!(files(&project.join("build").join(id)), pages);
+    assert_eq!(files_of(&project.join("build").join(id)), pages);
     Generation { name, epub, pages }
 }
 

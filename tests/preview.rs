@@ -2,22 +2,9 @@
 //! whole; a failed build keeps the last good preview byte for byte, marked stale.
 mod support;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use support::*;
-
-/// Every file under `dir` with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    seihon::epub::list_files(dir)
-        .unwrap()
-        .into_iter()
-        .map(|rel| {
-            let bytes = std::fs::read(dir.join(&rel)).unwrap();
-            (rel, bytes)
-        })
-        .collect()
-}
 
 fn status(preview: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(preview.join("status.json")).unwrap()).unwrap()
@@ -107,7 +94,7 @@ fn a_failed_build_keeps_the_last_good_preview_byte_for_byte_and_marks_it_stale()
     assert!(project.seihon(&["build"]).status.success());
     let preview = project.path().join("public/neko");
     let epub_before = std::fs::read(preview.join("neko.epub")).unwrap();
-    let pages_before = snapshot(&preview.join("book"));
+    let pages_before = files_of(&preview.join("book"));
 
     let ch01 = book.join("ch01.md");
     let good = std::fs::read_to_string(&ch01).unwrap();
@@ -120,7 +107,7 @@ fn a_failed_build_keeps_the_last_good_preview_byte_for_byte_and_marks_it_stale()
         std::fs::read(preview.join("neko.epub")).unwrap(),
         epub_before
     );
-    assert_eq!(snapshot(&preview.join("book")), pages_before);
+    assert_eq!(files_of(&preview.join("book")), pages_before);
     let s = status(&preview);
     assert_eq!(
         (s["ok"].as_bool(), s["stale"].as_bool()),

@@ -152,3 +152,18 @@ pub fn epubcheck(epub: &Path) -> Vec<String> {
 }
 
 pub mod watching;
+
+/// Every file under `dir` with its bytes (empty when `dir` does not exist).
+pub fn files_of(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    if !dir.exists() {
+        return Default::default();
+    }
+    seihon::epub::list_files(dir)
+        .unwrap()
+        .into_iter()
+        .map(|rel| {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (rel, bytes)
+        })
+        .collect()
+}
