@@ -381,11 +381,59 @@ fn run(
     pkg.tree.add("mimetype", epub::MIMETYPE);
     pkg.tree.add("META-INF/container.xml", CONTAINER_XML);
 
+    // Chapters, written in parallel, added in reading order; the generated cover is rendered
+    // beside them (it takes as long as a dozen chapters).
+    let stylesheets: Vec<String> = book
+        .stylesheets
+        .iter()
+        .map(|s| format!("assets/{}", s.to_string_lossy().replace('\\', "/")))
+        .collect();
+    let write_chapters = || -> Vec<Result<(String, Checked)>> {
+        resolved
+            .chapters
+            .par_iter()
+            .map(|ch| {
+                let mut ctx = page_ctx.for_page(&ch.href());
+                ctx.insert("title", &ch.title);
+                ctx.insert("body_class", write::section_type(ch.source.role));
+                ctx.insert("stylesheets", &stylesheets);
+                let body = dom::serialize_nodes(&write::write_chapter(ch, ja));
+                ctx.insert("body", &body);
+                let text = pages::render(&tera, "chapter.xhtml", &ctx)?;
+                let fctx = FilterContext {
+                    book_id: book.id.clone(),
+                    chapter: ch.href(),
+                    language: ch
+                        .lang
+                        .clone()
+                        .unwrap_or_else(|| book.meta.language.clone()),
+                    book_root: book.root.clone(),
+                };
+                Ok((
+                    ch.href(),
+                    filtered_xhtml(
+                        &text,
+                        "chapter.xhtml",
+                        Some((&chain, &fctx, &ch.source.rel)),
+                    )?,
+                ))
+            })
+            .collect()
+    };
+    let (cover, chapter_pages) = rayon::join(
+        || match &book.cover {
+            Cover::Generated => CoverImage::Rendered(
+                pages::cover_svg(&tera, &page_ctx, &book).and_then(|svg| cover_png(project, &svg)),
+            ),
+            Cover::Image(rel) => CoverImage::File(rel),
+        },
+        write_chapters,
+    );
+
     // Cover image and page.
-    let cover_href = match &book.cover {
-        Cover::Generated => {
-            let svg = pages::cover_svg(&tera, &page_ctx, &book)?;
-            let png = cover_png(project, &svg)?;
+    let cover_href = match cover {
+        CoverImage::Rendered(png) => {
+            let png = png?;
             pkg.tree
                 .add(format!("{PACKAGE_DIR}/{}", pages::GENERATED_COVER), png);
             pkg.manifest.push(item(
@@ -396,7 +444,7 @@ fn run(
             ));
             pages::GENERATED_COVER.to_string()
         }
-        Cover::Image(rel) => {
+        CoverImage::File(rel) => {
             let path = book.root.join(rel);
             let loc = Location::file(&book.config_path);
             let Some(media_type) = xref::media_type(rel).filter(|t| t.starts_with("image/")) else {
@@ -459,42 +507,6 @@ fn run(
     });
     pkg.add_xhtml(format!("{PACKAGE_DIR}/{}", pages::NAV), nav_checked.text);
 
-    // Chapters, written in parallel, added in reading order.
-    let stylesheets: Vec<String> = book
-        .stylesheets
-        .iter()
-        .map(|s| format!("assets/{}", s.to_string_lossy().replace('\\', "/")))
-        .collect();
-    let chapter_pages: Vec<Result<(String, Checked)>> = resolved
-        .chapters
-        .par_iter()
-        .map(|ch| {
-            let mut ctx = page_ctx.for_page(&ch.href());
-            ctx.insert("title", &ch.title);
-            ctx.insert("body_class", write::section_type(ch.source.role));
-            ctx.insert("stylesheets", &stylesheets);
-            let body = dom::serialize_nodes(&write::write_chapter(ch, ja));
-            ctx.insert("body", &body);
-            let text = pages::render(&tera, "chapter.xhtml", &ctx)?;
-            let fctx = FilterContext {
-                book_id: book.id.clone(),
-                chapter: ch.href(),
-                language: ch
-                    .lang
-                    .clone()
-                    .unwrap_or_else(|| book.meta.language.clone()),
-                book_root: book.root.clone(),
-            };
-            Ok((
-                ch.href(),
-                filtered_xhtml(
-                    &text,
-                    "chapter.xhtml",
-                    Some((&chain, &fctx, &ch.source.rel)),
-                )?,
-            ))
-        })
-        .collect();
     let mut has_ruby = false;
     for (ch, page) in resolved.chapters.iter().zip(chapter_pages) {
         let (href, checked) = page?;
@@ -707,6 +719,12 @@ fn run(
         log: Vec::new(),
         packed: true,
     })
+}
+
+/// The cover going into the EPUB: rendered from the cover template, or the book's own image.
+enum CoverImage<'a> {
+    Rendered(Result<Vec<u8>>),
+    File(&'a Path),
 }
 
 /// The generated cover as PNG: rendering takes as long as writing a dozen chapters, so the
