@@ -142,8 +142,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Preview files are never written in place (a new preview is a new folder), so a file can be
 /// a hard link to the one it copies; a copy where links are not possible.
 fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
-    std::fs::hard_link(from, to)
-        .or_else(|_| std::fs::copy(from, to).map(|_| ()))
+    crate::stage::link_or_copy(from, to)
         .map_err(|e| Error::io(from, "cannot copy into the preview", e))
 }
 

@@ -72,14 +72,18 @@ pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
         let path = tmp.path().join(rel);
         match content {
             Content::Bytes(b) => std::fs::write(&path, b),
-            Content::Copy(from) if tree.link_copies => {
-                std::fs::hard_link(from, &path).or_else(|_| std::fs::copy(from, &path).map(|_| ()))
-            }
+            Content::Copy(from) if tree.link_copies => link_or_copy(from, &path),
             Content::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
         }
         .map_err(|e| Error::io(&path, "cannot write a staged file", e))
     })?;
     swap_in(tmp, dir)
+}
+
+/// A hard link to `from` at `to` (no new file), or a copy where links are not possible (another
+/// file system). Only for files nothing will write to in place.
+pub fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::hard_link(from, to).or_else(|_| std::fs::copy(from, to).map(|_| ()))
 }
 
 /// The folder a path is in (`.` for a bare name).
