@@ -1,7 +1,8 @@
-//! The chapter cache: what reading a chapter gave (its document and findings), kept by the hash
-//! of everything reading depends on (seihon's version, the file's name, format and bytes, the
-//! reader's settings). A rebuild reads only the chapters whose hash is new; `build` and `watch`
-//! share it. Entries are written whole (temporary file, then rename) and a damaged one is
+//! The build caches. The chapter cache: what reading a chapter gave (its document and findings),
+//! kept by the hash of everything reading depends on (seihon's version, the file's name, format
+//! and bytes, the reader's settings). A rebuild reads only the chapters whose hash is new; `build`
+//! and `watch` share it. The page cache: a chapter's finished page (written, templated, filtered),
+//! kept by the hash of the resolved chapter and everything the page depends on ([`PageKeys`]). Entries are written whole (temporary file, then rename) and a damaged one is
 //! simply read again, so the cache can never make a build wrong, only faster.
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -14,14 +15,22 @@ use crate::error::Finding;
 /// What reading one chapter gives.
 pub type Read = (Document, Vec<Finding>);
 
-pub struct ChapterCache {
+/// Entries of one kind (`T`) kept by key in one folder, as JSON.
+pub struct Cache<T> {
     dir: PathBuf,
+    kind: std::marker::PhantomData<fn() -> T>,
 }
 
-impl ChapterCache {
+/// Readings of chapters, by the hash of what reading depends on.
+pub type ChapterCache = Cache<Read>;
+
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
     /// The cache in `dir` (created when the first entry is written).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        ChapterCache { dir: dir.into() }
+        Cache {
+            dir: dir.into(),
+            kind: std::marker::PhantomData,
+        }
     }
 
     /// The key of a chapter: a hash of its parts (each length-prefixed, so that parts cannot
@@ -40,13 +49,13 @@ impl ChapterCache {
         self.dir.join(format!("{key}.json"))
     }
 
-    pub fn get(&self, key: &str) -> Option<Read> {
+    pub fn get(&self, key: &str) -> Option<T> {
         let bytes = std::fs::read(self.path(key)).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
-    /// Keeps a reading; a cache that cannot be written only costs speed.
-    pub fn put(&self, key: &str, read: &Read) {
+    /// Keeps an entry; a cache that cannot be written only costs speed.
+    pub fn put(&self, key: &str, read: &T) {
         if let Ok(json) = serde_json::to_vec(read) {
             let _ = crate::stage::write_atomic(&self.path(key), &json);
         }
@@ -70,6 +79,58 @@ impl ChapterCache {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+}
+
+/// Keys of a build's pages: a hash of what every page of the build shares (seihon's executable,
+/// templates, filters, the book's page context), extended per page with everything about the
+/// page (the resolved chapter, by its `Debug` form, which shows every field).
+#[derive(Clone)]
+pub struct PageKeys {
+    base: sha2::Sha256,
+}
+
+impl PageKeys {
+    pub fn new(parts: &[&[u8]]) -> Self {
+        let mut base = sha2::Sha256::new();
+        base.update(env!("CARGO_PKG_VERSION").as_bytes());
+        // A rebuilt seihon may write pages differently under the same version number.
+        let exe = std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .map(|m| format!("{:?} {:?}", m.len(), m.modified().ok()))
+            .unwrap_or_default();
+        for p in std::iter::once(exe.as_bytes()).chain(parts.iter().copied()) {
+            base.update((p.len() as u64).to_le_bytes());
+            base.update(p);
+        }
+        PageKeys { base }
+    }
+
+    /// The key of one page: its bulk (a chapter's document) by its serialized form, the rest by
+    /// its `Debug` form (which shows every field).
+    pub fn key(&self, bulk: &impl serde::Serialize, rest: &dyn std::fmt::Debug) -> String {
+        struct Hashing(sha2::Sha256);
+        impl std::fmt::Write for Hashing {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                self.0.update(s.as_bytes());
+                Ok(())
+            }
+        }
+        impl std::io::Write for Hashing {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.update(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut h = Hashing(self.base.clone());
+        // Writing to a hash cannot fail; a value that cannot be serialized is hashed as far as
+        // it went, and its `Debug` form follows.
+        let _ = serde_json::to_writer(&mut h, bulk);
+        let _ = std::fmt::write(&mut h, format_args!("{rest:?}"));
+        h.0.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 

@@ -48,6 +48,14 @@ pub const GENERATED_COVER: &str = "image/cover.png";
 
 /// Loads the templates: built-in, then `<project>/templates/`, then `<book>/templates/`.
 pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
+    load_templates_with_digest(project_root, book_root).map(|(tera, _)| tera)
+}
+
+/// Like [`load_templates`], with a hash of the templates' texts as loaded: what the page cache
+/// keys on, so that editing a template renders every page again.
+pub fn load_templates_with_digest(project_root: &Path, book_root: &Path) -> Result<(Tera, String)> {
+    use sha2::Digest;
+    let mut digest = sha2::Sha256::new();
     let mut tera = Tera::default();
     tera.autoescape_on([".xhtml", ".opf", ".ncx", ".svg", ".html"]);
     for (name, builtin) in TEMPLATES {
@@ -60,13 +68,22 @@ pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
                 origin = path.display().to_string();
             }
         }
+        for part in [name.as_bytes(), text.as_bytes()] {
+            digest.update((part.len() as u64).to_le_bytes());
+            digest.update(part);
+        }
         tera.add_raw_template(name, &text)
             .map_err(|e| Error::Template {
                 name: origin,
                 message: error_chain(&e),
             })?;
     }
-    Ok(tera)
+    let hex = digest
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok((tera, hex))
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -448,6 +465,36 @@ mod tests {
         assert_eq!(date_label("2011-10-01", true), "2011年10月1日");
         assert_eq!(date_label("2011-10-01", false), "October 1, 2011");
         assert_eq!(date_label("2011年秋", true), "2011年秋");
+    }
+
+    #[test]
+    fn a_page_context_has_one_debug_form() {
+        // The page cache keys on it: the maps in it must keep one order (tera's
+        // `preserve_order`), not each its own random one.
+        #[derive(Serialize)]
+        struct Meta {
+            title: &'static str,
+            lang: &'static str,
+            publisher: &'static str,
+            date: &'static str,
+            rights: &'static str,
+        }
+        let form = || {
+            let mut ctx = Context::new();
+            let meta = Meta {
+                title: "t",
+                lang: "ja",
+                publisher: "p",
+                date: "2026-11-30",
+                rights: "r",
+            };
+            ctx.insert("book", &meta);
+            format!("{ctx:?}")
+        };
+        let first = form();
+        for _ in 0..20 {
+            assert_eq!(form(), first);
+        }
     }
 
     #[test]

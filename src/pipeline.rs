@@ -58,6 +58,13 @@ impl Project {
             .join(id)
     }
 
+    /// Where a book's page cache lives: `build/.cache/pages/<id>/`.
+    pub fn page_cache_dir(&self, id: &str) -> PathBuf {
+        self.path(&self.config.build_dir)
+            .join(".cache/pages")
+            .join(id)
+    }
+
     /// The preview area (`public/`).
     pub fn preview_dir(&self) -> PathBuf {
         self.path(&self.config.preview_dir)
@@ -331,15 +338,12 @@ fn run(
                 .map(|(src, _)| src.rel.display().to_string())
                 .collect();
             // How much was read again: the measure of "work is not done twice".
-            log.push(format!(
-                "read {} of {} chapters{}\n",
-                fresh.len(),
+            log.push(how_much_again(
+                "read",
+                "chapters",
+                &fresh,
                 read.len(),
-                if fresh.is_empty() || fresh.len() == read.len() {
-                    String::new()
-                } else {
-                    format!(" ({}); the others are unchanged", fresh.join(", "))
-                }
+                "the others are unchanged",
             ));
             cache.keep_only(&read.iter().filter_map(|(_, k, _)| k.clone()).collect());
             let read: Vec<(Document, Vec<Finding>)> = read.into_iter().map(|(r, _, _)| r).collect();
@@ -372,7 +376,7 @@ fn run(
 
     at.enter(Step::Convert);
     let time = build_time(&book);
-    let tera = pages::load_templates(&project.root, &book.root)?;
+    let (tera, templates_digest) = pages::load_templates_with_digest(&project.root, &book.root)?;
     let page_ctx = PageContext::new(&book, &resolved.chapters, &epub::iso8601(time))
         .with_version(opts.release.as_deref());
     let ja = book.meta.language.starts_with("ja");
@@ -388,35 +392,87 @@ fn run(
         .iter()
         .map(|s| format!("assets/{}", s.to_string_lossy().replace('\\', "/")))
         .collect();
-    let write_chapters = || -> Vec<Result<(String, Checked)>> {
+    let write_page = |ch: &Chapter| -> Result<Checked> {
+        let mut ctx = page_ctx.for_page(&ch.href());
+        ctx.insert("title", &ch.title);
+        ctx.insert("body_class", write::section_type(ch.source.role));
+        ctx.insert("stylesheets", &stylesheets);
+        let body = dom::serialize_nodes(&write::write_chapter(ch, ja));
+        ctx.insert("body", &body);
+        let text = pages::render(&tera, "chapter.xhtml", &ctx)?;
+        let fctx = FilterContext {
+            book_id: book.id.clone(),
+            chapter: ch.href(),
+            language: ch
+                .lang
+                .clone()
+                .unwrap_or_else(|| book.meta.language.clone()),
+            book_root: book.root.clone(),
+        };
+        filtered_xhtml(
+            &text,
+            "chapter.xhtml",
+            Some((&chain, &fctx, &ch.source.rel)),
+        )
+    };
+    // Finished pages are kept by what they depend on: a rebuild writes only the chapters that
+    // changed (or whose references into other chapters did). Not with an external filter,
+    // whose output may depend on anything.
+    let pages = chain.fingerprint().map(|filters| {
+        let keys = crate::cache::PageKeys::new(&[
+            templates_digest.as_bytes(),
+            filters,
+            format!("{:?}", page_ctx.context()).as_bytes(),
+            format!(
+                "{stylesheets:?} {ja} {:?} {:?}",
+                book.id, book.meta.language
+            )
+            .as_bytes(),
+            book.root.as_os_str().as_encoded_bytes(),
+        ]);
+        (
+            keys,
+            crate::cache::Cache::<Checked>::new(project.page_cache_dir(&book.id)),
+        )
+    });
+    let keys: Vec<Option<String>> = resolved
+        .chapters
+        .par_iter()
+        .map(|ch| {
+            // Every field: a field added to `Chapter` must be added to the key (or this fails
+            // to compile).
+            let Chapter {
+                doc,
+                source,
+                stem,
+                title,
+                toc,
+                footnotes,
+                endnotes,
+                lang,
+                number,
+            } = ch;
+            let rest = (source, stem, title, toc, footnotes, endnotes, lang, number);
+            pages.as_ref().map(|(keys, _)| keys.key(doc, &rest))
+        })
+        .collect();
+    // Each page, and whether it was written (not taken from the cache).
+    let write_chapters = || -> Vec<(Result<(String, Checked)>, bool)> {
         resolved
             .chapters
             .par_iter()
-            .map(|ch| {
-                let mut ctx = page_ctx.for_page(&ch.href());
-                ctx.insert("title", &ch.title);
-                ctx.insert("body_class", write::section_type(ch.source.role));
-                ctx.insert("stylesheets", &stylesheets);
-                let body = dom::serialize_nodes(&write::write_chapter(ch, ja));
-                ctx.insert("body", &body);
-                let text = pages::render(&tera, "chapter.xhtml", &ctx)?;
-                let fctx = FilterContext {
-                    book_id: book.id.clone(),
-                    chapter: ch.href(),
-                    language: ch
-                        .lang
-                        .clone()
-                        .unwrap_or_else(|| book.meta.language.clone()),
-                    book_root: book.root.clone(),
-                };
-                Ok((
-                    ch.href(),
-                    filtered_xhtml(
-                        &text,
-                        "chapter.xhtml",
-                        Some((&chain, &fctx, &ch.source.rel)),
-                    )?,
-                ))
+            .zip(&keys)
+            .map(|(ch, key)| {
+                if let (Some((_, cache)), Some(key)) = (&pages, key)
+                    && let Some(hit) = cache.get(key)
+                {
+                    return (Ok((ch.href(), hit)), false);
+                }
+                let page = write_page(ch);
+                if let (Some((_, cache)), Some(key), Ok(page)) = (&pages, key, &page) {
+                    cache.put(key, page);
+                }
+                (page.map(|p| (ch.href(), p)), true)
             })
             .collect()
     };
@@ -429,6 +485,23 @@ fn run(
         },
         write_chapters,
     );
+    if let Some((_, cache)) = &pages {
+        cache.keep_only(&keys.iter().flatten().cloned().collect());
+    }
+    let written: Vec<String> = resolved
+        .chapters
+        .iter()
+        .zip(&chapter_pages)
+        .filter(|(_, (_, written))| *written)
+        .map(|(ch, _)| ch.source.rel.display().to_string())
+        .collect();
+    log.push(how_much_again(
+        "wrote",
+        "chapter pages",
+        &written,
+        chapter_pages.len(),
+        "the others are as they were",
+    ));
 
     // Cover image and page.
     let cover_href = match cover {
@@ -508,7 +581,7 @@ fn run(
     pkg.add_xhtml(format!("{PACKAGE_DIR}/{}", pages::NAV), nav_checked.text);
 
     let mut has_ruby = false;
-    for (ch, page) in resolved.chapters.iter().zip(chapter_pages) {
+    for (ch, (page, _)) in resolved.chapters.iter().zip(chapter_pages) {
         let (href, checked) = page?;
         has_ruby |= checked.ruby;
         pkg.manifest.push(ManifestItem {
@@ -719,6 +792,17 @@ fn run(
         log: Vec::new(),
         packed: true,
     })
+}
+
+/// "read 1 of 4 chapters (ch02.md); the others are unchanged": how much of a step's work a
+/// build did again, naming the files when it was not all or nothing.
+fn how_much_again(verb: &str, what: &str, done: &[String], total: usize, rest: &str) -> String {
+    let names = if done.is_empty() || done.len() == total {
+        String::new()
+    } else {
+        format!(" ({}); {rest}", done.join(", "))
+    };
+    format!("{verb} {} of {total} {what}{names}\n", done.len())
 }
 
 /// The cover going into the EPUB: rendered from the cover template, or the book's own image.
@@ -968,6 +1052,7 @@ fn chapter_id(ch: &Chapter) -> String {
 }
 
 /// A rendered page, checked to be well-formed XHTML, with the manifest properties it needs.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Checked {
     text: String,
     properties: String,

@@ -110,3 +110,107 @@ fn a_rebuild_with_nothing_changed_does_nothing_but_say_so() {
     let out = project.seihon(&["build"]);
     assert!(!text(&out).contains("read "), "{}", text(&out));
 }
+
+fn wrote_line(out: &std::process::Output) -> String {
+    text(out)
+        .lines()
+        .find(|l| l.starts_with("wrote "))
+        .unwrap_or_else(|| panic!("no `wrote …` line: {}", text(out)))
+        .to_string()
+}
+
+/// The page cache: a rebuild writes only the chapter pages whose chapter (or whatever the page
+/// shows of other chapters) changed, and anything every page depends on writes them all again.
+#[test]
+fn a_rebuild_writes_only_the_pages_whose_inputs_changed() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    let build = |expected: &str| {
+        let out = project.seihon(&["build", "--force"]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(wrote_line(&out), expected);
+    };
+    build("wrote 4 of 4 chapter pages");
+    build("wrote 0 of 4 chapter pages");
+
+    // A paragraph: that page only.
+    let ch02 = book.join("ch02.md");
+    let original = std::fs::read_to_string(&ch02).unwrap();
+    std::fs::write(&ch02, format!("{original}\n段落を足した。\n")).unwrap();
+    build("wrote 1 of 4 chapter pages (ch02.md); the others are as they were");
+    let page = read_entry(&project.epub("neko"), "item/xhtml/ch02.xhtml");
+    assert!(page.contains("段落を足した。"), "{page}");
+    // What the cache gave is what a build from scratch gives.
+    let cached = std::fs::read(project.epub("neko")).unwrap();
+    std::fs::remove_dir_all(project.path().join("build")).unwrap();
+    build("wrote 4 of 4 chapter pages");
+    assert_eq!(std::fs::read(project.epub("neko")).unwrap(), cached);
+
+    // A heading's text shows in the preface's cross-reference to it and in the contents that
+    // templates may show on every page: every page is written again.
+    std::fs::write(
+        &ch02,
+        original.replacen(
+            "# 組版と検査 {#typesetting}",
+            "# 組版と点検 {#typesetting}",
+            1,
+        ),
+    )
+    .unwrap();
+    build("wrote 4 of 4 chapter pages");
+
+    // A template, a rule file, the filter chain: every page.
+    std::fs::create_dir_all(project.path().join("templates")).unwrap();
+    let chapter_template =
+        pages_template("chapter.xhtml").replace("<body", "<body data-house=\"template-edit\"");
+    std::fs::write(
+        project.path().join("templates/chapter.xhtml"),
+        &chapter_template,
+    )
+    .unwrap();
+    build("wrote 4 of 4 chapter pages");
+    let page = read_entry(&project.epub("neko"), "item/xhtml/ch01.xhtml");
+    assert!(page.contains("data-house=\"template-edit\""), "{page}");
+    std::fs::create_dir_all(project.path().join("filters")).unwrap();
+    let rules = project.path().join("filters/mark.yml");
+    std::fs::write(
+        &rules,
+        "rules:\n  - match: {element: table}\n    add_class: [first]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "filters: [house, mark]\n",
+    )
+    .unwrap();
+    build("wrote 4 of 4 chapter pages");
+    build("wrote 0 of 4 chapter pages");
+    std::fs::write(
+        &rules,
+        "rules:\n  - match: {element: table}\n    add_class: [second]\n",
+    )
+    .unwrap();
+    build("wrote 4 of 4 chapter pages");
+    let page = read_entry(&project.epub("neko"), "item/xhtml/ch01.xhtml");
+    assert!(page.contains("class=\"second\""), "{page}");
+
+    // An external filter may depend on anything: its pages are written every time.
+    std::fs::write(
+        project.path().join("filters/stamp.py"),
+        "import sys\nsys.stdout.write(sys.stdin.read())\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "filters: [house, mark, stamp]\n",
+    )
+    .unwrap();
+    build("wrote 4 of 4 chapter pages");
+    build("wrote 4 of 4 chapter pages");
+}
+
+/// The built-in template `name`, as `seihon` ships it.
+fn pages_template(name: &str) -> String {
+    std::fs::read_to_string(repo().join("templates").join(name))
+        .unwrap_or_else(|e| panic!("templates/{name}: {e}"))
+}

@@ -81,6 +81,9 @@ impl Step {
 #[derive(Default)]
 pub struct Chain {
     steps: Vec<Step>,
+    /// What the chain's output depends on besides the page: the filters' names and the texts
+    /// of their rule files (see [`Chain::fingerprint`]).
+    sources: Vec<u8>,
 }
 
 impl fmt::Debug for Chain {
@@ -103,7 +106,24 @@ impl Chain {
 
     /// Adds a filter at the end.
     pub fn push(&mut self, filter: Box<dyn Filter>) {
+        self.note_source(filter.name().as_bytes(), b"");
         self.steps.push(Step::Plain(filter));
+    }
+
+    fn note_source(&mut self, name: &[u8], text: &[u8]) {
+        for part in [name, text] {
+            self.sources
+                .extend_from_slice(&(part.len() as u64).to_le_bytes());
+            self.sources.extend_from_slice(part);
+        }
+    }
+
+    /// What the chain's output depends on besides the page and its context, when that is known:
+    /// the built-in filters by name and the rule filters by the text of their files. `None` when
+    /// the chain runs an external program, whose output may depend on anything.
+    pub fn fingerprint(&self) -> Option<&[u8]> {
+        let external = self.steps.iter().any(|s| matches!(s, Step::External(_)));
+        (!external).then_some(self.sources.as_slice())
     }
 
     /// Resolves names in order: a built-in filter; else `filters/<name>.yml` (book folder first,
@@ -166,7 +186,11 @@ impl Chain {
                 let file = place.dir.join(format!("{name}.yml"));
                 let shown_file = place.shown.join(format!("{name}.yml"));
                 match rules::RuleFilter::load(name, &file, &shown_file) {
-                    Ok(f) => chain.push(Box::new(f)),
+                    Ok(f) => {
+                        chain.push(Box::new(f));
+                        // The rules as loaded: an edit to the file is a new chain.
+                        chain.note_source(b"rules", &std::fs::read(&file).unwrap_or_default());
+                    }
                     Err(mut fs) => findings.append(&mut fs),
                 }
                 continue;
