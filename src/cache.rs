@@ -106,6 +106,16 @@ impl PageKeys {
         PageKeys { base }
     }
 
+    /// The key of a thing given by its bytes.
+    pub fn key_of(&self, parts: &[&[u8]]) -> String {
+        let mut h = self.base.clone();
+        for p in parts {
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(p);
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// The key of one page: its bulk (a chapter's document) by its serialized form, the rest by
     /// its `Debug` form (which shows every field).
     pub fn key(&self, bulk: &impl serde::Serialize, rest: &dyn std::fmt::Debug) -> String {

@@ -65,6 +65,13 @@ impl Project {
             .join(id)
     }
 
+    /// Where the checks keep what they gathered from each page: `build/.cache/checks/<id>/`.
+    pub fn facts_cache_dir(&self, id: &str) -> PathBuf {
+        self.path(&self.config.build_dir)
+            .join(".cache/checks")
+            .join(id)
+    }
+
     /// The preview area (`public/`).
     pub fn preview_dir(&self) -> PathBuf {
         self.path(&self.config.preview_dir)
@@ -700,6 +707,7 @@ fn run(
     let found = crate::check::run_checks(
         &crate::check::EpubFiles {
             files: &pkg.check_view(),
+            cache: Some(&project.facts_cache_dir(&book.id)),
         },
         &settings,
     );

@@ -1,33 +1,28 @@
 //! external-links: the book's web links, asked of their servers (opt-in: it needs the network).
-use super::{Book, finding_at, walk_path};
+use super::Book;
+use super::page::Place;
 use crate::error::Finding;
 use crate::linkcheck::{LinkCheckOptions, LinkStatus, check_urls, status_text};
-use crate::xhtml::dom::Element;
 
 /// Every http(s) link of the book's pages (a/@href, area/@href), checked once each; a finding
 /// (severity Error — the caller lowers it to the configured level) for each place that links to
 /// a URL that is Broken or Failed.
 pub(crate) fn external_links(book: &Book, opts: &LinkCheckOptions) -> Vec<Finding> {
     // Every place first, so that each address is asked once however often the book links it.
-    let mut places: Vec<(&str, Vec<&Element>, String)> = Vec::new();
-    for (file, doc) in &book.docs {
-        walk_path(&doc.root, &mut |path| {
-            let el = path[path.len() - 1];
-            if el.name != "a" && el.name != "area" {
-                return;
+    let mut places: Vec<(&Place, String)> = Vec::new();
+    for page in book.pages.values() {
+        for link in &page.links {
+            let href = link.value.trim();
+            if is_web(href) {
+                places.push((&link.place, href.to_string()));
             }
-            if let Some(href) = el.attr("href").map(str::trim)
-                && is_web(href)
-            {
-                places.push((file, path.to_vec(), href.to_string()));
-            }
-        });
+        }
     }
-    let urls: Vec<String> = places.iter().map(|(_, _, href)| href.clone()).collect();
+    let urls: Vec<String> = places.iter().map(|(_, href)| href.clone()).collect();
     let statuses = check_urls(&urls, opts);
 
     let mut out = Vec::new();
-    for (file, path, href) in &places {
+    for (place, href) in &places {
         let (message, advice) = match statuses.get(href) {
             Some(LinkStatus::Broken { status }) => (
                 format!(
@@ -42,7 +37,7 @@ pub(crate) fn external_links(book: &Book, opts: &LinkCheckOptions) -> Vec<Findin
             ),
             Some(LinkStatus::Ok) | None => continue,
         };
-        out.push(finding_at(file, path, message, Some(advice)));
+        out.push(place.finding(message, Some(advice)));
     }
     out
 }
@@ -87,7 +82,7 @@ mod tests {
             ok = server.url("/ok"),
         );
         let files = book_files(&body);
-        let book = Book::load(&files);
+        let book = Book::load(&files, None);
         let found = external_links(&book, &quick());
 
         assert_eq!(found.len(), 3, "{found:#?}");
@@ -125,7 +120,7 @@ mod tests {
     #[test]
     fn a_book_without_web_links_asks_nothing() {
         let files = book_files("<p><a href=\"#x\">x</a> <a href=\"mailto:a@b\">m</a></p>");
-        let book = Book::load(&files);
+        let book = Book::load(&files, None);
         assert_eq!(external_links(&book, &quick()), vec![]);
     }
 }

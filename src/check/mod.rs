@@ -6,6 +6,7 @@
 //! attribute of the element or its ancestors), with the XHTML position as a note in the hint,
 //! so that the people who write the manuscripts see their own file and line.
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use crate::error::{Finding, Location, Severity};
 use crate::xhtml::dom::{self, Document, Element, Pos};
@@ -14,6 +15,7 @@ mod external;
 mod ids;
 mod japanese;
 mod links;
+mod page;
 pub mod programs;
 mod resources;
 
@@ -167,6 +169,9 @@ impl CheckSettings {
 /// The EPUB's files in memory (path inside the EPUB → bytes), before staging.
 pub struct EpubFiles<'a> {
     pub files: &'a BTreeMap<String, Vec<u8>>,
+    /// Where what the checks gathered from each page is kept, by the hash of the page: a
+    /// rebuild parses only the pages that changed. None: every page is parsed.
+    pub cache: Option<&'a std::path::Path>,
 }
 
 /// Runs every enabled check; each finding gets its check's level as severity and the check's
@@ -175,7 +180,7 @@ pub struct EpubFiles<'a> {
 /// A few findings are only ever warnings (an empty `alt` on an image that may be decorative):
 /// raising their check to `error` does not raise them.
 pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
-    let book = Book::load(epub.files);
+    let book = Book::load(epub.files, epub.cache);
     let mut out = Vec::new();
     for &id in CheckId::all() {
         let level = settings.level(id);
@@ -230,10 +235,16 @@ pub(crate) struct Item {
 }
 
 /// The parsed EPUB tree shared by all checks.
+/// A file the checks parse: a page (kept as its facts) or an NCX (kept whole; it is small).
+enum Parsed {
+    Page(page::PageFacts),
+    Ncx(Document),
+}
+
 pub(crate) struct Book<'a> {
     pub files: &'a BTreeMap<String, Vec<u8>>,
-    /// Parsed XHTML documents by path.
-    pub docs: BTreeMap<String, Document>,
+    /// What the checks need of each XHTML page, by path (the pages' trees are not kept).
+    pub pages: BTreeMap<String, page::PageFacts>,
     /// Findings of the well-formed check (parse errors, missing package document).
     pub parse_errors: Vec<Finding>,
     pub opf_path: Option<String>,
@@ -248,9 +259,6 @@ pub(crate) struct Book<'a> {
     pub spine_pos: Option<Pos>,
     /// Path of the navigation document.
     pub nav: Option<String>,
-    /// The ids of each parsed XHTML document, gathered once: links look them up by the
-    /// thousand, and walking a page per link made large books quadratic.
-    ids: BTreeMap<String, std::collections::HashSet<String>>,
 }
 
 pub(crate) fn is_xhtml_path(path: &str) -> bool {
@@ -281,10 +289,10 @@ fn parse_file(path: &str, bytes: &[u8]) -> Result<Document, Finding> {
 }
 
 impl<'a> Book<'a> {
-    pub fn load(files: &'a BTreeMap<String, Vec<u8>>) -> Book<'a> {
+    pub fn load(files: &'a BTreeMap<String, Vec<u8>>, cache: Option<&Path>) -> Book<'a> {
         let mut book = Book {
             files,
-            docs: BTreeMap::new(),
+            pages: BTreeMap::new(),
             parse_errors: Vec::new(),
             opf_path: None,
             package_read: false,
@@ -294,34 +302,58 @@ impl<'a> Book<'a> {
             spine_rtl: false,
             spine_pos: None,
             nav: None,
-            ids: BTreeMap::new(),
         };
-        // Pages are parsed in parallel, then filed in path order (findings stay deterministic).
+        // Pages are read in parallel, then filed in path order (findings stay deterministic);
+        // each page's tree is dropped as soon as its facts are gathered.
         use rayon::prelude::*;
-        let parsed: Vec<(&String, bool, Result<Document, Finding>)> = files
+        let cache = cache.map(|dir| {
+            (
+                crate::cache::PageKeys::new(&[b"check facts"]),
+                crate::cache::Cache::<page::PageFacts>::new(dir),
+            )
+        });
+        let parsed: Vec<(&String, Result<Parsed, Finding>, Option<String>)> = files
             .par_iter()
             .filter_map(|(path, bytes)| {
-                let ncx = path.to_ascii_lowercase().ends_with(".ncx");
-                (is_xhtml_path(path) || ncx).then(|| (path, ncx, parse_file(path, bytes)))
+                if path.to_ascii_lowercase().ends_with(".ncx") {
+                    return Some((path, parse_file(path, bytes).map(Parsed::Ncx), None));
+                }
+                if !is_xhtml_path(path) {
+                    return None;
+                }
+                let key = cache
+                    .as_ref()
+                    .map(|(keys, _)| keys.key_of(&[path.as_bytes(), bytes]));
+                if let (Some((_, cache)), Some(key)) = (&cache, &key)
+                    && let Some(facts) = cache.get(key)
+                {
+                    return Some((path, Ok(Parsed::Page(facts)), Some(key.clone())));
+                }
+                let facts = parse_file(path, bytes)
+                    .map(|doc| Parsed::Page(page::PageFacts::gather(path, &doc)));
+                if let (Some((_, cache)), Some(key), Ok(Parsed::Page(facts))) =
+                    (&cache, &key, &facts)
+                {
+                    cache.put(key, facts);
+                }
+                Some((path, facts, key))
             })
             .collect();
-        for (path, ncx, doc) in parsed {
-            match doc {
-                Ok(doc) if ncx => {
+        let mut used = std::collections::HashSet::new();
+        for (path, parsed, key) in parsed {
+            used.extend(key);
+            match parsed {
+                Ok(Parsed::Ncx(doc)) => {
                     book.ncx.insert(path.clone(), doc);
                 }
-                Ok(doc) => {
-                    let mut ids = std::collections::HashSet::new();
-                    doc.root.walk(&mut |e| {
-                        if let Some(id) = e.attr("id") {
-                            ids.insert(id.to_string());
-                        }
-                    });
-                    book.ids.insert(path.clone(), ids);
-                    book.docs.insert(path.clone(), doc);
+                Ok(Parsed::Page(facts)) => {
+                    book.pages.insert(path.clone(), facts);
                 }
                 Err(f) => book.parse_errors.push(f),
             }
+        }
+        if let Some((_, cache)) = &cache {
+            cache.keep_only(&used);
         }
         book.opf_path = book.find_package();
         if let Some(opf_path) = book.opf_path.clone() {
@@ -335,7 +367,7 @@ impl<'a> Book<'a> {
         }
         if book.nav.is_none() {
             book.nav = book
-                .docs
+                .pages
                 .keys()
                 .find(|p| p.rsplit('/').next() == Some("nav.xhtml"))
                 .cloned();
@@ -446,7 +478,7 @@ impl<'a> Book<'a> {
 
     /// The ids of a parsed XHTML document.
     pub fn ids_of(&self, path: &str) -> Option<&std::collections::HashSet<String>> {
-        self.ids.get(path)
+        self.pages.get(path).map(|p| &p.ids)
     }
 }
 
@@ -594,12 +626,6 @@ impl<'a> SourceMap<'a> {
     }
 }
 
-/// The position of an element in its XHTML file, as "item/xhtml/ch01.xhtml:34:5".
-fn xhtml_position(file: &str, el: &Element) -> Location {
-    let pos = el.pos.unwrap_or_default();
-    Location::new(file, pos.line, pos.col)
-}
-
 /// A finding about the last element of `path` in the XHTML file `file`: at its source position
 /// with the XHTML position in the hint ("in item/xhtml/ch01.xhtml:34:5", then `advice`), or at
 /// the XHTML position when the element has no source position.
@@ -609,26 +635,7 @@ pub(crate) fn finding_at(
     message: impl Into<String>,
     advice: Option<&str>,
 ) -> Finding {
-    let xhtml = path
-        .last()
-        .map_or_else(|| Location::file(file), |e| xhtml_position(file, e));
-    match source_of(path) {
-        Some(src) => {
-            let mut hint = format!("in {xhtml}");
-            if let Some(a) = advice {
-                hint.push_str("; ");
-                hint.push_str(a);
-            }
-            Finding::error(src, message).with_hint(hint)
-        }
-        None => {
-            let f = Finding::error(xhtml, message);
-            match advice {
-                Some(a) => f.with_hint(a),
-                None => f,
-            }
-        }
-    }
+    page::Place::of(file, path).finding(message, advice)
 }
 
 /// Visits every element with the path from the root to it (root first, element last).

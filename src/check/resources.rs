@@ -1,24 +1,6 @@
 //! resources and image-alt.
-use super::{Book, Target, finding_at, resolve, walk_path};
-use crate::error::{Finding, Location, Severity, line_col};
-use crate::xhtml::dom::Element;
-
-/// The resource an element loads, if it loads one: (attribute, value).
-fn resource_ref(el: &Element) -> Option<(&'static str, &str)> {
-    let attr: &'static str = match el.name.as_str() {
-        "img" | "source" | "audio" | "video" | "script" | "track" | "embed" | "iframe" => "src",
-        "link" => "href",
-        "object" => "data",
-        "image" | "svg:image" => {
-            return el
-                .attr("href")
-                .map(|v| ("href", v))
-                .or_else(|| el.attr("xlink:href").map(|v| ("xlink:href", v)));
-        }
-        _ => return None,
-    };
-    el.attr(attr).map(|v| (attr, v))
-}
+use super::{Book, Target, resolve};
+use crate::error::{Finding, Location, line_col};
 
 /// Why a resource reference from `file` does not resolve to a file in the EPUB and manifest.
 fn resource_problem(book: &Book, file: &str, what: &str, value: &str) -> Option<String> {
@@ -45,21 +27,13 @@ fn resource_problem(book: &Book, file: &str, what: &str, value: &str) -> Option<
 
 pub(super) fn resources(book: &Book) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (file, doc) in &book.docs {
-        walk_path(&doc.root, &mut |path| {
-            let el = path[path.len() - 1];
-            let Some((_, value)) = resource_ref(el) else {
-                return;
-            };
-            let what = match el.name.as_str() {
-                "img" | "image" | "svg:image" => "image",
-                "link" if el.attr("rel").is_some_and(|r| r.contains("stylesheet")) => "style sheet",
-                _ => "resource",
-            };
-            if let Some(problem) = resource_problem(book, file, what, value) {
-                out.push(finding_at(file, path, problem, None));
+    for (file, page) in &book.pages {
+        for res in &page.resources {
+            let r = &res.reference;
+            if let Some(problem) = resource_problem(book, file, &res.what, &r.value) {
+                out.push(r.place.finding(problem, None));
             }
-        });
+        }
     }
     for (file, bytes) in book.files {
         if !file.to_ascii_lowercase().ends_with(".css") {
@@ -138,40 +112,10 @@ fn css_urls(css: &str) -> Vec<(usize, String)> {
 
 /// Every `img` has an `alt`; an empty `alt` is fine only on decorative images.
 pub(super) fn image_alt(book: &Book) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (file, doc) in &book.docs {
-        walk_path(&doc.root, &mut |path| {
-            let el = path[path.len() - 1];
-            if el.name != "img" {
-                return;
-            }
-            let src = el.attr("src").unwrap_or("");
-            match el.attr("alt") {
-                None => out.push(finding_at(
-                    file,
-                    path,
-                    format!("the image `{src}` has no alternative text (`alt`)"),
-                    Some("describe the image for readers who cannot see it"),
-                )),
-                Some(alt) if alt.trim().is_empty() => {
-                    let decorative =
-                        el.has_class("inline") || el.attr("role") == Some("presentation");
-                    if !decorative {
-                        let mut f = finding_at(
-                            file,
-                            path,
-                            format!("the image `{src}` has an empty alternative text"),
-                            Some("describe the image, or mark it as decorative"),
-                        );
-                        f.severity = Severity::Warning;
-                        out.push(f);
-                    }
-                }
-                Some(_) => {}
-            }
-        });
-    }
-    out
+    book.pages
+        .values()
+        .flat_map(|p| p.image_alt.iter().cloned())
+        .collect()
 }
 
 #[cfg(test)]

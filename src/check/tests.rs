@@ -109,13 +109,13 @@ fn edit(mut files: Files, path: &str, from: &str, to: &str) -> Files {
 }
 
 fn run(files: &Files) -> Vec<Finding> {
-    run_checks(&EpubFiles { files }, &CheckSettings::default())
+    run_checks(&EpubFiles { files, cache: None }, &CheckSettings::default())
 }
 
 fn run_with(files: &Files, name: &str, level: Level) -> Vec<Finding> {
     let mut settings = CheckSettings::default();
     settings.set(name, level).unwrap();
-    run_checks(&EpubFiles { files }, &settings)
+    run_checks(&EpubFiles { files, cache: None }, &settings)
 }
 
 /// The one finding of a run, or a panic listing them all.
@@ -616,4 +616,47 @@ fn off_silences_an_error_check_and_svg_images_and_encoded_names_resolve() {
         f.message
     );
     assert_eq!(loc(&f), "item/xhtml/ch02.xhtml:9:101");
+}
+
+#[test]
+fn kept_page_facts_give_the_same_findings_and_follow_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("facts");
+    let cached = |files: &Files| {
+        run_checks(
+            &EpubFiles {
+                files,
+                cache: Some(&cache),
+            },
+            &CheckSettings::default(),
+        )
+    };
+    let entries = || std::fs::read_dir(&cache).unwrap().count();
+    // A book with findings of several kinds, in several pages.
+    let broken = edit(
+        edit(
+            clean(),
+            "item/xhtml/ch01.xhtml",
+            "<p data-seihon-src=\"ch01.md:5:1\">",
+            "<p id=\"sec1\" data-seihon-src=\"ch01.md:5:1\">",
+        ),
+        "item/xhtml/ch02.xhtml",
+        "</body>",
+        "<p><a href=\"ch01.xhtml#nowhere\">x</a><img src=\"../image/fig.png\"/></p></body>",
+    );
+    let expected = run(&broken);
+    assert!(expected.len() >= 3, "{expected:#?}");
+    assert_eq!(cached(&broken), expected, "first run, filling the cache");
+    assert_eq!(entries(), 3, "one entry per page");
+    assert_eq!(cached(&broken), expected, "from the cache");
+    // An edit is seen, and entries of pages that are no more are dropped.
+    let fixed = edit(broken.clone(), "item/xhtml/ch02.xhtml", "#nowhere", "#sec1");
+    assert_eq!(cached(&fixed), run(&fixed));
+    assert_eq!(cached(&fixed).len(), expected.len() - 1);
+    assert_eq!(entries(), 3);
+    // A damaged entry is read again.
+    for e in std::fs::read_dir(&cache).unwrap() {
+        std::fs::write(e.unwrap().path(), b"{").unwrap();
+    }
+    assert_eq!(cached(&fixed), run(&fixed));
 }
