@@ -82,6 +82,16 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
     }
 }
 
+/// This seihon: its version and its executable's size and time. What one seihon cached, another
+/// (even of the same version, rebuilt) does not take.
+pub fn exe_identity() -> String {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|m| format!("{:?} {:?}", m.len(), m.modified().ok()))
+        .unwrap_or_default();
+    format!("{} {exe}", env!("CARGO_PKG_VERSION"))
+}
+
 /// Keys of a build's pages: a hash of what every page of the build shares (seihon's executable,
 /// templates, filters, the book's page context), extended per page with everything about the
 /// page (the resolved chapter, by its `Debug` form, which shows every field).
@@ -95,10 +105,7 @@ impl PageKeys {
         let mut base = sha2::Sha256::new();
         base.update(env!("CARGO_PKG_VERSION").as_bytes());
         // A rebuilt seihon may write pages differently under the same version number.
-        let exe = std::env::current_exe()
-            .and_then(std::fs::metadata)
-            .map(|m| format!("{:?} {:?}", m.len(), m.modified().ok()))
-            .unwrap_or_default();
+        let exe = exe_identity();
         for p in std::iter::once(exe.as_bytes()).chain(parts.iter().copied()) {
             base.update((p.len() as u64).to_le_bytes());
             base.update(p);

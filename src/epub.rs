@@ -90,6 +90,22 @@ pub fn pack_with(
     unix_time: i64,
     verify: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<()> {
+    pack_reusing(stage, output, unix_time, None, verify).map(|_| ())
+}
+
+/// Packs like [`pack_with`], copying from `previous` (an EPUB this same seihon packed) every
+/// entry whose name, content (CRC-32 and size), compression and time are unchanged, as it is
+/// compressed there: a rebuild compresses only the files that changed. The others are
+/// compressed in parallel. Either way each entry's bytes are what compressing it gives, so the
+/// EPUB is the same as one packed from nothing. Returns how many entries were copied.
+pub fn pack_reusing(
+    stage: &Path,
+    output: &Path,
+    unix_time: i64,
+    previous: Option<&Path>,
+    verify: impl FnOnce(&Path) -> Result<()>,
+) -> Result<usize> {
+    use rayon::prelude::*;
     let out_dir = output
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -98,12 +114,9 @@ pub fn pack_with(
         .map_err(|e| Error::io(out_dir, "cannot create the output folder", e))?;
     // What killed runs left here goes first; a temporary EPUB is never taken for a book.
     crate::stage::sweep(out_dir);
-    // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
-    let tmp = crate::stage::temp_file(out_dir, ".tmp.epub")?;
     let zip_err = |e: zip::result::ZipError| {
         Error::io(output, "cannot write the EPUB", std::io::Error::other(e))
     };
-
     let stored = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Stored)
         .last_modified_time(zip_time(unix_time))
@@ -113,30 +126,93 @@ pub fn pack_with(
         .compression_method(CompressionMethod::Deflated)
         .compression_level(Some(9));
 
+    let names: Vec<String> = list_files(stage)?
+        .into_iter()
+        .filter(|rel| rel != "mimetype")
+        .collect();
+    let mut previous = previous
+        .and_then(|p| std::fs::File::open(p).ok())
+        .and_then(|f| zip::ZipArchive::new(std::io::BufReader::new(f)).ok());
+    // Each entry as it goes in: copied from the previous EPUB, or made here.
+    enum Entry {
+        Reused,
+        Stored(Vec<u8>),
+        /// A one-entry archive holding the entry compressed.
+        Compressed(Vec<u8>),
+    }
+    let read: Vec<(Vec<u8>, bool)> = names
+        .par_iter()
+        .map(|rel| {
+            let data = std::fs::read(stage.join(rel))
+                .map_err(|e| Error::io(stage.join(rel), "cannot read the staged file", e))?;
+            Ok((data, is_compressed_image(rel)))
+        })
+        .collect::<Result<_>>()?;
+    let reusable: Vec<bool> = names
+        .iter()
+        .zip(&read)
+        .map(|(rel, (data, image))| {
+            let Some(prev) = previous.as_mut() else {
+                return false;
+            };
+            let method = if *image {
+                CompressionMethod::Stored
+            } else {
+                CompressionMethod::Deflated
+            };
+            prev.by_name_raw(rel.as_bytes()).is_ok_and(|old| {
+                old.compression() == method
+                    && old.size() == data.len() as u64
+                    && old.last_modified() == Some(zip_time(unix_time))
+                    && old.crc32() == crc32fast::hash(data)
+            })
+        })
+        .collect();
+    let entries: Vec<Entry> = names
+        .par_iter()
+        .zip(read)
+        .zip(&reusable)
+        .map(|((rel, (data, image)), reuse)| {
+            Ok(match (reuse, image) {
+                (true, _) => Entry::Reused,
+                (false, true) => Entry::Stored(data),
+                (false, false) => {
+                    let mut one = ZipWriter::new(std::io::Cursor::new(Vec::new()));
+                    one.start_file(rel.as_str(), deflated).map_err(zip_err)?;
+                    one.write_all(&data)
+                        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+                    Entry::Compressed(one.finish().map_err(zip_err)?.into_inner())
+                }
+            })
+        })
+        .collect::<Result<_>>()?;
+
+    // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
+    let tmp = crate::stage::temp_file(out_dir, ".tmp.epub")?;
     let mut zip = ZipWriter::new(std::io::BufWriter::new(tmp.as_file()));
     zip.start_file("mimetype", stored).map_err(zip_err)?;
     zip.write_all(MIMETYPE)
         .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-    for rel in list_files(stage)? {
-        if rel == "mimetype" {
-            continue;
+    for (rel, entry) in names.iter().zip(entries) {
+        match entry {
+            Entry::Reused => {
+                let prev = previous
+                    .as_mut()
+                    .ok_or_else(|| zip_err(zip::result::ZipError::FileNotFound))?;
+                zip.raw_copy_file(prev.by_name_raw(rel.as_bytes()).map_err(zip_err)?)
+                    .map_err(zip_err)?;
+            }
+            Entry::Stored(data) => {
+                zip.start_file(rel.as_str(), stored).map_err(zip_err)?;
+                zip.write_all(&data)
+                    .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+            }
+            Entry::Compressed(one) => {
+                let mut one = zip::ZipArchive::new(std::io::Cursor::new(one)).map_err(zip_err)?;
+                zip.raw_copy_file(one.by_index_raw(0).map_err(zip_err)?)
+                    .map_err(zip_err)?;
+            }
         }
-        let data = std::fs::read(stage.join(&rel))
-            .map_err(|e| Error::io(stage.join(&rel), "cannot read the staged file", e))?;
-        // Already-compressed images gain nothing from Deflate.
-        let opts = if rel.ends_with(".png")
-            || rel.ends_with(".jpg")
-            || rel.ends_with(".jpeg")
-            || rel.ends_with(".gif")
-            || rel.ends_with(".webp")
-        {
-            stored
-        } else {
-            deflated
-        };
-        zip.start_file(rel.as_str(), opts).map_err(zip_err)?;
-        zip.write_all(&data)
-            .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
     }
     let mut buf = zip.finish().map_err(zip_err)?;
     buf.flush()
@@ -148,7 +224,14 @@ pub fn pack_with(
     verify(tmp.path())?;
     tmp.persist(output)
         .map_err(|e| Error::io(output, "cannot move the new EPUB into place", e.error))?;
-    Ok(())
+    Ok(reusable.iter().filter(|r| **r).count())
+}
+
+/// Already-compressed images gain nothing from Deflate: they are stored.
+fn is_compressed_image(rel: &str) -> bool {
+    [".png", ".jpg", ".jpeg", ".gif", ".webp"]
+        .iter()
+        .any(|ext| rel.ends_with(ext))
 }
 
 #[cfg(test)]
@@ -185,5 +268,53 @@ mod tests {
         let again = dir.path().join("again.epub");
         pack(&stage, &again, 1_317_427_200).unwrap();
         assert_eq!(bytes, std::fs::read(&again).unwrap());
+    }
+
+    #[test]
+    fn entries_copied_from_the_previous_epub_give_the_same_bytes_as_packing_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let stage = dir.path().join("stage");
+        let put = |rel: &str, bytes: &[u8]| {
+            let p = stage.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        };
+        put("mimetype", MIMETYPE);
+        put("META-INF/container.xml", b"<x/>");
+        for i in 0..20 {
+            put(
+                &format!("item/xhtml/ch{i:02}.xhtml"),
+                format!("<p>{}</p>", "章".repeat(100 * i)).as_bytes(),
+            );
+        }
+        put("item/image/a.png", b"\x89PNG not really");
+        let reused = std::cell::Cell::new(0);
+        let packed = |name: &str, previous: Option<&Path>, time: i64| {
+            let out = dir.path().join(name);
+            reused.set(pack_reusing(&stage, &out, time, previous, |_| Ok(())).unwrap());
+            std::fs::read(out).unwrap()
+        };
+        let t = 1_700_000_000;
+        let first = packed("first.epub", None, t);
+        assert_eq!(reused.get(), 0);
+        let previous = dir.path().join("first.epub");
+        assert_eq!(packed("same.epub", Some(&previous), t), first);
+        assert_eq!(reused.get(), 22, "every entry but the mimetype");
+        // One page and the image change, one page goes, one comes.
+        put("item/xhtml/ch03.xhtml", b"<p>changed</p>");
+        put("item/image/a.png", b"\x89PNG changed");
+        std::fs::remove_file(stage.join("item/xhtml/ch04.xhtml")).unwrap();
+        put("item/xhtml/new.xhtml", b"<p>new</p>");
+        let anew = packed("anew.epub", None, t);
+        assert_ne!(anew, first);
+        assert_eq!(packed("reusing.epub", Some(&previous), t), anew);
+        assert_eq!(reused.get(), 19);
+        // Another time: nothing can be copied, and nothing wrong is.
+        let later = packed("later.epub", Some(&previous), t + 86_400);
+        assert_eq!(reused.get(), 0);
+        assert_eq!(later, packed("later-anew.epub", None, t + 86_400));
+        // A previous file that is not an EPUB is ignored.
+        std::fs::write(&previous, b"not a zip").unwrap();
+        assert_eq!(packed("after-junk.epub", Some(&previous), t), anew);
     }
 }

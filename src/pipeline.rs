@@ -780,13 +780,32 @@ fn run(
 
     // With epubcheck, the packed EPUB replaces the last one only once epubcheck accepts it.
     at.enter(Step::Pack);
-    epub::pack_with(&stage_dir, &output, time, |packed| {
+    // The last EPUB's compressed entries are copied when this seihon packed it and nothing has
+    // touched it since (another version's Deflate, or a hook re-zipping it, might compress
+    // differently, and the EPUB must not depend on that).
+    let packed_by = project
+        .path(&project.config.build_dir)
+        .join(".cache/packed-by")
+        .join(&book.id);
+    let stamp = || {
+        let file = std::fs::metadata(&output)
+            .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+            .unwrap_or_default();
+        let exe = crate::cache::exe_identity();
+        format!("{exe}\n{}\n{file}", output.display())
+    };
+    let previous = std::fs::read_to_string(&packed_by)
+        .is_ok_and(|last| last == stamp())
+        .then_some(output.as_path());
+    epub::pack_reusing(&stage_dir, &output, time, previous, |packed| {
         if opts.epubcheck {
             at.enter(Step::Epubcheck);
             gate(opts, &mut findings, epubcheck.run(packed)?)?;
         }
         Ok(())
     })?;
+    // Only a speed-up: when it cannot be noted, the next build compresses everything.
+    let _ = stage::write_atomic(&packed_by, stamp().as_bytes());
     if opts.release.is_some() {
         write_checksum(&output)?;
     }

@@ -744,6 +744,21 @@ pub fn check_book_file_under(
     shared: &[PathBuf],
     rel: &Path,
 ) -> std::result::Result<PathBuf, &'static str> {
+    check_book_file_in(root, real_root, shared, rel, &mut RealDirs::default())
+}
+
+/// Real paths of folders, found once: a book's thousand images in one folder need one
+/// `canonicalize` of the folder, not one per image.
+pub type RealDirs = std::collections::HashMap<PathBuf, Option<PathBuf>>;
+
+/// [`check_book_file_under`], remembering the real paths of the folders it met in `dirs`.
+pub fn check_book_file_in(
+    root: &Path,
+    real_root: &Path,
+    shared: &[PathBuf],
+    rel: &Path,
+    dirs: &mut RealDirs,
+) -> std::result::Result<PathBuf, &'static str> {
     use std::path::Component;
     if rel.as_os_str().is_empty() {
         return Err("is empty");
@@ -755,12 +770,25 @@ pub fn check_book_file_under(
         return Err("is outside the book folder (write a path relative to the book, without `..`)");
     }
     let path = root.join(rel);
-    let meta = std::fs::metadata(&path).map_err(|_| "does not exist")?;
-    if !meta.is_file() {
-        return Err("is not a file");
-    }
-    let Ok(real) = path.canonicalize() else {
-        return Err("cannot be read");
+    let own = std::fs::symlink_metadata(&path).map_err(|_| "does not exist")?;
+    let real = if own.file_type().is_symlink() {
+        let meta = std::fs::metadata(&path).map_err(|_| "does not exist")?;
+        if !meta.is_file() {
+            return Err("is not a file");
+        }
+        path.canonicalize().map_err(|_| "cannot be read")?
+    } else {
+        if !own.is_file() {
+            return Err("is not a file");
+        }
+        // Not a link itself: its real path is its folder's real path and its name.
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err("cannot be read");
+        };
+        let real_dir = dirs
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| dir.canonicalize().ok());
+        real_dir.as_ref().ok_or("cannot be read")?.join(name)
     };
     if !real.starts_with(real_root) && !shared.iter().any(|s| real.starts_with(s)) {
         return Err(if climbs {

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::book::{Book, ChapterSource, Format, Role, check_book_file_under};
+use crate::book::{Book, ChapterSource, Format, RealDirs, Role, check_book_file_in};
 use crate::doc::*;
 use crate::error::{Finding, Location};
 use crate::xhtml::dom;
@@ -150,6 +150,10 @@ struct Resolver<'a> {
     /// The book folder with symlinks resolved, once (images are checked against it by the
     /// thousand).
     real_root: PathBuf,
+    /// Real paths of the folders images were found in.
+    real_dirs: RealDirs,
+    /// Names in the folders Re:VIEW's image lookup looked in.
+    listings: HashMap<PathBuf, HashSet<std::ffi::OsString>>,
     errors: Vec<Finding>,
     warnings: Vec<Finding>,
     /// Every id in the output → its chapter.
@@ -213,6 +217,8 @@ pub fn resolve_with(
             .root
             .canonicalize()
             .unwrap_or_else(|_| book.root.clone()),
+        real_dirs: RealDirs::default(),
+        listings: HashMap::new(),
         errors: Vec::new(),
         warnings: Vec::new(),
         ids: HashMap::new(),
@@ -858,11 +864,12 @@ impl Resolver<'_> {
             return Some(format!("../{}", res.href));
         }
         let src = &img.src;
-        let path = match check_book_file_under(
+        let path = match check_book_file_in(
             &self.book.root,
             &self.real_root,
             &self.book.shared_dirs,
             &rel,
+            &mut self.real_dirs,
         ) {
             Ok(p) => p,
             // Real DocBook books name images they do not ship: the alt text stands in, marked.
@@ -892,9 +899,7 @@ impl Resolver<'_> {
             );
             return None;
         };
-        if media_type != "image/svg+xml"
-            && (imagesize::size(&path).is_err() || png_cut_short(&path, media_type))
-        {
+        if media_type != "image/svg+xml" && !image_readable(&path, media_type) {
             self.errors.push(
                 Finding::error(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file", media_type.trim_start_matches("image/").to_uppercase()))
                     .with_hint("export the image again from its original"),
@@ -943,10 +948,26 @@ impl Resolver<'_> {
             })
     }
 
+    /// Whether the folder of `rel` (under the book) lists its name.
+    fn listed(&mut self, rel: &Path) -> bool {
+        let path = self.book.root.join(rel);
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return false;
+        };
+        self.listings
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| {
+                std::fs::read_dir(dir)
+                    .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+                    .unwrap_or_default()
+            })
+            .contains(name)
+    }
+
     /// Re:VIEW's image lookup: the first file that exists among
     /// `images/html/CH/id.ext`, `images/html/CH-id.ext`, `images/html/id.ext`, `images/CH/id.ext`,
     /// `images/CH-id.ext`, `images/id.ext`, for ext in png, jpg, jpeg, gif, svg.
-    fn find_review_image(&self, id: &str, ci: usize) -> Result<PathBuf, Vec<String>> {
+    fn find_review_image(&mut self, id: &str, ci: usize) -> Result<PathBuf, Vec<String>> {
         let imagedir = self
             .book
             .review
@@ -967,13 +988,16 @@ impl Resolver<'_> {
                 let mut name = base.clone().into_os_string();
                 name.push(format!(".{ext}"));
                 let rel = PathBuf::from(name);
-                if check_book_file_under(
-                    &self.book.root,
-                    &self.real_root,
-                    &self.book.shared_dirs,
-                    &rel,
-                )
-                .is_ok()
+                // Most candidates do not exist: their folders are listed once, not asked per name.
+                if self.listed(&rel)
+                    && check_book_file_in(
+                        &self.book.root,
+                        &self.real_root,
+                        &self.book.shared_dirs,
+                        &rel,
+                        &mut self.real_dirs,
+                    )
+                    .is_ok()
                 {
                     return Ok(rel);
                 }
@@ -1240,9 +1264,73 @@ impl Resolver<'_> {
     }
 }
 
-/// Whether a PNG file lacks its closing `IEND` chunk: the file was cut short (a copy or a
-/// download that stopped), though its header still reads.
-fn png_cut_short(path: &Path, media_type: &str) -> bool {
-    media_type == "image/png"
-        && std::fs::read(path).is_ok_and(|bytes| !bytes.windows(4).any(|w| w == b"IEND"))
+/// Whether an image's header gives its size and, for a PNG, whether it is whole: a PNG without
+/// its closing `IEND` chunk was cut short (a copy or a download that stopped), though its header
+/// still reads. The file is opened once; a PNG's end is looked for in its last few kilobytes, and the
+/// whole file is read only when it is not there (data after `IEND` is allowed).
+fn image_readable(path: &Path, media_type: &str) -> bool {
+    use std::io::{BufReader, Read, Seek, SeekFrom};
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = BufReader::new(file);
+    if imagesize::reader_size(&mut reader).is_err() {
+        return false;
+    }
+    if media_type != "image/png" {
+        return true;
+    }
+    let has_end = |bytes: &[u8]| bytes.windows(4).any(|w| w == b"IEND");
+    let mut file = reader.into_inner();
+    let Ok(len) = file.seek(SeekFrom::End(0)) else {
+        return false;
+    };
+    let tail_from = len.saturating_sub(4096);
+    let mut tail = Vec::new();
+    if file.seek(SeekFrom::Start(tail_from)).is_err() || file.read_to_end(&mut tail).is_err() {
+        return false;
+    }
+    has_end(&tail) || (tail_from > 0 && std::fs::read(path).is_ok_and(|b| has_end(&b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::image_readable;
+
+    #[test]
+    fn a_png_is_readable_when_whole_even_with_data_after_its_end() {
+        // A 1×1 PNG.
+        let png: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89\0\0\0\rIDATx\x9cc\xf8\xff\xff?\0\x05\xfe\x02\xfe\xa7\x35\x81\x84\0\0\0\0IEND\xaeB`\x82";
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        };
+        assert!(image_readable(&file("whole.png", png), "image/png"));
+        let cut = &png[..png.len() - 12];
+        assert!(!image_readable(&file("cut.png", cut), "image/png"));
+        // A large PNG cut short: its end is not in the tail, nor anywhere.
+        let mut large_cut = cut.to_vec();
+        large_cut.extend(std::iter::repeat_n(0u8, 10_000));
+        assert!(!image_readable(
+            &file("large-cut.png", &large_cut),
+            "image/png"
+        ));
+        // Data after IEND (some tools append metadata) beyond the tail that is looked at.
+        let mut trailing = png.to_vec();
+        trailing.extend(std::iter::repeat_n(b'x', 10_000));
+        assert!(image_readable(
+            &file("trailing.png", &trailing),
+            "image/png"
+        ));
+        assert!(!image_readable(
+            &file("text.png", b"not a png"),
+            "image/png"
+        ));
+        assert!(!image_readable(
+            &dir.path().join("missing.png"),
+            "image/png"
+        ));
+    }
 }
