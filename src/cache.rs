@@ -15,6 +15,9 @@ use crate::error::Finding;
 /// What reading one chapter gives.
 pub type Read = (Document, Vec<Finding>);
 
+/// Entries are bincode.
+const EXTENSION: &str = "bin";
+
 /// Entries of one kind (`T`) kept by key in one folder, as JSON.
 pub struct Cache<T> {
     dir: PathBuf,
@@ -46,18 +49,24 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
     }
 
     fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(format!("{key}.json"))
+        self.dir.join(format!("{key}.{EXTENSION}"))
     }
 
     pub fn get(&self, key: &str) -> Option<T> {
+        use bincode::Options;
         let bytes = std::fs::read(self.path(key)).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        // A damaged entry cannot make reading it claim more memory than a few times its size.
+        bincode::DefaultOptions::new()
+            .with_limit(bytes.len() as u64 * 16 + 4096)
+            .deserialize(&bytes)
+            .ok()
     }
 
     /// Keeps an entry; a cache that cannot be written only costs speed.
     pub fn put(&self, key: &str, read: &T) {
-        if let Ok(json) = serde_json::to_vec(read) {
-            let _ = crate::stage::write_atomic(&self.path(key), &json);
+        use bincode::Options;
+        if let Ok(bytes) = bincode::DefaultOptions::new().serialize(read) {
+            let _ = crate::stage::write_atomic(&self.path(key), &bytes);
         }
     }
 
@@ -71,7 +80,10 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
         for entry in entries.flatten() {
             let path = entry.path();
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-            if path.extension().is_some_and(|e| e == "json") && !used.contains(stem) {
+            // Whatever else is here is an old entry, of this format or an earlier one; hidden
+            // names are other runs' temporaries, which `sweep` sees to.
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            if !hidden && path.is_file() && !used.contains(stem) {
                 let _ = std::fs::remove_file(&path);
             }
         }
@@ -145,7 +157,7 @@ impl PageKeys {
         let mut h = Hashing(self.base.clone());
         // Writing to a hash cannot fail; a value that cannot be serialized is hashed as far as
         // it went, and its `Debug` form follows.
-        let _ = serde_json::to_writer(&mut h, bulk);
+        let _ = bincode::Options::serialize_into(bincode::DefaultOptions::new(), &mut h, bulk);
         let _ = std::fmt::write(&mut h, format_args!("{rest:?}"));
         h.0.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
