@@ -464,22 +464,28 @@ fn run(
         })
         .collect();
     // Each page, and whether it was written (not taken from the cache).
+    // A chapter's document is let go once its page is made: the documents are the largest
+    // thing a build holds, and nothing after this reads them.
     let write_chapters = || -> Vec<(Result<(String, Checked)>, bool)> {
         resolved
             .chapters
-            .par_iter()
+            .par_iter_mut()
             .zip(&keys)
             .map(|(ch, key)| {
-                if let (Some((_, cache)), Some(key)) = (&pages, key)
-                    && let Some(hit) = cache.get(key)
-                {
-                    return (Ok((ch.href(), hit)), false);
-                }
-                let page = write_page(ch);
-                if let (Some((_, cache)), Some(key), Ok(page)) = (&pages, key, &page) {
-                    cache.put(key, page);
-                }
-                (page.map(|p| (ch.href(), p)), true)
+                let made = match (&pages, key) {
+                    (Some((_, cache)), Some(key)) if let Some(hit) = cache.get(key) => {
+                        (Ok((ch.href(), hit)), false)
+                    }
+                    _ => {
+                        let page = write_page(ch);
+                        if let (Some((_, cache)), Some(key), Ok(page)) = (&pages, key, &page) {
+                            cache.put(key, page);
+                        }
+                        (page.map(|p| (ch.href(), p)), true)
+                    }
+                };
+                ch.doc = Document::new(&ch.doc.source);
+                made
             })
             .collect()
     };
@@ -1001,17 +1007,18 @@ struct Package {
 impl Package {
     /// The EPUB's files as checks see them: pages with their source positions, style sheets
     /// and documents as text, other resources only by name.
-    fn check_view(&self) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn check_view(&self) -> crate::check::Files<'_> {
+        use std::borrow::Cow;
         self.tree
             .entries()
             .map(|(path, content)| {
                 let bytes = match (self.marked.get(path), content) {
-                    (Some(marked), _) => marked.clone().into_bytes(),
-                    (None, stage::Content::Bytes(b)) => b.clone(),
+                    (Some(marked), _) => Cow::Borrowed(marked.as_bytes()),
+                    (None, stage::Content::Bytes(b)) => Cow::Borrowed(b.as_slice()),
                     (None, stage::Content::Copy(from)) if path.ends_with(".css") => {
-                        std::fs::read(from).unwrap_or_default()
+                        Cow::Owned(std::fs::read(from).unwrap_or_default())
                     }
-                    (None, stage::Content::Copy(_)) => Vec::new(),
+                    (None, stage::Content::Copy(_)) => Cow::Borrowed(&[][..]),
                 };
                 (path.to_string(), bytes)
             })

@@ -56,7 +56,7 @@ mod tests {
     use crate::linkcheck::tests::{TestServer, closed_port, quick};
 
     /// A one-page book (no package document: the checks read the pages all the same).
-    fn book_files(body: &str) -> BTreeMap<String, Vec<u8>> {
+    fn book_files(body: &str) -> crate::check::Files<'static> {
         let page = format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
 <html xmlns=\"http://www.w3.org/1999/xhtml\">
@@ -67,7 +67,10 @@ mod tests {
 </html>
 "
         );
-        BTreeMap::from([("item/xhtml/ch01.xhtml".to_string(), page.into_bytes())])
+        BTreeMap::from([(
+            "item/xhtml/ch01.xhtml".to_string(),
+            std::borrow::Cow::Owned(page.into_bytes()),
+        )])
     }
 
     #[test]

@@ -166,9 +166,12 @@ impl CheckSettings {
     }
 }
 
+/// An EPUB's files by path inside it: bytes, borrowed where the caller holds them already.
+pub type Files<'a> = BTreeMap<String, std::borrow::Cow<'a, [u8]>>;
+
 /// The EPUB's files in memory (path inside the EPUB → bytes), before staging.
 pub struct EpubFiles<'a> {
-    pub files: &'a BTreeMap<String, Vec<u8>>,
+    pub files: &'a Files<'a>,
     /// Where what the checks gathered from each page is kept, by the hash of the page: a
     /// rebuild parses only the pages that changed. None: every page is parsed.
     pub cache: Option<&'a std::path::Path>,
@@ -242,7 +245,7 @@ enum Parsed {
 }
 
 pub(crate) struct Book<'a> {
-    pub files: &'a BTreeMap<String, Vec<u8>>,
+    pub files: &'a Files<'a>,
     /// What the checks need of each XHTML page, by path (the pages' trees are not kept).
     pub pages: BTreeMap<String, page::PageFacts>,
     /// Findings of the well-formed check (parse errors, missing package document).
@@ -289,7 +292,7 @@ fn parse_file(path: &str, bytes: &[u8]) -> Result<Document, Finding> {
 }
 
 impl<'a> Book<'a> {
-    pub fn load(files: &'a BTreeMap<String, Vec<u8>>, cache: Option<&Path>) -> Book<'a> {
+    pub fn load(files: &'a Files<'a>, cache: Option<&Path>) -> Book<'a> {
         let mut book = Book {
             files,
             pages: BTreeMap::new(),
