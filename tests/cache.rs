@@ -214,3 +214,62 @@ fn pages_template(name: &str) -> String {
     std::fs::read_to_string(repo().join("templates").join(name))
         .unwrap_or_else(|e| panic!("templates/{name}: {e}"))
 }
+
+/// The checks' kept facts: a rebuild that parses only the changed page still reports what the
+/// unchanged pages have, and links into a changed page are checked against its new ids.
+#[test]
+fn a_rebuild_reports_the_findings_of_unchanged_pages_and_checks_links_into_changed_ones() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    let append = |file: &str, text: &str| {
+        let path = book.join(file);
+        let old = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, old + text).unwrap();
+    };
+    append("ch01.md", "\n![](images/pipeline.png)\n");
+    append(
+        "ch02.md",
+        "\n<a href=\"ch01.xhtml#headings\">見出しの節</a>を参照。\n",
+    );
+    let findings = |out: &std::process::Output| -> Vec<String> {
+        text(out)
+            .lines()
+            .filter(|l| l.contains("warning:") || l.contains("error:"))
+            .map(str::to_string)
+            .collect()
+    };
+    let first = project.seihon(&["build"]);
+    assert!(first.status.success(), "{}", text(&first));
+    let warned = findings(&first);
+    assert!(
+        warned.iter().any(|l| l.contains("[image-alt]")),
+        "{}",
+        text(&first)
+    );
+
+    // Another chapter changes: the same findings, though ch01's page was not parsed again.
+    append("ch03-english.md", "\nOne more line.\n");
+    let again = project.seihon(&["build"]);
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(
+        wrote_line(&again),
+        "wrote 1 of 4 chapter pages (ch03-english.md); the others are as they were"
+    );
+    assert_eq!(findings(&again), warned);
+
+    // The id ch02 links to goes: ch02's page is as it was, and its link is now broken.
+    let ch01 = book.join("ch01.md");
+    let text1 = std::fs::read_to_string(&ch01).unwrap();
+    std::fs::write(&ch01, text1.replace("{#headings}", "{#heads}")).unwrap();
+    let broken = project.seihon(&["build"]);
+    assert_eq!(broken.status.code(), Some(1), "{}", text(&broken));
+    let all = text(&broken);
+    assert!(
+        all.contains("[internal-links]") && all.contains("ch01.xhtml#headings"),
+        "{all}"
+    );
+    assert!(
+        all.contains("ch02.md:"),
+        "the link is placed in its source: {all}"
+    );
+}
