@@ -4,12 +4,17 @@ mod support;
 
 use support::*;
 
-fn read_line(out: &std::process::Output) -> String {
+/// The line of a build's output that starts with `word` ("read …", "wrote …").
+fn line_of(out: &std::process::Output, word: &str) -> String {
     text(out)
         .lines()
-        .find(|l| l.starts_with("read "))
-        .unwrap_or_else(|| panic!("no `read …` line: {}", text(out)))
+        .find(|l| l.starts_with(word))
+        .unwrap_or_else(|| panic!("no `{word}…` line: {}", text(out)))
         .to_string()
+}
+
+fn read_line(out: &std::process::Output) -> String {
+    line_of(out, "read ")
 }
 
 #[test]
@@ -112,11 +117,7 @@ fn a_rebuild_with_nothing_changed_does_nothing_but_say_so() {
 }
 
 fn wrote_line(out: &std::process::Output) -> String {
-    text(out)
-        .lines()
-        .find(|l| l.starts_with("wrote "))
-        .unwrap_or_else(|| panic!("no `wrote …` line: {}", text(out)))
-        .to_string()
+    line_of(out, "wrote ")
 }
 
 /// The page cache: a rebuild writes only the chapter pages whose chapter (or whatever the page
