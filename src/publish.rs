@@ -146,13 +146,24 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
         .map_err(|e| Error::io(from, "cannot copy into the preview", e))
 }
 
+/// Makes the folder `target` goes in, unless it is among those `made` already: a book's
+/// thousand images share a few folders.
+fn make_parent(made: &mut std::collections::HashSet<PathBuf>, target: &Path) -> Result<()> {
+    if let Some(parent) = target.parent()
+        && !made.contains(parent)
+    {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Error::io(parent, "cannot create a folder", e))?;
+        made.insert(parent.to_path_buf());
+    }
+    Ok(())
+}
+
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    let mut made = std::collections::HashSet::new();
     for rel in crate::epub::list_files(from)? {
         let target = to.join(&rel);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| Error::io(parent, "cannot create a folder", e))?;
-        }
+        make_parent(&mut made, &target)?;
         link_or_copy(&from.join(&rel), &target)?;
     }
     Ok(())
@@ -172,9 +183,10 @@ fn unpack(
         Error::io(epub, "cannot read the EPUB", std::io::Error::other(e))
     };
     let file = std::fs::File::open(epub).map_err(|e| Error::io(epub, "cannot read the EPUB", e))?;
-    let mut zip = zip::ZipArchive::new(file).map_err(bad)?;
+    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(bad)?;
     let mut changes = Changes::default();
     let mut seen = std::collections::BTreeSet::new();
+    let mut made = std::collections::HashSet::new();
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(bad)?;
         let Some(rel) = entry.enclosed_name() else {
@@ -184,10 +196,7 @@ fn unpack(
             continue;
         }
         let target = to.join(&rel);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| Error::io(parent, "cannot create a folder", e))?;
-        }
+        make_parent(&mut made, &target)?;
         let holds = |dir: &Path| same_content(&dir.join(&rel), entry.size(), entry.crc32());
         let unchanged = previous.is_some_and(holds);
         if let Some(prev) = previous {
