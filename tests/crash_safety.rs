@@ -269,11 +269,14 @@ fn check(
         &|n| n == id || n == ".cache",
         &mut leftovers,
     );
-    temporaries(
-        &project.join("build/.cache/chapters").join(id),
-        &|n| n.ends_with(".json"),
-        &mut leftovers,
-    );
+    // The caches hold whole entries and temporaries only.
+    for cache in ["chapters", "pages", "checks"] {
+        temporaries(
+            &project.join("build/.cache").join(cache).join(id),
+            &|n| n.ends_with(".bin"),
+            &mut leftovers,
+        );
+    }
     State {
         dist,
         preview,
