@@ -18,7 +18,7 @@ pub type Read = (Document, Vec<Finding>);
 /// Entries are bincode.
 const EXTENSION: &str = "bin";
 
-/// Entries of one kind (`T`) kept by key in one folder, as JSON.
+/// Entries of one kind (`T`) kept by key in one folder, as bincode.
 pub struct Cache<T> {
     dir: PathBuf,
     kind: std::marker::PhantomData<fn() -> T>,
@@ -36,12 +36,13 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
         }
     }
 
-    /// The key of a chapter: a hash of its parts (each length-prefixed, so that parts cannot
-    /// run into each other).
+    /// The key of an entry: a hash of this seihon ([`exe_identity`]: entries are bincode, which
+    /// another build of the types could misread) and of the parts (each length-prefixed, so
+    /// that parts cannot run into each other).
     pub fn key(parts: &[&[u8]]) -> String {
         let mut h = sha2::Sha256::new();
-        h.update(env!("CARGO_PKG_VERSION").as_bytes());
-        for p in parts {
+        let exe = exe_identity();
+        for p in std::iter::once(exe.as_bytes()).chain(parts.iter().copied()) {
             h.update((p.len() as u64).to_le_bytes());
             h.update(p);
         }
@@ -115,7 +116,6 @@ pub struct PageKeys {
 impl PageKeys {
     pub fn new(parts: &[&[u8]]) -> Self {
         let mut base = sha2::Sha256::new();
-        base.update(env!("CARGO_PKG_VERSION").as_bytes());
         // A rebuilt seihon may write pages differently under the same version number.
         let exe = exe_identity();
         for p in std::iter::once(exe.as_bytes()).chain(parts.iter().copied()) {

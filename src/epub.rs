@@ -135,7 +135,8 @@ pub fn pack_reusing(
         .and_then(|f| zip::ZipArchive::new(std::io::BufReader::new(f)).ok());
     // Each entry as it goes in: copied from the previous EPUB, or made here.
     enum Entry {
-        Reused,
+        /// At this index in the previous EPUB.
+        Reused(usize),
         Stored(Vec<u8>),
         /// A one-entry archive holding the entry compressed.
         Compressed(Vec<u8>),
@@ -148,24 +149,26 @@ pub fn pack_reusing(
             Ok((data, is_compressed_image(rel)))
         })
         .collect::<Result<_>>()?;
-    let reusable: Vec<bool> = names
+    // Where each entry is in the previous EPUB, when it can be copied from there.
+    let reusable: Vec<Option<usize>> = names
         .iter()
         .zip(&read)
         .map(|(rel, (data, image))| {
-            let Some(prev) = previous.as_mut() else {
-                return false;
-            };
+            let prev = previous.as_mut()?;
             let method = if *image {
                 CompressionMethod::Stored
             } else {
                 CompressionMethod::Deflated
             };
-            prev.by_name_raw(rel.as_bytes()).is_ok_and(|old| {
-                old.compression() == method
-                    && old.size() == data.len() as u64
-                    && old.last_modified() == Some(zip_time(unix_time))
-                    && old.crc32() == crc32fast::hash(data)
-            })
+            let index = prev.index_for_name(rel)?;
+            prev.by_index_raw(index)
+                .is_ok_and(|old| {
+                    old.compression() == method
+                        && old.size() == data.len() as u64
+                        && old.last_modified() == Some(zip_time(unix_time))
+                        && old.crc32() == crc32fast::hash(data)
+                })
+                .then_some(index)
         })
         .collect();
     let entries: Vec<Entry> = names
@@ -174,9 +177,9 @@ pub fn pack_reusing(
         .zip(&reusable)
         .map(|((rel, (data, image)), reuse)| {
             Ok(match (reuse, image) {
-                (true, _) => Entry::Reused,
-                (false, true) => Entry::Stored(data),
-                (false, false) => {
+                (Some(index), _) => Entry::Reused(*index),
+                (None, true) => Entry::Stored(data),
+                (None, false) => {
                     let mut one = ZipWriter::new(std::io::Cursor::new(Vec::new()));
                     one.start_file(rel.as_str(), deflated).map_err(zip_err)?;
                     one.write_all(&data)
@@ -195,11 +198,11 @@ pub fn pack_reusing(
         .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
     for (rel, entry) in names.iter().zip(entries) {
         match entry {
-            Entry::Reused => {
+            Entry::Reused(index) => {
                 let prev = previous
                     .as_mut()
                     .ok_or_else(|| zip_err(zip::result::ZipError::FileNotFound))?;
-                zip.raw_copy_file(prev.by_name_raw(rel.as_bytes()).map_err(zip_err)?)
+                zip.raw_copy_file(prev.by_index_raw(index).map_err(zip_err)?)
                     .map_err(zip_err)?;
             }
             Entry::Stored(data) => {
@@ -224,7 +227,7 @@ pub fn pack_reusing(
     verify(tmp.path())?;
     tmp.persist(output)
         .map_err(|e| Error::io(output, "cannot move the new EPUB into place", e.error))?;
-    Ok(reusable.iter().filter(|r| **r).count())
+    Ok(reusable.iter().flatten().count())
 }
 
 /// Already-compressed images gain nothing from Deflate: they are stored.

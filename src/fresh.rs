@@ -80,9 +80,7 @@ pub fn probe(
         h.update((value.len() as u64).to_le_bytes());
         h.update(value);
     };
-    field("seihon", env!("CARGO_PKG_VERSION").as_bytes());
-    let exe = std::env::current_exe().ok().and_then(|e| FileStamp::of(&e));
-    field("exe", format!("{exe:?}").as_bytes());
+    field("seihon", crate::cache::exe_identity().as_bytes());
     field("target", dir.as_os_str().as_encoded_bytes());
     field("hooks", &[opts.hooks as u8]);
     let epoch = std::env::var_os("SOURCE_DATE_EPOCH").unwrap_or_default();

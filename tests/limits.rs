@@ -6,13 +6,6 @@ use std::path::Path;
 
 use support::*;
 
-fn write_exec(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
 /// The sample book with a house logo kept outside it, in `art/`.
 fn project_with_outside_logo() -> (TempProject, std::path::PathBuf) {
     let project = TempProject::new();

@@ -10,13 +10,6 @@ fn sample(project: &TempProject) -> std::path::PathBuf {
     project.add_book(&repo().join("books/neko-no-hon"), "neko")
 }
 
-fn write_exec(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
 #[test]
 fn built_in_rule_file_and_external_filters_each_change_the_output() {
     let project = TempProject::new();

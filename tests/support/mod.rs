@@ -167,3 +167,11 @@ pub fn files_of(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         })
         .collect()
 }
+
+/// Writes an executable file (a hook, a filter or check program), making its folder.
+pub fn write_exec(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
