@@ -95,6 +95,73 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
     }
 }
 
+/// One value of a kind (`name`) kept in `dir` for this seihon: none when there is none, or it
+/// does not read, or another seihon kept it.
+pub fn load_one<T: serde::de::DeserializeOwned + serde::Serialize>(
+    dir: &Path,
+    name: &str,
+) -> Option<T> {
+    Cache::<T>::new(dir).get(&Cache::<T>::key(&[name.as_bytes()]))
+}
+
+/// Keeps `value` as the one value of its kind in `dir` (see [`load_one`]), in place of any
+/// earlier one.
+pub fn keep_one<T: serde::de::DeserializeOwned + serde::Serialize>(
+    dir: &Path,
+    name: &str,
+    value: &T,
+) {
+    let cache = Cache::<T>::new(dir);
+    let key = Cache::<T>::key(&[name.as_bytes()]);
+    cache.put(&key, value);
+    cache.keep_only(&HashSet::from([key]));
+}
+
+/// What a file looked like: its size, times and inode. A file written again gets a new change
+/// time (which tools cannot set back), so a stamp that matches is the same file, unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStamp {
+    len: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+    inode: u64,
+}
+
+impl FileStamp {
+    pub fn of(path: &Path) -> Option<FileStamp> {
+        std::fs::metadata(path).ok().and_then(|m| Self::of_meta(&m))
+    }
+
+    /// The file's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.len
+    }
+
+    pub fn of_meta(meta: &std::fs::Metadata) -> Option<FileStamp> {
+        let modified_ns = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(-1, |d| d.as_nanos() as i128);
+        #[cfg(unix)]
+        let (changed_ns, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
+                meta.ino(),
+            )
+        };
+        #[cfg(not(unix))]
+        let (changed_ns, inode) = (modified_ns, 0);
+        Some(FileStamp {
+            len: meta.len(),
+            modified_ns,
+            changed_ns,
+            inode,
+        })
+    }
+}
+
 /// This seihon: its version and its executable's size and time. What one seihon cached, another
 /// (even of the same version, rebuilt) does not take.
 pub fn exe_identity() -> String {

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipWriter};
 
+use crate::cache::FileStamp;
 use crate::error::{Error, Result};
 
 pub const MIMETYPE: &[u8] = b"application/epub+zip";
@@ -90,7 +91,7 @@ pub fn pack_with(
     unix_time: i64,
     verify: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<()> {
-    pack_reusing(stage, output, unix_time, None, verify).map(|_| ())
+    pack_reusing(stage, output, unix_time, None, None, verify).map(|_| ())
 }
 
 /// Packs like [`pack_with`], copying from `previous` (an EPUB this same seihon packed) every
@@ -103,6 +104,7 @@ pub fn pack_reusing(
     output: &Path,
     unix_time: i64,
     previous: Option<&Path>,
+    crcs: Option<&Path>,
     verify: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<usize> {
     use rayon::prelude::*;
@@ -130,7 +132,7 @@ pub fn pack_reusing(
         .into_iter()
         .filter(|rel| rel != "mimetype")
         .collect();
-    let mut previous = previous
+    let previous = previous
         .and_then(|p| std::fs::File::open(p).ok())
         .and_then(|f| zip::ZipArchive::new(std::io::BufReader::new(f)).ok());
     // Each entry as it goes in: copied from the previous EPUB, or made here.
@@ -141,54 +143,68 @@ pub fn pack_reusing(
         /// A one-entry archive holding the entry compressed.
         Compressed(Vec<u8>),
     }
-    let read: Vec<(Vec<u8>, bool)> = names
+    let memo = crcs.map(Crcs::load).unwrap_or_default();
+    let time = zip_time(unix_time);
+    // Where each entry is in the previous EPUB, when it can be copied from there: same name,
+    // compression, time, size and CRC-32. The CRC of a file this seihon packed before and that
+    // has not changed since is known without reading it. Otherwise its bytes, read here.
+    let found: Vec<(Entry, Option<(FileStamp, u32)>)> = names
         .par_iter()
         .map(|rel| {
-            let data = std::fs::read(stage.join(rel))
-                .map_err(|e| Error::io(stage.join(rel), "cannot read the staged file", e))?;
-            Ok((data, is_compressed_image(rel)))
-        })
-        .collect::<Result<_>>()?;
-    // Where each entry is in the previous EPUB, when it can be copied from there.
-    let reusable: Vec<Option<usize>> = names
-        .iter()
-        .zip(&read)
-        .map(|(rel, (data, image))| {
-            let prev = previous.as_mut()?;
-            let method = if *image {
+            let path = stage.join(rel);
+            let stamp = FileStamp::of(&path);
+            let known = stamp.and_then(|s| memo.get(rel, &s).map(|crc| (s, crc)));
+            let image = is_compressed_image(rel);
+            let method = if image {
                 CompressionMethod::Stored
             } else {
                 CompressionMethod::Deflated
             };
-            let index = prev.index_for_name(rel)?;
-            prev.by_index_raw(index)
-                .is_ok_and(|old| {
-                    old.compression() == method
-                        && old.size() == data.len() as u64
-                        && old.last_modified() == Some(zip_time(unix_time))
-                        && old.crc32() == crc32fast::hash(data)
-                })
-                .then_some(index)
-        })
-        .collect();
-    let entries: Vec<Entry> = names
-        .par_iter()
-        .zip(read)
-        .zip(&reusable)
-        .map(|((rel, (data, image)), reuse)| {
-            Ok(match (reuse, image) {
-                (Some(index), _) => Entry::Reused(*index),
-                (None, true) => Entry::Stored(data),
-                (None, false) => {
+            let old = previous.as_ref().and_then(|prev| {
+                let index = prev.index_for_name(rel)?;
+                let old = prev.by_index_data(index).ok()?;
+                (old.compression() == method && old.last_modified() == Some(time))
+                    .then(|| (index, old.size(), old.crc32()))
+            });
+            if let (Some((index, size, crc)), Some((stamp, known))) = (old, known)
+                && size == stamp.size()
+                && crc == known
+            {
+                return Ok((Entry::Reused(index), Some((stamp, crc))));
+            }
+            let data = std::fs::read(&path)
+                .map_err(|e| Error::io(&path, "cannot read the staged file", e))?;
+            let crc = crc32fast::hash(&data);
+            let entry = match old {
+                Some((index, size, old_crc)) if size == data.len() as u64 && old_crc == crc => {
+                    Entry::Reused(index)
+                }
+                _ if image => Entry::Stored(data),
+                _ => {
                     let mut one = ZipWriter::new(std::io::Cursor::new(Vec::new()));
                     one.start_file(rel.as_str(), deflated).map_err(zip_err)?;
                     one.write_all(&data)
                         .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
                     Entry::Compressed(one.finish().map_err(zip_err)?.into_inner())
                 }
-            })
+            };
+            Ok((entry, stamp.map(|s| (s, crc))))
         })
         .collect::<Result<_>>()?;
+    let reused = found
+        .iter()
+        .filter(|(entry, _)| matches!(entry, Entry::Reused(_)))
+        .count();
+    if let Some(dir) = crcs {
+        Crcs::from_iter(
+            names.iter().zip(&found).filter_map(|(rel, (_, known))| {
+                known.map(|(stamp, crc)| (rel.clone(), stamp, crc))
+            }),
+        )
+        .save(dir);
+    }
+    let entries = found.into_iter().map(|(entry, _)| entry);
+    let mut previous = previous;
 
     // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
     let tmp = crate::stage::temp_file(out_dir, ".tmp.epub")?;
@@ -227,7 +243,50 @@ pub fn pack_reusing(
     verify(tmp.path())?;
     tmp.persist(output)
         .map_err(|e| Error::io(output, "cannot move the new EPUB into place", e.error))?;
-    Ok(reusable.iter().flatten().count())
+    Ok(reused)
+}
+
+/// The CRC-32s of the files of the last tree packed, by path and [`FileStamp`], kept in a
+/// folder between builds: packing and the preview learn an unchanged file's CRC without
+/// reading it.
+#[derive(Debug, Default)]
+pub struct Crcs(std::collections::HashMap<String, (FileStamp, u32)>);
+
+const CRCS: &str = "packed CRC-32s";
+
+impl Crcs {
+    pub fn load(dir: &Path) -> Crcs {
+        Self::from_iter(
+            crate::cache::load_one::<Vec<(String, FileStamp, u32)>>(dir, CRCS).unwrap_or_default(),
+        )
+    }
+
+    fn from_iter(entries: impl IntoIterator<Item = (String, FileStamp, u32)>) -> Crcs {
+        Crcs(
+            entries
+                .into_iter()
+                .map(|(rel, stamp, crc)| (rel, (stamp, crc)))
+                .collect(),
+        )
+    }
+
+    fn save(&self, dir: &Path) {
+        let mut entries: Vec<(String, FileStamp, u32)> = self
+            .0
+            .iter()
+            .map(|(rel, &(stamp, crc))| (rel.clone(), stamp, crc))
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::cache::keep_one(dir, CRCS, &entries);
+    }
+
+    /// The CRC-32 of the file at `rel` when it is as it was packed (`stamp`).
+    pub fn get(&self, rel: &str, stamp: &FileStamp) -> Option<u32> {
+        self.0
+            .get(rel)
+            .filter(|(was, _)| was == stamp)
+            .map(|&(_, crc)| crc)
+    }
 }
 
 /// Already-compressed images gain nothing from Deflate: they are stored.
@@ -292,9 +351,13 @@ mod tests {
         }
         put("item/image/a.png", b"\x89PNG not really");
         let reused = std::cell::Cell::new(0);
+        // With the CRCs of the last tree packed, and without.
+        let crcs = dir.path().join("crcs");
+        let remember = std::cell::Cell::new(true);
         let packed = |name: &str, previous: Option<&Path>, time: i64| {
             let out = dir.path().join(name);
-            reused.set(pack_reusing(&stage, &out, time, previous, |_| Ok(())).unwrap());
+            let known = remember.get().then_some(crcs.as_path());
+            reused.set(pack_reusing(&stage, &out, time, previous, known, |_| Ok(())).unwrap());
             std::fs::read(out).unwrap()
         };
         let t = 1_700_000_000;
@@ -316,8 +379,31 @@ mod tests {
         let later = packed("later.epub", Some(&previous), t + 86_400);
         assert_eq!(reused.get(), 0);
         assert_eq!(later, packed("later-anew.epub", None, t + 86_400));
+        // Without the CRCs, the same.
+        remember.set(false);
+        assert_eq!(packed("unremembered.epub", Some(&previous), t), anew);
+        assert_eq!(reused.get(), 19);
+        remember.set(true);
+        // A file changed in place, same size: its kept CRC is not taken.
+        let again = dir.path().join("anew.epub");
+        assert_eq!(packed("again.epub", Some(&again), t), anew);
+        assert_eq!(reused.get(), 22);
+        put("item/xhtml/ch05.xhtml", &{
+            let mut b = std::fs::read(stage.join("item/xhtml/ch05.xhtml")).unwrap();
+            b[3] = b'X';
+            b
+        });
+        let edited = packed("edited.epub", Some(&again), t);
+        assert_eq!(reused.get(), 21);
+        assert_eq!(edited, packed("edited-anew.epub", None, t));
+        // Damaged CRCs are no CRCs.
+        for e in std::fs::read_dir(&crcs).unwrap() {
+            std::fs::write(e.unwrap().path(), b"junk").unwrap();
+        }
+        assert_eq!(packed("junk-crcs.epub", Some(&again), t), edited);
+        assert_eq!(reused.get(), 21);
         // A previous file that is not an EPUB is ignored.
         std::fs::write(&previous, b"not a zip").unwrap();
-        assert_eq!(packed("after-junk.epub", Some(&previous), t), anew);
+        assert_eq!(packed("after-junk.epub", Some(&previous), t), edited);
     }
 }

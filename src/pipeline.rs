@@ -72,6 +72,37 @@ impl Project {
             .join(id)
     }
 
+    /// Where the image checks are kept: `build/.cache/images/<id>/`.
+    pub fn image_cache_dir(&self, id: &str) -> PathBuf {
+        self.path(&self.config.build_dir)
+            .join(".cache/images")
+            .join(id)
+    }
+
+    /// Where the staged tree before last waits to be made the next one:
+    /// `build/.cache/spare/<id>/`.
+    pub fn spare_dir(&self, id: &str) -> PathBuf {
+        self.path(&self.config.build_dir)
+            .join(".cache/spare")
+            .join(id)
+    }
+
+    /// Where the CRC-32s of the last staged tree packed are kept (see [`epub::Crcs`]):
+    /// `build/.cache/crcs/<id>/`.
+    pub fn crcs_dir(&self, id: &str) -> PathBuf {
+        self.path(&self.config.build_dir)
+            .join(".cache/crcs")
+            .join(id)
+    }
+
+    /// Where a book's preview before last waits to be made the next one:
+    /// `build/.cache/spare-preview/<id>/`.
+    pub fn preview_spare_dir(&self, id: &str) -> PathBuf {
+        self.path(&self.config.build_dir)
+            .join(".cache/spare-preview")
+            .join(id)
+    }
+
     /// The preview area (`public/`).
     pub fn preview_dir(&self) -> PathBuf {
         self.path(&self.config.preview_dir)
@@ -364,7 +395,10 @@ fn run(
         }
     };
     // Resolve even after reading problems, so one build reports every mistake at once.
-    let resolved = xref::resolve_with(&book, docs, &xref_texts);
+    let images_kept = project.image_cache_dir(&book.id);
+    let mut images = xref::ImageChecks::load(&images_kept);
+    let resolved = xref::resolve_remembering(&book, docs, &xref_texts, &mut images);
+    images.save(&images_kept);
     let has_errors = findings.iter().any(|f| f.severity == Severity::Error);
     let mut resolved = match resolved {
         Ok(r) if !has_errors => r,
@@ -755,7 +789,8 @@ fn run(
     // staged tree (a hook editing a linked image in place would edit the manuscript's).
     pkg.tree
         .link_copies(programs.is_empty() && !(opts.hooks && hooks::has_any(&book.root)));
-    stage::stage(&pkg.tree, &stage_dir)?;
+    // The tree before last is kept, so that only the files that changed are written again.
+    stage::stage_keeping(&pkg.tree, &stage_dir, Some(&project.spare_dir(&book.id)))?;
     at.enter(Step::Hook(hooks::Stage::PostConvert));
     log.extend(run_hook(&book, hooks::Stage::PostConvert)?);
     // The final adjustment: what the hook leaves in the staged tree is what gets packed.
@@ -803,13 +838,20 @@ fn run(
     let previous = std::fs::read_to_string(&packed_by)
         .is_ok_and(|last| last == stamp())
         .then_some(output.as_path());
-    epub::pack_reusing(&stage_dir, &output, time, previous, |packed| {
-        if opts.epubcheck {
-            at.enter(Step::Epubcheck);
-            gate(opts, &mut findings, epubcheck.run(packed)?)?;
-        }
-        Ok(())
-    })?;
+    epub::pack_reusing(
+        &stage_dir,
+        &output,
+        time,
+        previous,
+        Some(&project.crcs_dir(&book.id)),
+        |packed| {
+            if opts.epubcheck {
+                at.enter(Step::Epubcheck);
+                gate(opts, &mut findings, epubcheck.run(packed)?)?;
+            }
+            Ok(())
+        },
+    )?;
     // Only a speed-up: when it cannot be noted, the next build compresses everything.
     let _ = stage::write_atomic(&packed_by, stamp().as_bytes());
     if opts.release.is_some() {

@@ -15,6 +15,7 @@ use crate::book::Book;
 use crate::error::{Error, Result};
 use crate::pipeline::Project;
 use crate::report::ReportFinding;
+use crate::stage::Source;
 use crate::xhtml::dom;
 
 /// `status.json`: what the index shows, for tools and for the watch server.
@@ -64,6 +65,21 @@ pub fn publish(
         .and_then(|b| serde_json::from_slice(&b).ok());
     crate::stage::sweep(&area);
     let new = crate::stage::temp_dir("preview-", &area)?;
+    // The preview before last, kept by the previous publish: its unchanged pages and images
+    // stay as they are (see `stage::mirror`). Everything but its tree goes.
+    let spare = project.preview_spare_dir(&id);
+    if std::fs::rename(&spare, new.path()).is_ok() {
+        for entry in std::fs::read_dir(new.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = entry.path();
+            if entry.file_name() != TREE || !path.is_dir() {
+                let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+            }
+        }
+    }
     let epub_name = format!("{id}.epub");
     let now = crate::epub::iso8601(
         std::time::SystemTime::now()
@@ -92,7 +108,8 @@ pub fn publish(
                 epub,
                 &new.path().join(TREE),
                 &project.stage_dir(&id),
-                previous.is_dir().then_some(previous.as_path()),
+                &crate::epub::Crcs::load(&project.crcs_dir(&id)),
+                previous.is_dir().then(|| dest.join(&epub_name)).as_deref(),
             )?;
             status.last_good_time = Some(now);
             status.last_good_commit = status.commit.clone();
@@ -101,7 +118,17 @@ pub fn publish(
             // Keep the last good EPUB and pages exactly as they were.
             if dest.join(&epub_name).is_file() {
                 link_or_copy(&dest.join(&epub_name), &new.path().join(&epub_name))?;
-                copy_tree(&dest.join(TREE), &new.path().join(TREE))?;
+                let tree = dest.join(TREE);
+                let files = crate::epub::list_files(&tree)?;
+                let paths: Vec<PathBuf> = files.iter().map(|rel| tree.join(rel)).collect();
+                crate::stage::mirror(
+                    &new.path().join(TREE),
+                    &files
+                        .iter()
+                        .zip(&paths)
+                        .map(|(rel, path)| (rel.as_str(), Source::Link(path)))
+                        .collect(),
+                )?;
                 status.stale = true;
                 if let Some(prev) = &previous {
                     status.last_good_time = prev.last_good_time.clone();
@@ -116,7 +143,7 @@ pub fn publish(
     write(&new.path().join("status.json"), &json)?;
     let index = index_html(project, book_dir, &status, &new.path().join(TREE), outcome)?;
     write(&new.path().join("index.html"), index.as_bytes())?;
-    crate::stage::swap_in(new, &dest)?;
+    crate::stage::swap_in_keeping(new, &dest, Some(&spare))?;
     Ok(dest)
 }
 
@@ -146,105 +173,99 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
         .map_err(|e| Error::io(from, "cannot copy into the preview", e))
 }
 
-/// Makes the folder `target` goes in, unless it is among those `made` already: a book's
-/// thousand images share a few folders.
-fn make_parent(made: &mut std::collections::HashSet<PathBuf>, target: &Path) -> Result<()> {
-    if let Some(parent) = target.parent()
-        && !made.contains(parent)
-    {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| Error::io(parent, "cannot create a folder", e))?;
-        made.insert(parent.to_path_buf());
-    }
-    Ok(())
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    let mut made = std::collections::HashSet::new();
-    for rel in crate::epub::list_files(from)? {
-        let target = to.join(&rel);
-        make_parent(&mut made, &target)?;
-        link_or_copy(&from.join(&rel), &target)?;
-    }
-    Ok(())
-}
-
-/// Unpacks the EPUB as packed (what readers get), refusing names that leave the folder, and
-/// says what changed since the `previous` preview's tree. A file that tree or the staged one
-/// already holds with the entry's size and CRC-32 is hard-linked rather than written again: on
-/// large books, creating the files was most of the time publishing took.
+/// Unpacks the EPUB as packed (what readers get) into `to`, refusing names that leave the
+/// folder, and says what changed since the `previous` preview's EPUB (by the entries' sizes
+/// and CRC-32s). A file the staged tree holds as packed (its CRC known from `crcs`, its stamp
+/// unchanged) is hard-linked rather than written again, and one `to` already links to is left
+/// alone: on large books, creating files was most of the time publishing took.
 fn unpack(
     epub: &Path,
     to: &Path,
     staged: &Path,
+    crcs: &crate::epub::Crcs,
     previous: Option<&Path>,
 ) -> Result<Option<Changes>> {
-    let bad = |e: zip::result::ZipError| {
-        Error::io(epub, "cannot read the EPUB", std::io::Error::other(e))
-    };
-    let file = std::fs::File::open(epub).map_err(|e| Error::io(epub, "cannot read the EPUB", e))?;
-    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(bad)?;
-    let mut changes = Changes::default();
-    let mut seen = std::collections::BTreeSet::new();
-    let mut made = std::collections::HashSet::new();
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).map_err(bad)?;
-        let Some(rel) = entry.enclosed_name() else {
-            continue;
-        };
-        if entry.is_dir() {
-            continue;
+    let zip = open_zip(epub)?;
+    let entries = zip_files(&zip);
+    let mut unpacked: Vec<(usize, String, Vec<u8>)> = Vec::new();
+    let mut links: Vec<(usize, String, PathBuf)> = Vec::new();
+    for (i, (rel, (size, crc))) in entries.iter().enumerate() {
+        let path = staged.join(rel);
+        let held = crate::cache::FileStamp::of(&path)
+            .is_some_and(|s| s.size() == *size && crcs.get(rel, &s) == Some(*crc));
+        if held {
+            links.push((i, rel.clone(), path));
+        } else {
+            unpacked.push((i, rel.clone(), Vec::new()));
         }
-        let target = to.join(&rel);
-        make_parent(&mut made, &target)?;
-        let holds = |dir: &Path| same_content(&dir.join(&rel), entry.size(), entry.crc32());
-        let unchanged = previous.is_some_and(holds);
-        if let Some(prev) = previous {
-            let name = rel.to_string_lossy().replace('\\', "/");
-            if !unchanged {
-                if prev.join(&rel).is_file() {
-                    changes.changed.push(name.clone());
-                } else {
-                    changes.added.push(name.clone());
-                }
-            }
-            seen.insert(name);
-        }
-        let source = match previous {
-            Some(prev) if unchanged => Some(prev.join(&rel)),
-            _ => holds(staged).then(|| staged.join(&rel)),
-        };
-        if let Some(source) = source
-            && std::fs::hard_link(&source, &target).is_ok()
-        {
-            continue;
-        }
-        let mut out = std::fs::File::create(&target)
-            .map_err(|e| Error::io(&target, "cannot write the preview", e))?;
-        std::io::copy(&mut entry, &mut out)
-            .map_err(|e| Error::io(&target, "cannot write the preview", e))?;
     }
+    let mut zip = zip;
+    for (i, _, bytes) in &mut unpacked {
+        use std::io::Read;
+        let bad = |e: std::io::Error| Error::io(epub, "cannot read the EPUB", e);
+        let mut entry = zip
+            .by_index(*i)
+            .map_err(|e| bad(std::io::Error::other(e)))?;
+        entry.read_to_end(bytes).map_err(bad)?;
+    }
+    let files: BTreeMap<&str, Source> = links
+        .iter()
+        .map(|(_, rel, path)| (rel.as_str(), Source::Link(path)))
+        .chain(
+            unpacked
+                .iter()
+                .map(|(_, rel, bytes)| (rel.as_str(), Source::Bytes(bytes))),
+        )
+        .collect();
+    crate::stage::mirror(to, &files)?;
     let Some(prev) = previous else {
         return Ok(None);
     };
-    changes.removed = crate::epub::list_files(prev)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|rel| !seen.contains(rel))
+    let Ok(before) = open_zip(prev).map(|z| zip_files(&z)) else {
+        return Ok(None);
+    };
+    let before: BTreeMap<&String, &(u64, u32)> = before.iter().map(|(k, v)| (k, v)).collect();
+    let now: BTreeMap<&String, &(u64, u32)> = entries.iter().map(|(k, v)| (k, v)).collect();
+    let mut changes = Changes::default();
+    for (rel, entry) in &now {
+        match before.get(rel) {
+            None => changes.added.push(rel.to_string()),
+            Some(old) if old != entry => changes.changed.push(rel.to_string()),
+            Some(_) => {}
+        }
+    }
+    changes.removed = before
+        .keys()
+        .filter(|rel| !now.contains_key(*rel))
+        .map(|rel| rel.to_string())
         .collect();
-    changes.added.sort();
-    changes.changed.sort();
     Ok(Some(changes))
 }
 
-/// Whether the file at `path` has this size and CRC-32 (a zip entry's).
-fn same_content(path: &Path, size: u64, crc: u32) -> bool {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() && m.len() == size => {
-            std::fs::read(path).is_ok_and(|bytes| crc32fast::hash(&bytes) == crc)
-        }
-        _ => false,
-    }
+type Zip = zip::ZipArchive<std::io::BufReader<std::fs::File>>;
+
+fn open_zip(epub: &Path) -> Result<Zip> {
+    let file = std::fs::File::open(epub).map_err(|e| Error::io(epub, "cannot read the EPUB", e))?;
+    zip::ZipArchive::new(std::io::BufReader::new(file))
+        .map_err(|e| Error::io(epub, "cannot read the EPUB", std::io::Error::other(e)))
+}
+
+/// The files of an EPUB, from its central directory alone, in its order: `/`-separated path
+/// (only those that stay inside the folder), size and CRC-32.
+fn zip_files(zip: &Zip) -> Vec<(String, (u64, u32))> {
+    (0..zip.len())
+        .filter_map(|i| {
+            let entry = zip.by_index_data(i).ok()?;
+            if entry.is_dir() {
+                return None;
+            }
+            let rel = entry.enclosed_name()?;
+            Some((
+                rel.to_string_lossy().replace('\\', "/"),
+                (entry.size(), entry.crc32()),
+            ))
+        })
+        .collect()
 }
 
 #[derive(Serialize)]

@@ -52,32 +52,159 @@ impl Tree {
 
 /// Writes `tree` as the folder `dir`, replacing what was there only once it is complete.
 pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
+    stage_keeping(tree, dir, None).map(|_| ())
+}
+
+/// Like [`stage`], starting from `spare` (the tree before last, kept there by the previous
+/// build) and leaving the replaced tree there for the next: only the files that changed are
+/// written (see [`mirror`]). Returns how many files were written.
+pub fn stage_keeping(tree: &Tree, dir: &Path, spare: Option<&Path>) -> Result<usize> {
     let parent = parent(dir);
     std::fs::create_dir_all(parent)
         .map_err(|e| Error::io(parent, "cannot create the build folder", e))?;
     sweep(parent);
     let tmp = temp_dir("stage-", parent)?;
-    // Folders first, each once; then the files, in parallel (most of the time is the kernel's).
-    let folders: std::collections::BTreeSet<PathBuf> = tree
-        .files
-        .keys()
-        .filter_map(|rel| Path::new(rel).parent().map(|p| tmp.path().join(p)))
-        .collect();
-    for folder in &folders {
-        std::fs::create_dir_all(folder)
-            .map_err(|e| Error::io(folder, "cannot create a folder", e))?;
+    if let Some(spare) = spare {
+        // Taken by renaming it over the new, empty folder; when that cannot be done (no
+        // spare, another file system), the tree is written whole.
+        let _ = std::fs::rename(spare, tmp.path());
     }
+    let files: BTreeMap<&str, Source> = tree
+        .files
+        .iter()
+        .map(|(rel, content)| {
+            let source = match content {
+                Content::Bytes(b) => Source::Bytes(b),
+                Content::Copy(from) if tree.link_copies => Source::Link(from),
+                Content::Copy(from) => Source::Copy(from),
+            };
+            (rel.as_str(), source)
+        })
+        .collect();
+    let written = mirror(tmp.path(), &files)?;
+    swap_in_keeping(tmp, dir, spare)?;
+    Ok(written)
+}
+
+/// What a file of a mirrored folder is made of.
+pub enum Source<'a> {
+    Bytes(&'a [u8]),
+    /// A hard link to this file (a copy where links are not possible): only for files nothing
+    /// will write to in place.
+    Link(&'a Path),
+    /// A copy of this file.
+    Copy(&'a Path),
+}
+
+/// Makes the folder `dir` hold exactly `files` (by `/`-separated path inside it), leaving
+/// alone what is already right: a file with the same bytes, a link to the same file. Whatever
+/// else is there is removed. A file is never written in place (it may be a link to a
+/// manuscript's image): it is removed and made again. Returns how many files were written.
+pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
     use rayon::prelude::*;
-    tree.files.par_iter().try_for_each(|(rel, content)| {
-        let path = tmp.path().join(rel);
-        match content {
-            Content::Bytes(b) => std::fs::write(&path, b),
-            Content::Copy(from) if tree.link_copies => link_or_copy(from, &path),
-            Content::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
+    let io = |path: &Path, e| Error::io(path, "cannot write the build folder", e);
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let (present, folders) = walk(dir).map_err(|e| io(dir, e))?;
+    let wanted_folders: std::collections::BTreeSet<&str> = files
+        .keys()
+        .flat_map(|rel| rel.match_indices('/').map(move |(i, _)| &rel[..i]))
+        .collect();
+    for rel in present.iter().filter(|r| !files.contains_key(r.as_str())) {
+        std::fs::remove_file(dir.join(rel)).map_err(|e| io(&dir.join(rel), e))?;
+    }
+    // Deepest first, so a folder is empty of folders when it goes.
+    for rel in folders.iter().rev() {
+        if !wanted_folders.contains(rel.as_str()) {
+            let path = dir.join(rel);
+            std::fs::remove_dir_all(&path).map_err(|e| io(&path, e))?;
         }
-        .map_err(|e| Error::io(&path, "cannot write a staged file", e))
-    })?;
-    swap_in(tmp, dir)
+    }
+    for rel in &wanted_folders {
+        if folders.binary_search_by(|f| f.as_str().cmp(rel)).is_err() {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(&path).map_err(|e| io(&path, e))?;
+        }
+    }
+    let present: std::collections::HashSet<&str> = present.iter().map(String::as_str).collect();
+    let written = files
+        .par_iter()
+        .map(|(rel, source)| {
+            let path = dir.join(rel);
+            let there = present.contains(rel);
+            let current = there
+                && match source {
+                    Source::Bytes(b) => same_bytes(&path, b),
+                    Source::Link(from) => same_file(&path, from),
+                    Source::Copy(_) => false,
+                };
+            if current {
+                return Ok(0);
+            }
+            if there {
+                std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
+            }
+            match source {
+                Source::Bytes(b) => std::fs::write(&path, b),
+                Source::Link(from) => link_or_copy(from, &path),
+                Source::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
+            }
+            .map_err(|e| Error::io(&path, "cannot write a staged file", e))?;
+            Ok(1)
+        })
+        .sum::<Result<usize>>()?;
+    Ok(written)
+}
+
+/// The regular files (sorted) and folders (sorted, parents before children) under `dir`, as
+/// `/`-separated paths; anything else (a link a hook made) is removed.
+fn walk(dir: &Path) -> std::io::Result<(Vec<String>, Vec<String>)> {
+    let (mut files, mut folders) = (Vec::new(), Vec::new());
+    let mut stack = vec![String::new()];
+    while let Some(rel) = stack.pop() {
+        for entry in std::fs::read_dir(dir.join(&rel))? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                folders.push(path.clone());
+                stack.push(path);
+            } else if kind.is_file() {
+                files.push(path);
+            } else {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+    }
+    files.sort();
+    folders.sort();
+    Ok((files, folders))
+}
+
+fn same_bytes(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
+        && std::fs::read(path).is_ok_and(|b| b == bytes)
+}
+
+/// Whether two paths are the same file (a hard link to it).
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
 }
 
 /// A hard link to `from` at `to` (no new file), or a copy where links are not possible (another
@@ -116,6 +243,27 @@ pub fn swap_in(new: tempfile::TempDir, dir: &Path) -> Result<()> {
         let _ = std::fs::rename(&aside, dir);
         let _ = std::fs::remove_dir_all(&new);
         return Err(Error::io(dir, "cannot move the new build into place", e));
+    }
+    Ok(())
+}
+
+/// Like [`swap_in`], keeping the replaced folder at `spare` (when given) instead of deleting it.
+pub fn swap_in_keeping(new: tempfile::TempDir, dir: &Path, spare: Option<&Path>) -> Result<()> {
+    let Some(spare) = spare else {
+        return swap_in(new, dir);
+    };
+    if !exchange(new.path(), dir)? {
+        return swap_in(new, dir);
+    }
+    // `new` now holds the previous folder. Named for this process until it is in place, so
+    // that a run killed here leaves a temporary that `sweep` removes.
+    let old = new.keep();
+    let kept = spare
+        .parent()
+        .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+        && std::fs::rename(&old, spare).is_ok();
+    if !kept {
+        let _ = std::fs::remove_dir_all(&old);
     }
     Ok(())
 }
@@ -290,6 +438,70 @@ mod tests {
             t.add(*p, b.as_bytes());
         }
         t
+    }
+
+    #[cfg(unix)]
+    fn inode(path: &Path) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).unwrap().ino()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn staging_from_the_spare_writes_only_what_changed_and_never_through_a_link() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("build/book");
+        let spare = root.path().join("build/.cache/spare/book");
+        let image = root.path().join("cat.png");
+        std::fs::write(&image, b"the manuscript's image").unwrap();
+        let mut t = tree(&[("a.txt", "1"), ("sub/b.txt", "2"), ("old/x.txt", "x")]);
+        t.copy("img/cat.png", &image);
+        t.link_copies(true);
+        assert_eq!(stage_keeping(&t, &dir, Some(&spare)).unwrap(), 4);
+        assert!(!spare.exists(), "nothing replaced, nothing kept");
+        assert_eq!(stage_keeping(&t, &dir, Some(&spare)).unwrap(), 4);
+        assert!(spare.is_dir(), "the replaced tree is kept");
+        // From the spare: only what changed is written.
+        let kept_a = inode(&spare.join("a.txt"));
+        let mut t = tree(&[("a.txt", "1"), ("sub/b.txt", "two"), ("new/c.txt", "3")]);
+        t.copy("img/cat.png", &image);
+        t.link_copies(true);
+        assert_eq!(stage_keeping(&t, &dir, Some(&spare)).unwrap(), 2);
+        assert_eq!(inode(&dir.join("a.txt")), kept_a, "left as it was");
+        assert_eq!(inode(&dir.join("img/cat.png")), inode(&image));
+        assert_eq!(
+            crate::epub::list_files(&dir).unwrap(),
+            ["a.txt", "img/cat.png", "new/c.txt", "sub/b.txt"]
+        );
+        assert!(!dir.join("old").exists(), "a folder no file needs goes");
+        assert_eq!(std::fs::read(dir.join("sub/b.txt")).unwrap(), b"two");
+        // Copies instead of links (a hook will run): the linked image is replaced by a copy,
+        // and the manuscript's image is untouched.
+        let other = root.path().join("dog.png");
+        std::fs::write(&other, b"another image").unwrap();
+        for _ in 0..2 {
+            let mut t = tree(&[("a.txt", "1")]);
+            t.copy("img/cat.png", &other);
+            stage_keeping(&t, &dir, Some(&spare)).unwrap();
+            assert_eq!(
+                std::fs::read(dir.join("img/cat.png")).unwrap(),
+                b"another image"
+            );
+            assert_eq!(std::fs::read(&image).unwrap(), b"the manuscript's image");
+            assert_ne!(inode(&dir.join("img/cat.png")), inode(&image));
+        }
+        // What a hook left in the spare (an edit, a new file, a link) is undone.
+        std::fs::write(spare.join("a.txt"), "edited").unwrap();
+        std::fs::write(spare.join("extra.txt"), "extra").unwrap();
+        std::os::unix::fs::symlink(&image, spare.join("link.png")).unwrap();
+        let t = tree(&[("a.txt", "1")]);
+        stage_keeping(&t, &dir, Some(&spare)).unwrap();
+        assert_eq!(crate::epub::list_files(&dir).unwrap(), ["a.txt"]);
+        assert_eq!(std::fs::read(dir.join("a.txt")).unwrap(), b"1");
+        assert_eq!(
+            names(root.path().join("build").as_path()),
+            [".cache", "book"]
+        );
     }
 
     #[test]

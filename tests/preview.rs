@@ -87,6 +87,82 @@ fn the_index_says_what_changed_since_the_previous_build() {
     );
 }
 
+/// Rebuilds start from the trees before last (kept under `build/.cache/spare*`) and change only
+/// what changed: after each, the preview's pages and the staged tree are exactly the EPUB's.
+#[test]
+fn rebuilt_previews_and_staged_trees_are_exactly_the_epub() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    let preview = project.path().join("public/neko");
+    let yml = book.join("book.yml");
+    let chapters = |list: &str| {
+        let text = std::fs::read_to_string(&yml).unwrap();
+        let line = text.lines().find(|l| l.starts_with("chapters:")).unwrap();
+        std::fs::write(&yml, text.replace(line, &format!("chapters: [{list}]"))).unwrap();
+    };
+    let edit = |name: &str, add: &str| {
+        let path = book.join(name);
+        let text = std::fs::read_to_string(&path).unwrap() + add;
+        std::fs::write(&path, text).unwrap();
+    };
+    let changes = || status(&preview)["changes"].clone();
+    let listed = |v: &serde_json::Value, key: &str| -> Vec<String> {
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
+    let steps: [(&str, &dyn Fn()); 6] = [
+        ("first build", &|| {}),
+        ("same again", &|| {}),
+        ("a paragraph", &|| edit("ch02.md", "\n段落。\n")),
+        ("a new chapter", &|| {
+            std::fs::write(book.join("ch04.md"), "# 第四章\n\n本文。\n").unwrap();
+            chapters("ch01.md, ch02.md, ch03-english.md, ch04.md");
+        }),
+        ("a chapter taken out", &|| {
+            chapters("ch01.md, ch02.md, ch03-english.md")
+        }),
+        ("a paragraph again", &|| edit("ch01.md", "\n段落。\n")),
+    ];
+    for (step, change) in steps {
+        change();
+        let out = project.seihon(&["build"]);
+        assert!(out.status.success(), "{step}: {}", text(&out));
+        let epub = project.epub("neko");
+        let packed: std::collections::BTreeMap<String, Vec<u8>> = entry_names(&epub)
+            .into_iter()
+            .map(|name| (name.clone(), read_entry_bytes(&epub, &name)))
+            .collect();
+        assert_eq!(
+            files_of(&preview.join("book")),
+            packed,
+            "{step}: the preview"
+        );
+        assert_eq!(
+            files_of(&project.path().join("build/neko")),
+            packed,
+            "{step}: the staged tree"
+        );
+        let c = changes();
+        match step {
+            // Nothing changed: the build was skipped, the preview is the first one.
+            "first build" | "same again" => assert!(c.is_null(), "{step}: {c}"),
+            "a new chapter" => assert!(
+                listed(&c, "added").contains(&"item/xhtml/ch04.xhtml".to_string()),
+                "{step}: {c}"
+            ),
+            "a chapter taken out" => assert!(
+                listed(&c, "removed").contains(&"item/xhtml/ch04.xhtml".to_string()),
+                "{step}: {c}"
+            ),
+            _ => assert!(!listed(&c, "changed").is_empty(), "{step}: {c}"),
+        }
+    }
+}
+
 #[test]
 fn a_failed_build_keeps_the_last_good_preview_byte_for_byte_and_marks_it_stale() {
     let project = TempProject::new();

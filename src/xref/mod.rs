@@ -13,10 +13,12 @@ use crate::error::{Finding, Location};
 use crate::xhtml::dom;
 
 mod ids;
+mod image_check;
 mod labels;
 mod visit;
 
 use ids::{file_stem, has_scheme, normalize, percent_decode, slug, unique};
+pub use image_check::ImageChecks;
 use labels::Labels;
 pub use visit::{visit_all_inlines_mut, visit_blocks_mut};
 
@@ -167,10 +169,13 @@ struct Resolver<'a> {
     bib: HashMap<String, Target>,
     infos: Vec<ChapterInfo>,
     by_review_id: HashMap<String, usize>,
+    /// `ch02.xhtml`, `ch02.html` (by Re:VIEW id and by stem) → the first chapter so named.
+    by_output: HashMap<String, usize>,
     /// Texts for cross-references to targets without a title (see [`resolve_with`]).
     xref_texts: HashMap<String, String>,
     by_source: HashMap<PathBuf, usize>,
     resources: BTreeMap<PathBuf, Resource>,
+    images: &'a mut ImageChecks,
 }
 
 /// File names the generated pages use; chapters never take them.
@@ -189,6 +194,17 @@ pub fn resolve_with(
     book: &Book,
     docs: Vec<(ChapterSource, Document)>,
     xref_texts: &HashMap<String, String>,
+) -> Result<Resolved, Vec<Finding>> {
+    resolve_remembering(book, docs, xref_texts, &mut ImageChecks::default())
+}
+
+/// Like [`resolve_with`], taking image checks from `images` where the files are unchanged
+/// and adding this build's.
+pub fn resolve_remembering(
+    book: &Book,
+    docs: Vec<(ChapterSource, Document)>,
+    xref_texts: &HashMap<String, String>,
+    images: &mut ImageChecks,
 ) -> Result<Resolved, Vec<Finding>> {
     // Stems first: links between chapters need every chapter's file name.
     let mut stems: HashSet<String> = RESERVED_STEMS.iter().map(|s| s.to_string()).collect();
@@ -229,6 +245,7 @@ pub fn resolve_with(
         bib: HashMap::new(),
         infos: vec![ChapterInfo::default(); n],
         by_review_id: HashMap::new(),
+        by_output: HashMap::new(),
         xref_texts: xref_texts.clone(),
         by_source: chapters
             .iter()
@@ -236,6 +253,7 @@ pub fn resolve_with(
             .map(|(i, c)| (normalize(&c.source.rel), i))
             .collect(),
         resources: BTreeMap::new(),
+        images,
     };
     for (ci, ch) in chapters.iter().enumerate() {
         let review_id = ch
@@ -245,6 +263,11 @@ pub fn resolve_with(
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         r.by_review_id.entry(review_id.clone()).or_insert(ci);
+        for name in [&review_id, &ch.stem] {
+            for ext in ["xhtml", "html"] {
+                r.by_output.entry(format!("{name}.{ext}")).or_insert(ci);
+            }
+        }
         r.infos[ci].review_id = review_id;
         r.infos[ci].stem = ch.stem.clone();
         r.infos[ci].format = ch.source.format;
@@ -378,7 +401,9 @@ impl Resolver<'_> {
         let mut columns = 0u32;
         let mut blocks = std::mem::take(&mut ch.doc.blocks);
         visit_blocks_mut(&mut blocks, &mut |b| {
-            let loc = Location::new(&shown, b.pos.line, b.pos.col);
+            // Made only when needed: most blocks have no id.
+            let pos = b.pos;
+            let loc = || Location::new(&shown, pos.line, pos.col);
             let mut count = |kind: labels::ObjectKind| {
                 let n = objects.entry(kind).or_insert(0);
                 *n += 1;
@@ -393,7 +418,7 @@ impl Resolver<'_> {
                     }
                     let label = h.id.clone();
                     let id = match h.id.take() {
-                        Some(id) => self.claim(id, ci, &loc),
+                        Some(id) => self.claim(id, ci, &loc()),
                         None => self.generate(&slug(&text, &stem), ci),
                     };
                     h.id = Some(id.clone());
@@ -449,7 +474,7 @@ impl Resolver<'_> {
                 }
                 BlockKind::Figure(f) => {
                     let written = f.id.clone();
-                    f.id = f.id.take().map(|id| self.claim(id, ci, &loc));
+                    f.id = f.id.take().map(|id| self.claim(id, ci, &loc()));
                     let kind = if f.as_table {
                         labels::ObjectKind::Table
                     } else {
@@ -463,7 +488,7 @@ impl Resolver<'_> {
                 }
                 BlockKind::Table(t) => {
                     let written = t.id.clone();
-                    t.id = t.id.take().map(|id| self.claim(id, ci, &loc));
+                    t.id = t.id.take().map(|id| self.claim(id, ci, &loc()));
                     if t.id.is_some() {
                         t.number = Some(count(labels::ObjectKind::Table));
                     }
@@ -479,7 +504,7 @@ impl Resolver<'_> {
                 }
                 BlockKind::Code(c) => {
                     let written = c.id.clone();
-                    c.id = c.id.take().map(|id| self.claim(id, ci, &loc));
+                    c.id = c.id.take().map(|id| self.claim(id, ci, &loc()));
                     if c.style == CodeStyle::List {
                         c.number = Some(count(labels::ObjectKind::Listing));
                     }
@@ -495,7 +520,7 @@ impl Resolver<'_> {
                 }
                 BlockKind::Math(m) => {
                     let written = m.id.clone();
-                    m.id = m.id.take().map(|id| self.claim(id, ci, &loc));
+                    m.id = m.id.take().map(|id| self.claim(id, ci, &loc()));
                     if m.id.is_some() {
                         m.number = Some(count(labels::ObjectKind::Equation));
                     }
@@ -513,7 +538,7 @@ impl Resolver<'_> {
                     columns += 1;
                     let written = id.clone();
                     *id = Some(match id.take() {
-                        Some(i) => self.claim(i, ci, &loc),
+                        Some(i) => self.claim(i, ci, &loc()),
                         None => self.generate(&format!("{stem}-column-{columns}"), ci),
                     });
                     let caption = title.as_deref().map(plain_text).unwrap_or_default();
@@ -531,19 +556,19 @@ impl Resolver<'_> {
                     };
                     if self.bib.insert(item.id.clone(), target).is_some() {
                         self.warnings.push(Finding::warning(
-                            loc.clone(),
+                            loc(),
                             format!("the bibliography id `{}` is used twice", item.id),
                         ));
                     }
                 }
-                BlockKind::Anchor(id) => *id = self.claim(std::mem::take(id), ci, &loc),
+                BlockKind::Anchor(id) => *id = self.claim(std::mem::take(id), ci, &loc()),
                 BlockKind::Raw(nodes) => {
                     for node in nodes {
                         if let dom::Node::Element(e) = node {
                             let mut found = Vec::new();
                             e.walk(&mut |el| found.extend(el.attr("id").map(str::to_string)));
                             for id in found {
-                                self.claim(id, ci, &loc);
+                                self.claim(id, ci, &loc());
                             }
                         }
                     }
@@ -609,10 +634,12 @@ impl Resolver<'_> {
         let mut endnote_refs: Vec<(String, Location)> = Vec::new();
         let mut doc = std::mem::replace(&mut ch.doc, Document::new(&shown));
         visit_all_inlines_mut(&mut doc, &mut |inline| {
-            let loc = Location::new(&shown, inline.pos.line, inline.pos.col);
+            // Made only for the inlines that need it: most are text.
+            let pos = inline.pos;
+            let loc = || Location::new(&shown, pos.line, pos.col);
             match &mut inline.kind {
                 InlineKind::Link { href, content } => {
-                    match self.external_link(href, &loc) {
+                    match self.external_link(href, &loc()) {
                         Some(ExternalLink::Valid) => {}
                         Some(ExternalLink::Fixed(new)) => *href = new,
                         // Not a usable address: the text stays, without the link.
@@ -623,25 +650,26 @@ impl Resolver<'_> {
                             };
                         }
                         None => {
-                            if let Some(new) = self.link(href, ci, &dir, &loc) {
+                            if let Some(new) = self.link(href, ci, &dir, &loc()) {
                                 *href = new;
                             }
                         }
                     }
                 }
-                InlineKind::Image(img) => match self.image(img, ci, &dir, &loc, format) {
+                InlineKind::Image(img) => match self.image(img, ci, &dir, &loc(), format) {
                     Some(new) => img.src = new,
                     // A missing icon was reported; its alt text stands in for it.
                     None => inline.kind = InlineKind::Text(img.alt.clone()),
                 },
-                InlineKind::FootnoteRef(label) => note_refs.push((label.clone(), loc)),
-                InlineKind::EndnoteRef(label) => endnote_refs.push((label.clone(), loc)),
+                InlineKind::FootnoteRef(label) => note_refs.push((label.clone(), loc())),
+                InlineKind::EndnoteRef(label) => endnote_refs.push((label.clone(), loc())),
                 InlineKind::Ref {
                     kind,
                     target,
                     content,
                 } => {
-                    inline.kind = self.reference(ci, &labels, *kind, target, content.take(), &loc);
+                    inline.kind =
+                        self.reference(ci, &labels, *kind, target, content.take(), &loc());
                 }
                 _ => {}
             }
@@ -769,12 +797,8 @@ impl Resolver<'_> {
             // Re:VIEW authors link to the output name (`ch02.xhtml#x`); accept that too.
             // Re:VIEW authors link to the output name (`ch02.xhtml#x`), and references this
             // pass generated name the output file; accept both.
-            let by_output = self.infos.iter().position(|i| {
-                [&i.review_id, &i.stem]
-                    .iter()
-                    .any(|n| path == format!("{n}.xhtml") || path == format!("{n}.html"))
-            });
-            match self.by_source.get(&rel).copied().or(by_output) {
+            let by_output = || self.by_output.get(path).copied();
+            match self.by_source.get(&rel).copied().or_else(by_output) {
                 Some(i) => i,
                 None => {
                     self.errors.push(
@@ -899,7 +923,7 @@ impl Resolver<'_> {
             );
             return None;
         };
-        if media_type != "image/svg+xml" && !image_readable(&path, media_type) {
+        if media_type != "image/svg+xml" && !self.images.readable(&path, media_type) {
             self.errors.push(
                 Finding::error(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file", media_type.trim_start_matches("image/").to_uppercase()))
                     .with_hint("export the image again from its original"),
@@ -948,20 +972,15 @@ impl Resolver<'_> {
             })
     }
 
-    /// Whether the folder of `rel` (under the book) lists its name.
-    fn listed(&mut self, rel: &Path) -> bool {
-        let path = self.book.root.join(rel);
-        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-            return false;
-        };
-        self.listings
-            .entry(dir.to_path_buf())
-            .or_insert_with(|| {
-                std::fs::read_dir(dir)
-                    .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
-                    .unwrap_or_default()
-            })
-            .contains(name)
+    /// Whether the folder `dir` (under the book) lists `name`; each folder is read once.
+    fn listed(&mut self, dir: &Path, name: &std::ffi::OsStr) -> bool {
+        if !self.listings.contains_key(dir) {
+            let names = std::fs::read_dir(self.book.root.join(dir))
+                .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+                .unwrap_or_default();
+            self.listings.insert(dir.to_path_buf(), names);
+        }
+        self.listings[dir].contains(name)
     }
 
     /// Re:VIEW's image lookup: the first file that exists among
@@ -984,13 +1003,18 @@ impl Resolver<'_> {
         ];
         let mut tried = Vec::new();
         for base in &bases {
-            for ext in ["png", "jpg", "jpeg", "gif", "svg"] {
-                let mut name = base.clone().into_os_string();
-                name.push(format!(".{ext}"));
-                let rel = PathBuf::from(name);
-                // Most candidates do not exist: their folders are listed once, not asked per name.
-                if self.listed(&rel)
-                    && check_book_file_in(
+            if let (Some(dir), Some(stem)) = (base.parent(), base.file_name()) {
+                for ext in ["png", "jpg", "jpeg", "gif", "svg"] {
+                    let mut name = stem.to_os_string();
+                    name.push(".");
+                    name.push(ext);
+                    // Most candidates do not exist: their folders are listed once, not asked
+                    // per name.
+                    if !self.listed(dir, &name) {
+                        continue;
+                    }
+                    let rel = dir.join(&name);
+                    if check_book_file_in(
                         &self.book.root,
                         &self.real_root,
                         &self.book.shared_dirs,
@@ -998,8 +1022,9 @@ impl Resolver<'_> {
                         &mut self.real_dirs,
                     )
                     .is_ok()
-                {
-                    return Ok(rel);
+                    {
+                        return Ok(rel);
+                    }
                 }
             }
             tried.push(format!("{}.*", base.display()));
@@ -1261,76 +1286,5 @@ impl Resolver<'_> {
                 }
             )),
         }
-    }
-}
-
-/// Whether an image's header gives its size and, for a PNG, whether it is whole: a PNG without
-/// its closing `IEND` chunk was cut short (a copy or a download that stopped), though its header
-/// still reads. The file is opened once; a PNG's end is looked for in its last few kilobytes, and the
-/// whole file is read only when it is not there (data after `IEND` is allowed).
-fn image_readable(path: &Path, media_type: &str) -> bool {
-    use std::io::{BufReader, Read, Seek, SeekFrom};
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut reader = BufReader::new(file);
-    if imagesize::reader_size(&mut reader).is_err() {
-        return false;
-    }
-    if media_type != "image/png" {
-        return true;
-    }
-    let has_end = |bytes: &[u8]| bytes.windows(4).any(|w| w == b"IEND");
-    let mut file = reader.into_inner();
-    let Ok(len) = file.seek(SeekFrom::End(0)) else {
-        return false;
-    };
-    let tail_from = len.saturating_sub(4096);
-    let mut tail = Vec::new();
-    if file.seek(SeekFrom::Start(tail_from)).is_err() || file.read_to_end(&mut tail).is_err() {
-        return false;
-    }
-    has_end(&tail) || (tail_from > 0 && std::fs::read(path).is_ok_and(|b| has_end(&b)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::image_readable;
-
-    #[test]
-    fn a_png_is_readable_when_whole_even_with_data_after_its_end() {
-        // A 1×1 PNG.
-        let png: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89\0\0\0\rIDATx\x9cc\xf8\xff\xff?\0\x05\xfe\x02\xfe\xa7\x35\x81\x84\0\0\0\0IEND\xaeB`\x82";
-        let dir = tempfile::tempdir().unwrap();
-        let file = |name: &str, bytes: &[u8]| {
-            let p = dir.path().join(name);
-            std::fs::write(&p, bytes).unwrap();
-            p
-        };
-        assert!(image_readable(&file("whole.png", png), "image/png"));
-        let cut = &png[..png.len() - 12];
-        assert!(!image_readable(&file("cut.png", cut), "image/png"));
-        // A large PNG cut short: its end is not in the tail, nor anywhere.
-        let mut large_cut = cut.to_vec();
-        large_cut.extend(std::iter::repeat_n(0u8, 10_000));
-        assert!(!image_readable(
-            &file("large-cut.png", &large_cut),
-            "image/png"
-        ));
-        // Data after IEND (some tools append metadata) beyond the tail that is looked at.
-        let mut trailing = png.to_vec();
-        trailing.extend(std::iter::repeat_n(b'x', 10_000));
-        assert!(image_readable(
-            &file("trailing.png", &trailing),
-            "image/png"
-        ));
-        assert!(!image_readable(
-            &file("text.png", b"not a png"),
-            "image/png"
-        ));
-        assert!(!image_readable(
-            &dir.path().join("missing.png"),
-            "image/png"
-        ));
     }
 }
