@@ -19,6 +19,9 @@ pub const COVER_FONT_FAMILY: &str = "IPAexGothic";
 /// IPAexGothic, see `fonts/README.md` for provenance and licence.
 static COVER_FONT: &[u8] = include_bytes!("../fonts/ipaexg.ttf");
 
+/// Rows of the cover drawn at a time (a 1600-pixel-wide band of 128 rows is 800 KB).
+const BAND_ROWS: u32 = 128;
+
 /// Largest accepted width or height in pixels; keeps a bad template from allocating gigabytes.
 const MAX_SIDE: u32 = 4000;
 
@@ -56,7 +59,8 @@ fn font_database() -> Arc<fontdb::Database> {
     static DB: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
     DB.get_or_init(|| {
         let mut db = fontdb::Database::new();
-        db.load_font_data(COVER_FONT.to_vec());
+        // The embedded bytes themselves, not a 6 MB copy of them.
+        db.load_font_source(fontdb::Source::Binary(Arc::new(COVER_FONT)));
         db.set_serif_family(COVER_FONT_FAMILY);
         db.set_sans_serif_family(COVER_FONT_FAMILY);
         db.set_monospace_family(COVER_FONT_FAMILY);
@@ -91,6 +95,10 @@ pub fn render_png(svg: &str) -> Result<RenderedCover, CoverError> {
 }
 
 fn render_png_inner(svg: &str) -> Result<RenderedCover, CoverError> {
+    render_in_bands(svg, BAND_ROWS)
+}
+
+fn render_in_bands(svg: &str, band_rows: u32) -> Result<RenderedCover, CoverError> {
     let xml_options = usvg::roxmltree::ParsingOptions {
         allow_dtd: true,
         ..Default::default()
@@ -123,24 +131,32 @@ fn render_png_inner(svg: &str) -> Result<RenderedCover, CoverError> {
     }
     // Both are whole numbers in 1..=MAX_SIDE here, so the casts are exact.
     let (width, height) = (w as u32, h as u32);
-    let mut pixmap = tiny_skia::Pixmap::new(width, height)
-        .ok_or_else(|| CoverError::Render(format!("cannot allocate a {width}×{height} image")))?;
-    resvg::render(
-        &tree,
-        tiny_skia::Transform::identity(),
-        &mut pixmap.as_mut(),
-    );
-    // What `Pixmap::encode_png` does, demultiplying in place rather than in a copy: the copy
-    // was a third of a small book's peak memory.
-    let rgba = pixmap.take_demultiplied();
+    // Drawn and encoded a band of rows at a time: the whole image at once was 16 MB, the
+    // largest thing a cold build held.
     let mut png = Vec::new();
     let mut encoder = png::Encoder::new(&mut png, width, height);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder
-        .write_header()
-        .and_then(|mut w| w.write_image_data(&rgba))
-        .map_err(|e| CoverError::Render(format!("PNG encoding failed: {e}")))?;
+    let encoding = |e: png::EncodingError| CoverError::Render(format!("PNG encoding failed: {e}"));
+    let mut writer = encoder.write_header().map_err(encoding)?;
+    let mut stream = writer.stream_writer().map_err(encoding)?;
+    let mut top = 0;
+    while top < height {
+        let rows = band_rows.min(height - top);
+        let mut band = tiny_skia::Pixmap::new(width, rows)
+            .ok_or_else(|| CoverError::Render(format!("cannot allocate a {width}×{rows} image")))?;
+        resvg::render(
+            &tree,
+            tiny_skia::Transform::from_translate(0.0, -(top as f32)),
+            &mut band.as_mut(),
+        );
+        // What `Pixmap::encode_png` does, demultiplying in place rather than in a copy.
+        std::io::Write::write_all(&mut stream, &band.take_demultiplied())
+            .map_err(|e| CoverError::Render(format!("PNG encoding failed: {e}")))?;
+        top += rows;
+    }
+    stream.finish().map_err(encoding)?;
+    writer.finish().map_err(encoding)?;
     Ok(RenderedCover { png, width, height })
 }
 
@@ -431,6 +447,44 @@ mod tests {
         let a = render_png(&svg).unwrap();
         let b = render_png(&svg).unwrap();
         assert_eq!(a.png, b.png);
+    }
+
+    #[test]
+    fn drawing_in_bands_gives_the_picture_of_drawing_whole() {
+        // The title straddles band edges (rows 128–256 here); so does a gradient.
+        let svg = title_svg("吾輩は猫である Rust").replace(
+            "</svg>",
+            r##"<defs><linearGradient id="g" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f" stop-opacity="0.5"/></linearGradient></defs><circle cx="300" cy="500" r="170" fill="url(#g)"/></svg>"##,
+        );
+        let whole = decode(&render_in_bands(&svg, MAX_SIDE).unwrap().png);
+        for rows in [BAND_ROWS, 500, 799] {
+            let banded = decode(&render_in_bands(&svg, rows).unwrap().png);
+            assert_eq!((banded.width, banded.height), (600, 800));
+            // A shape cut by a band's edge is anti-aliased along its own edges a little
+            // differently (tiny-skia clips it first): only edge pixels may differ, slightly.
+            let differ: Vec<u8> = banded
+                .rgba
+                .iter()
+                .zip(&whole.rgba)
+                .filter(|(a, b)| a != b)
+                .map(|(a, b)| a.abs_diff(*b))
+                .collect();
+            assert!(
+                differ.len() < whole.rgba.len() / 200,
+                "bands of {rows} rows: {} of {} bytes differ",
+                differ.len(),
+                whole.rgba.len()
+            );
+            assert!(
+                differ.iter().all(|&d| d <= 64),
+                "bands of {rows} rows: {differ:?}"
+            );
+            assert_eq!(
+                banded.count(TITLE_AREA, WHITE),
+                whole.count(TITLE_AREA, WHITE),
+                "bands of {rows} rows: the title"
+            );
+        }
     }
 
     #[test]

@@ -256,6 +256,8 @@ pub(crate) struct Book<'a> {
     /// Parsed NCX documents by path.
     pub ncx: BTreeMap<String, Document>,
     pub manifest: Vec<Item>,
+    /// The paths the manifest lists (a book with thousands of images asks for each).
+    manifest_paths: std::collections::HashSet<String>,
     /// Paths of the spine's items, in order.
     pub spine: Vec<String>,
     pub spine_rtl: bool,
@@ -301,6 +303,7 @@ impl<'a> Book<'a> {
             package_read: false,
             ncx: BTreeMap::new(),
             manifest: Vec::new(),
+            manifest_paths: Default::default(),
             spine: Vec::new(),
             spine_rtl: false,
             spine_pos: None,
@@ -461,6 +464,11 @@ impl<'a> Book<'a> {
             }
             _ => {}
         });
+        self.manifest_paths = self
+            .manifest
+            .iter()
+            .filter_map(|i| i.path.clone())
+            .collect();
         self.spine = spine_refs
             .iter()
             .filter_map(|r| ids.get(r).cloned())
@@ -474,9 +482,7 @@ impl<'a> Book<'a> {
 
     /// Whether a path inside the EPUB is listed in the manifest.
     pub fn in_manifest(&self, path: &str) -> bool {
-        self.manifest
-            .iter()
-            .any(|i| i.path.as_deref() == Some(path))
+        self.manifest_paths.contains(path)
     }
 
     /// The ids of a parsed XHTML document.
