@@ -155,7 +155,7 @@ struct Resolver<'a> {
     /// Real paths of the folders images were found in.
     real_dirs: RealDirs,
     /// Names in the folders Re:VIEW's image lookup looked in.
-    listings: HashMap<PathBuf, HashSet<std::ffi::OsString>>,
+    listings: HashMap<std::ffi::OsString, HashSet<std::ffi::OsString>>,
     errors: Vec<Finding>,
     warnings: Vec<Finding>,
     /// Every id in the output → its chapter.
@@ -972,15 +972,18 @@ impl Resolver<'_> {
             })
     }
 
-    /// Whether the folder `dir` (under the book) lists `name`; each folder is read once.
-    fn listed(&mut self, dir: &Path, name: &std::ffi::OsStr) -> bool {
-        if !self.listings.contains_key(dir) {
+    /// The names in the folder `dir` (under the book), each folder read once. Keyed by the
+    /// path's bytes: hashing them is cheaper than hashing a path's components, and a book with
+    /// thousands of images asks thousands of times.
+    fn listing(&mut self, dir: &Path) -> &HashSet<std::ffi::OsString> {
+        let key = dir.as_os_str();
+        if !self.listings.contains_key(key) {
             let names = std::fs::read_dir(self.book.root.join(dir))
                 .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
                 .unwrap_or_default();
-            self.listings.insert(dir.to_path_buf(), names);
+            self.listings.insert(key.to_os_string(), names);
         }
-        self.listings[dir].contains(name)
+        &self.listings[key]
     }
 
     /// Re:VIEW's image lookup: the first file that exists among
@@ -1001,35 +1004,41 @@ impl Resolver<'_> {
             imagedir.join(format!("{chap}-{id}")),
             imagedir.join(id),
         ];
-        let mut tried = Vec::new();
+        let mut name = std::ffi::OsString::new();
         for base in &bases {
-            if let (Some(dir), Some(stem)) = (base.parent(), base.file_name()) {
-                for ext in ["png", "jpg", "jpeg", "gif", "svg"] {
-                    let mut name = stem.to_os_string();
+            let (Some(dir), Some(stem)) = (base.parent(), base.file_name()) else {
+                continue;
+            };
+            // Most candidates do not exist: their folders are listed once, not asked per name.
+            let listing = self.listing(dir);
+            let found: Vec<PathBuf> = ["png", "jpg", "jpeg", "gif", "svg"]
+                .iter()
+                .filter_map(|ext| {
+                    name.clear();
+                    name.push(stem);
                     name.push(".");
                     name.push(ext);
-                    // Most candidates do not exist: their folders are listed once, not asked
-                    // per name.
-                    if !self.listed(dir, &name) {
-                        continue;
-                    }
-                    let rel = dir.join(&name);
-                    if check_book_file_in(
-                        &self.book.root,
-                        &self.real_root,
-                        &self.book.shared_dirs,
-                        &rel,
-                        &mut self.real_dirs,
-                    )
-                    .is_ok()
-                    {
-                        return Ok(rel);
-                    }
+                    listing.contains(&name).then(|| dir.join(&name))
+                })
+                .collect();
+            for rel in found {
+                if check_book_file_in(
+                    &self.book.root,
+                    &self.real_root,
+                    &self.book.shared_dirs,
+                    &rel,
+                    &mut self.real_dirs,
+                )
+                .is_ok()
+                {
+                    return Ok(rel);
                 }
             }
-            tried.push(format!("{}.*", base.display()));
         }
-        Err(tried)
+        Err(bases
+            .iter()
+            .map(|base| format!("{}.*", base.display()))
+            .collect())
     }
 
     /// Turns a cross-reference into a link with generated text (Re:VIEW's wording).
