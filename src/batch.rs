@@ -168,13 +168,17 @@ fn book_report(
         .map(|f| {
             let mut r = report::ReportFinding::from(f);
             let file = Path::new(&r.file);
-            // Paths are relative to the book, except the project's outputs (the EPUB in dist/)
-            // and template names.
+            // Paths are relative to the book, except the project's outputs (the EPUB in dist/),
+            // template names and the project's own files (`seihon.yml`, `filters/…`).
+            let projects = || {
+                !project.root.join(folder).join(file).exists() && project.root.join(file).exists()
+            };
             if file.is_relative()
                 && !file.starts_with(folder)
                 && !file.starts_with(&project.config.dist_dir)
                 && !file.starts_with(&project.config.build_dir)
                 && !r.file.starts_with("template ")
+                && !projects()
             {
                 r.file = folder.join(file).to_string_lossy().into_owned();
             }

@@ -1566,6 +1566,21 @@ fn docbook_cases() -> Vec<Case> {
             ),
         ),
     ];
+    cases.push(case(
+        "db5 main file is a PNG",
+        TinyDb5,
+        err(TinyDb5, "book.xml", 1),
+        put("book.xml", PNG),
+    ));
+    cases.push(case(
+        "db5 main file is a chapter",
+        TinyDb5,
+        err(TinyDb5, "book.xml", 1),
+        put(
+            "book.xml",
+            "<chapter xmlns=\"http://docbook.org/ns/docbook\" version=\"5.0\"><title>C</title><para>x</para></chapter>\n",
+        ),
+    ));
     // The main file cut at ten places after its root element starts: whatever was open is
     // never closed.
     let guide = sample("docbook-guide/guide.xml");
@@ -1864,6 +1879,12 @@ fn yaml_cases() -> Vec<Case> {
             b"books_dir: books\ntoc_depth: many\n",
         ),
         project("filters is a number", 1, b"filters: 5\n"),
+        project("unknown filter", 3, b"filters:\n  - house\n  - nosuch\n"),
+        project(
+            "unknown filter, flow list",
+            1,
+            b"filters: [house, nosuch]\n",
+        ),
         project("bad check level", 2, b"checks:\n  image-alt: loud\n"),
         project("truncated", 1, b"books_dir: [books"),
         project("shift_jis", 1, b"books_dir: \x96\x7b\n"),

@@ -59,6 +59,50 @@ fn is_root_document(path: &Path) -> bool {
     false
 }
 
+/// Why the folder `dir` has no DocBook main file when it holds exactly one DocBook file and
+/// that file is not one (binary, or another root element): said at the file rather than "not a
+/// book" about the folder.
+pub fn why_no_main(dir: &Path) -> Option<Finding> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_docbook_file(p))
+        .collect();
+    if files.len() != 1 || is_root_document(&files[0]) {
+        return None;
+    }
+    let file = files.remove(0);
+    let head: Vec<u8> = {
+        use std::io::Read;
+        let mut head = Vec::new();
+        std::fs::File::open(&file)
+            .ok()?
+            .take(64 * 1024)
+            .read_to_end(&mut head)
+            .ok()?;
+        head
+    };
+    let what = match head.as_slice() {
+        [0x89, b'P', b'N', b'G', ..] => Some("a PNG image"),
+        [0xFF, 0xD8, 0xFF, ..] => Some("a JPEG image"),
+        [b'G', b'I', b'F', b'8', ..] => Some("a GIF image"),
+        [b'%', b'P', b'D', b'F', ..] => Some("a PDF document"),
+        [b'P', b'K', 3, 4, ..] => Some("a ZIP archive (an EPUB or an office document?)"),
+        _ => None,
+    };
+    let utf16 = matches!(head.as_slice(), [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..]);
+    let message = match what {
+        Some(kind) => format!("this file is {kind}, not DocBook XML"),
+        None if !utf16 && head.contains(&0) => "this file is not text, so not DocBook XML".into(),
+        None => "this file's root element is not <book>, <article> or <set>, so it is not a book's main file".into(),
+    };
+    Some(
+        Finding::error(Location::new(display_path(Path::new("."), &file), 1, 1), message)
+            .with_hint("a DocBook book's main file is XML text whose root element is <book> or <article>; put the right file in its place"),
+    )
+}
+
 /// The one DocBook root document in `dir`, if there is exactly one.
 pub fn find_main(dir: &Path) -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)

@@ -436,6 +436,11 @@ impl Book {
             let file = path.file_name().map(PathBuf::from).unwrap_or_default();
             return review::load(dir, &file, project);
         }
+        if path.is_dir()
+            && let Some(finding) = docbook::why_no_main(path)
+        {
+            return Err(Error::Config(finding));
+        }
         Err(Error::Config(
             Finding::error(Location::file(path), "this is not a book")
                 .with_hint("a book is a folder with a book.yml, a Re:VIEW folder with config.yml and catalog.yml, a Re:VIEW config file, or a DocBook main file (or a folder holding one)"),
@@ -446,6 +451,8 @@ impl Book {
     pub fn is_book(path: &Path) -> bool {
         docbook::is_docbook_file(path)
             || (path.is_dir() && docbook::find_main(path).is_some())
+            // A DocBook book whose main file is broken is still a book (and says why).
+            || (path.is_dir() && docbook::why_no_main(path).is_some())
             || (path.is_dir()
                 && (path.join("book.yml").is_file() || review::is_review_project(path)))
             || (path.is_file()

@@ -152,11 +152,29 @@ impl Chain {
                 dir: project_filters,
             });
         }
-        let book_yml = book_root.join("book.yml");
-        let names_at = if book_yml.is_file() {
-            Location::file(shown(&book_yml))
+        // A name is reported where it is written: in the book's `filters:`, else in the
+        // project's (what `default` brings in), else at the book.
+        let settings: Vec<(PathBuf, String)> =
+            [book_root.join("book.yml"), project_root.join("seihon.yml")]
+                .into_iter()
+                .filter_map(|f| {
+                    let text = std::fs::read(&f).ok()?;
+                    Some((shown(&f), String::from_utf8_lossy(&text).into_owned()))
+                })
+                .collect();
+        let book_at = if book_root.join("book.yml").is_file() {
+            Location::file(shown(&book_root.join("book.yml")))
         } else {
             Location::file(shown(book_root))
+        };
+        let name_at = |name: &str| {
+            settings
+                .iter()
+                .find_map(|(file, text)| {
+                    let (line, col) = list_item_at(text, "filters", name)?;
+                    Some(Location::new(file, line, col))
+                })
+                .unwrap_or_else(|| book_at.clone())
         };
 
         let mut chain = Chain::new();
@@ -165,7 +183,7 @@ impl Chain {
             if !is_valid_name(name) {
                 findings.push(
                     Finding::error(
-                        names_at.clone(),
+                        name_at(name),
                         format!("`{name}` is not a valid filter name"),
                     )
                     .with_hint(
@@ -228,7 +246,7 @@ impl Chain {
                 Some(program) => chain
                     .steps
                     .push(Step::External(external::ExternalFilter::new(name, program))),
-                None => findings.push(unknown_name(name, &names_at, &places)),
+                None => findings.push(unknown_name(name, &name_at(name), &places)),
             }
         }
         if findings.is_empty() {
@@ -289,6 +307,47 @@ fn is_valid_name(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Where `item` is written in the YAML list under the top-level `key` of `text` (block
+/// `- item` lines or a flow `[a, item]`), as line and column.
+fn list_item_at(text: &str, key: &str, item: &str) -> Option<(u32, u32)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| {
+        l.trim_start_matches('\u{feff}')
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with(':'))
+    })?;
+    let is_item = |s: &str| {
+        s.trim_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '[' | ']' | '-'))
+            == item
+    };
+    for (i, line) in lines.iter().enumerate().skip(start) {
+        // The key's own line holds a flow list; then come indented or `- ` lines.
+        let body = if i == start {
+            &line[line.find(':')? + 1..]
+        } else if line.starts_with([' ', '\t', '-']) || line.trim().is_empty() {
+            line
+        } else {
+            break;
+        };
+        let mut offset = line.len() - body.len();
+        for part in body.split(',') {
+            let part = part.split(" #").next().unwrap_or(part);
+            if is_item(part) {
+                let lead = part.len()
+                    - part
+                        .trim_start_matches(|c: char| {
+                            c.is_whitespace() || matches!(c, '"' | '\'' | '[' | '-')
+                        })
+                        .len();
+                let col = line[..offset + lead].chars().count() as u32 + 1;
+                return Some((i as u32 + 1, col));
+            }
+            offset += part.len() + 1;
+        }
+    }
+    None
 }
 
 fn unknown_name(name: &str, at: &Location, places: &[Place]) -> Finding {
@@ -456,6 +515,43 @@ pub(crate) mod tests {
             err[1].message.contains("not a valid filter name"),
             "{}",
             err[1]
+        );
+    }
+
+    #[test]
+    fn a_filter_name_is_found_where_it_is_written() {
+        let block = "title: x\nfilters:\n  - house\n  - \"hous\"  # typo\nchecks: {}\n";
+        assert_eq!(list_item_at(block, "filters", "hous"), Some((4, 6)));
+        assert_eq!(list_item_at(block, "filters", "house"), Some((3, 5)));
+        assert_eq!(list_item_at(block, "filters", "checks"), None);
+        let flow = "filters: [default, 'mine']\n";
+        assert_eq!(list_item_at(flow, "filters", "mine"), Some((1, 21)));
+        assert_eq!(list_item_at(flow, "filters", "default"), Some((1, 11)));
+        assert_eq!(list_item_at("filter: [a]\n", "filters", "a"), None);
+        // In seihon.yml when the book's list does not name it.
+        let root = tempfile::tempdir().unwrap();
+        let book = root.path().join("books/b");
+        write(
+            &book.join("book.yml"),
+            "title: x\nfilters: [default, house]\n",
+            false,
+        );
+        write(
+            &root.path().join("seihon.yml"),
+            "filters:\n  - house\n  - nosuch\n",
+            false,
+        );
+        let err =
+            Chain::resolve(&names(&["house", "nosuch", "hous"]), root.path(), &book).unwrap_err();
+        assert_eq!(
+            err[0].location,
+            Location::new("seihon.yml", 3, 5),
+            "{err:?}"
+        );
+        assert_eq!(
+            err[1].location,
+            Location::file("books/b/book.yml"),
+            "{err:?}"
         );
     }
 

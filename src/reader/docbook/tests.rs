@@ -823,6 +823,30 @@ fn billion_laughs_is_refused_quickly() {
     assert_eq!(e.location.line, 13);
 }
 
+#[test]
+fn an_entity_cycle_is_named_as_one() {
+    let text = "<!DOCTYPE book [\n<!ENTITY a \"x &b; y\">\n<!ENTITY b \"&c;\">\n<!ENTITY c \"&a;\">\n]>\n<book><chapter><title>C</title>\n<para>&a;</para></chapter></book>";
+    let (_b, f) = read_str(text);
+    let e = has(
+        &f,
+        Severity::Error,
+        "the entity `&a;` cannot be expanded: its definition refers back to itself (&a; → &b; → &c; → &a;)",
+    )
+    .unwrap();
+    assert_eq!(e.location.line, 7);
+    assert!(!f.iter().any(|f| f.message.contains("too large")), "{f:?}");
+    // In an attribute too.
+    let text = text.replace(
+        "<para>&a;</para>",
+        "<para><phrase role=\"&b;\">x</phrase></para>",
+    );
+    let (_b, f) = read_str(&text);
+    assert!(
+        has(&f, Severity::Error, "the entity `&b;` cannot be expanded: its definition refers back to itself (&b; → &c; → &a; → &b;)").is_some(),
+        "{f:?}"
+    );
+}
+
 // ---------------------------------------------------------------- XInclude
 
 #[test]

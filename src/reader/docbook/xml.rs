@@ -238,6 +238,43 @@ impl Entities {
     }
 }
 
+impl Entities {
+    /// A loop of internal entities reachable from `name` (`a → b → a`), if there is one
+    /// within the nesting limit: what makes an expansion infinite rather than only large.
+    fn cycle(&self, name: &str) -> Option<Vec<String>> {
+        fn walk<'a>(
+            ents: &'a Entities,
+            name: &'a str,
+            path: &mut Vec<&'a str>,
+            done: &mut std::collections::HashSet<&'a str>,
+        ) -> Option<Vec<String>> {
+            if let Some(i) = path.iter().position(|n| *n == name) {
+                let mut cycle: Vec<String> = path[i..].iter().map(|s| s.to_string()).collect();
+                cycle.push(name.to_string());
+                return Some(cycle);
+            }
+            if done.contains(name) || path.len() > MAX_ENTITY_DEPTH {
+                return None;
+            }
+            if let Some(EntityValue::Internal(v)) = ents.general.get(name).map(|d| &d.value) {
+                path.push(name);
+                for r in references(v) {
+                    if let Some((r, _)) = ents.general.get_key_value(r)
+                        && let Some(cycle) = walk(ents, r, path, done)
+                    {
+                        return Some(cycle);
+                    }
+                }
+                path.pop();
+            }
+            done.insert(name);
+            None
+        }
+        let (name, _) = self.general.get_key_value(name)?;
+        walk(self, name, &mut Vec::new(), &mut Default::default())
+    }
+}
+
 /// Names of the general entity references (`&name;`) in a text.
 fn references(text: &str) -> impl Iterator<Item = &str> {
     text.split('&').skip(1).filter_map(|s| {
@@ -1101,7 +1138,9 @@ impl Loader {
                     self.too_large(file, pos);
                 } else {
                     let size = ents.expanded_size(name, &mut Vec::new());
-                    if size > MAX_EXPANDED_BYTES {
+                    if size == usize::MAX && self.refuse_cycle(ents, name, file, pos) {
+                        // Reported as the loop it is.
+                    } else if size > MAX_EXPANDED_BYTES {
                         self.too_large(file, pos);
                     } else {
                         let v = v.clone();
@@ -1131,6 +1170,27 @@ impl Loader {
             self.blown = true;
             self.error(file, pos, TOO_LARGE);
         }
+    }
+
+    /// Refuses `&name;` when its definition loops back to it; true when it does.
+    fn refuse_cycle(&mut self, ents: &Entities, name: &str, file: u32, pos: Pos) -> bool {
+        let Some(cycle) = ents.cycle(name) else {
+            return false;
+        };
+        let loc = self.loc(file, pos);
+        let shown: Vec<String> = cycle.iter().map(|n| format!("&{n};")).collect();
+        self.findings.push(
+            Finding::error(
+                loc,
+                format!(
+                    "the entity `&{name};` cannot be expanded: its definition refers back to itself ({})",
+                    shown.join(" → ")
+                ),
+            )
+            .with_hint("change one of these entity definitions so that they no longer loop"),
+        );
+        self.blown = true;
+        true
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1185,6 +1245,9 @@ impl Loader {
             return;
         }
         let size = ents.expanded_size(name, &mut Vec::new());
+        if size == usize::MAX && self.refuse_cycle(ents, name, file, pos) {
+            return;
+        }
         self.refs += 1;
         self.expanded = self.expanded.saturating_add(size);
         if size > MAX_EXPANDED_BYTES
