@@ -145,93 +145,95 @@ pub fn pack_reusing(
     }
     let memo = crcs.map(Crcs::load).unwrap_or_default();
     let time = zip_time(unix_time);
-    // Where each entry is in the previous EPUB, when it can be copied from there: same name,
-    // compression, time, size and CRC-32. The CRC of a file this seihon packed before and that
-    // has not changed since is known without reading it. Otherwise its bytes, read here.
-    let found: Vec<(Entry, Option<(FileStamp, u32)>)> = names
-        .par_iter()
-        .map(|rel| {
-            let path = stage.join(rel);
-            let stamp = FileStamp::of(&path);
-            let known = stamp.and_then(|s| memo.get(rel, &s).map(|crc| (s, crc)));
-            let image = is_compressed_image(rel);
-            let method = if image {
-                CompressionMethod::Stored
-            } else {
-                CompressionMethod::Deflated
-            };
-            let old = previous.as_ref().and_then(|prev| {
-                let index = prev.index_for_name(rel)?;
-                let old = prev.by_index_data(index).ok()?;
-                (old.compression() == method && old.last_modified() == Some(time))
-                    .then(|| (index, old.size(), old.crc32()))
-            });
-            if let (Some((index, size, crc)), Some((stamp, known))) = (old, known)
-                && size == stamp.size()
-                && crc == known
-            {
-                return Ok((Entry::Reused(index), Some((stamp, crc))));
-            }
-            let data = std::fs::read(&path)
-                .map_err(|e| Error::io(&path, "cannot read the staged file", e))?;
-            let crc = crc32fast::hash(&data);
-            let entry = match old {
-                Some((index, size, old_crc)) if size == data.len() as u64 && old_crc == crc => {
-                    Entry::Reused(index)
-                }
-                _ if image => Entry::Stored(data),
-                _ => {
-                    let mut one = ZipWriter::new(std::io::Cursor::new(Vec::new()));
-                    one.start_file(rel.as_str(), deflated).map_err(zip_err)?;
-                    one.write_all(&data)
-                        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-                    Entry::Compressed(one.finish().map_err(zip_err)?.into_inner())
-                }
-            };
-            Ok((entry, stamp.map(|s| (s, crc))))
-        })
-        .collect::<Result<_>>()?;
-    let reused = found
-        .iter()
-        .filter(|(entry, _)| matches!(entry, Entry::Reused(_)))
-        .count();
-    if let Some(dir) = crcs {
-        Crcs::from_iter(
-            names.iter().zip(&found).filter_map(|(rel, (_, known))| {
-                known.map(|(stamp, crc)| (rel.clone(), stamp, crc))
-            }),
-        )
-        .save(dir);
-    }
-    let entries = found.into_iter().map(|(entry, _)| entry);
-    let mut previous = previous;
-
     // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
     let tmp = crate::stage::temp_file(out_dir, ".tmp.epub")?;
     let mut zip = ZipWriter::new(std::io::BufWriter::new(tmp.as_file()));
     zip.start_file("mimetype", stored).map_err(zip_err)?;
     zip.write_all(MIMETYPE)
         .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-    for (rel, entry) in names.iter().zip(entries) {
-        match entry {
-            Entry::Reused(index) => {
-                let prev = previous
-                    .as_mut()
-                    .ok_or_else(|| zip_err(zip::result::ZipError::FileNotFound))?;
-                zip.raw_copy_file(prev.by_index_raw(index).map_err(zip_err)?)
-                    .map_err(zip_err)?;
+    let mut previous = previous;
+    let mut reused = 0;
+    let mut kept: Vec<(String, FileStamp, u32)> = Vec::new();
+    // A batch at a time, made in parallel and written in order: a build holds a batch's files,
+    // not every image of the book at once.
+    for batch in names.chunks(PACK_BATCH) {
+        let prev = previous.as_ref();
+        // Where each entry is in the previous EPUB, when it can be copied from there: same
+        // name, compression, time, size and CRC-32. The CRC of a file this seihon packed
+        // before and that has not changed since is known without reading it. Otherwise its
+        // bytes, read here.
+        let found: Vec<(Entry, Option<(FileStamp, u32)>)> = batch
+            .par_iter()
+            .map(|rel| {
+                let path = stage.join(rel);
+                let stamp = FileStamp::of(&path);
+                let known = stamp.and_then(|s| memo.get(rel, &s).map(|crc| (s, crc)));
+                let image = is_compressed_image(rel);
+                let method = if image {
+                    CompressionMethod::Stored
+                } else {
+                    CompressionMethod::Deflated
+                };
+                let old = prev.and_then(|prev| {
+                    let index = prev.index_for_name(rel)?;
+                    let old = prev.by_index_data(index).ok()?;
+                    (old.compression() == method && old.last_modified() == Some(time))
+                        .then(|| (index, old.size(), old.crc32()))
+                });
+                if let (Some((index, size, crc)), Some((stamp, known))) = (old, known)
+                    && size == stamp.size()
+                    && crc == known
+                {
+                    return Ok((Entry::Reused(index), Some((stamp, crc))));
+                }
+                let data = std::fs::read(&path)
+                    .map_err(|e| Error::io(&path, "cannot read the staged file", e))?;
+                let crc = crc32fast::hash(&data);
+                let entry = match old {
+                    Some((index, size, old_crc)) if size == data.len() as u64 && old_crc == crc => {
+                        Entry::Reused(index)
+                    }
+                    _ if image => Entry::Stored(data),
+                    _ => {
+                        let mut one = ZipWriter::new(std::io::Cursor::new(Vec::new()));
+                        one.start_file(rel.as_str(), deflated).map_err(zip_err)?;
+                        one.write_all(&data)
+                            .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+                        Entry::Compressed(one.finish().map_err(zip_err)?.into_inner())
+                    }
+                };
+                Ok((entry, stamp.map(|s| (s, crc))))
+            })
+            .collect::<Result<_>>()?;
+        for (rel, (entry, known)) in batch.iter().zip(found) {
+            if let Some((stamp, crc)) = known {
+                kept.push((rel.clone(), stamp, crc));
             }
-            Entry::Stored(data) => {
-                zip.start_file(rel.as_str(), stored).map_err(zip_err)?;
-                zip.write_all(&data)
-                    .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-            }
-            Entry::Compressed(one) => {
-                let mut one = zip::ZipArchive::new(std::io::Cursor::new(one)).map_err(zip_err)?;
-                zip.raw_copy_file(one.by_index_raw(0).map_err(zip_err)?)
-                    .map_err(zip_err)?;
+            match entry {
+                Entry::Reused(index) => {
+                    reused += 1;
+                    let prev = previous
+                        .as_mut()
+                        .ok_or_else(|| zip_err(zip::result::ZipError::FileNotFound))?;
+                    zip.raw_copy_file(prev.by_index_raw(index).map_err(zip_err)?)
+                        .map_err(zip_err)?;
+                }
+                Entry::Stored(data) => {
+                    zip.start_file(rel.as_str(), stored).map_err(zip_err)?;
+                    zip.write_all(&data)
+                        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+                }
+                Entry::Compressed(one) => {
+                    let mut one =
+                        zip::ZipArchive::new(std::io::Cursor::new(one)).map_err(zip_err)?;
+                    zip.raw_copy_file(one.by_index_raw(0).map_err(zip_err)?)
+                        .map_err(zip_err)?;
+                }
             }
         }
+    }
+    if let Some(dir) = crcs {
+        Crcs::from_iter(kept).save(dir);
     }
     let mut buf = zip.finish().map_err(zip_err)?;
     buf.flush()
@@ -288,6 +290,9 @@ impl Crcs {
             .map(|&(_, crc)| crc)
     }
 }
+
+/// Entries made at a time when packing.
+const PACK_BATCH: usize = 32;
 
 /// Already-compressed images gain nothing from Deflate: they are stored.
 fn is_compressed_image(rel: &str) -> bool {

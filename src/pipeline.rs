@@ -1282,7 +1282,7 @@ fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
         .root
         .canonicalize()
         .unwrap_or_else(|_| book.root.clone());
-    let (db, findings) = reader::docbook::read(&root.join(main), &root);
+    let (db, findings) = reader::docbook::read_sharing(&root.join(main), &root, &book.shared_dirs);
     let meta = &mut book.meta;
     let m = db.meta;
     if let Some(title) = m.title.filter(|t| !t.trim().is_empty()) {

@@ -88,7 +88,17 @@ pub struct DocBookBook {
 /// every included file must stay inside. Returns everything it could read plus every problem
 /// (errors and warnings). Never panics, never touches the network.
 pub fn read(main: &Path, root: &Path) -> (DocBookBook, Vec<Finding>) {
-    let loaded = xml::load(main, root);
+    read_sharing(main, root, &[])
+}
+
+/// Like [`read`], letting included files (XIncludes, external entities) come from the folders
+/// `shared` too: the project's `shared_dirs`, real paths.
+pub fn read_sharing(
+    main: &Path,
+    root: &Path,
+    shared: &[std::path::PathBuf],
+) -> (DocBookBook, Vec<Finding>) {
+    let loaded = xml::load(main, root, shared);
     let mut findings = loaded.findings;
     let mut book = DocBookBook {
         meta: DocBookMeta::default(),

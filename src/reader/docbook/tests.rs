@@ -847,6 +847,51 @@ fn an_entity_cycle_is_named_as_one() {
     );
 }
 
+#[test]
+fn included_files_may_come_from_shared_folders_only() {
+    let top = tempfile::tempdir().unwrap();
+    let book = top.path().join("books/b");
+    let shared = top.path().join("shared");
+    let other = top.path().join("other");
+    for (dir, name, text) in [
+        (&shared, "notice.xml", "<para>Shared notice.</para>"),
+        (&other, "notice.xml", "<para>Other notice.</para>"),
+    ] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    std::fs::create_dir_all(&book).unwrap();
+    let main = book.join("book.xml");
+    let write_main = |from: &str| {
+        std::fs::write(
+            &main,
+            format!("<book xmlns=\"http://docbook.org/ns/docbook\" xmlns:xi=\"http://www.w3.org/2001/XInclude\" version=\"5.0\"><title>B</title><chapter><title>C</title>\n<xi:include href=\"../../{from}/notice.xml\"/></chapter></book>"),
+        )
+        .unwrap();
+    };
+    write_main("shared");
+    let (_, f) = read(&main, &book);
+    assert!(
+        has(&f, Severity::Error, "is outside the book folder").is_some(),
+        "{f:?}"
+    );
+    let shared_dirs = [shared.canonicalize().unwrap()];
+    let (b, f) = read_sharing(&main, &book, &shared_dirs);
+    assert!(f.iter().all(|f| f.severity != Severity::Error), "{f:?}");
+    let text = format!("{:?}", b.chapters[0].doc.blocks);
+    assert!(text.contains("Shared notice."), "{text}");
+    // Another folder beside it stays out.
+    write_main("other");
+    let (_, f) = read_sharing(&main, &book, &shared_dirs);
+    let e = has(
+        &f,
+        Severity::Error,
+        "is outside the book folder and the project's `shared_dirs`",
+    )
+    .unwrap();
+    assert_eq!(e.location.line, 2);
+}
+
 // ---------------------------------------------------------------- XInclude
 
 #[test]

@@ -133,11 +133,13 @@ pub struct Loaded {
     pub findings: Vec<Finding>,
 }
 
-/// Reads `main` and everything it pulls in. Never panics; problems become findings.
-pub fn load(main: &Path, root: &Path) -> Loaded {
+/// Reads `main` and everything it pulls in, which must be inside `root` or one of the folders
+/// `shared` (the project's `shared_dirs`, real paths). Never panics; problems become findings.
+pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
     let root_canon = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mut l = Loader {
         root: root_canon,
+        shared: shared.to_vec(),
         files: Vec::new(),
         abs: Vec::new(),
         findings: Vec::new(),
@@ -339,6 +341,8 @@ impl Src<'_> {
 
 struct Loader {
     root: PathBuf,
+    /// Folders outside `root` that included files may come from.
+    shared: Vec<PathBuf>,
     files: Vec<PathBuf>,
     abs: Vec<PathBuf>,
     findings: Vec<Finding>,
@@ -428,12 +432,22 @@ impl Loader {
                 ));
             }
         };
-        if !canon.starts_with(&self.root) {
-            return Err(Finding::error(
-                loc,
-                format!("the {what} file `{href}` is outside the book folder"),
-            )
-            .with_hint("every file of the book must be inside the book folder"));
+        if !canon.starts_with(&self.root) && !self.shared.iter().any(|s| canon.starts_with(s)) {
+            let (message, hint) = if self.shared.is_empty() {
+                (
+                    format!("the {what} file `{href}` is outside the book folder"),
+                    "every file of the book must be inside the book folder, or in a folder \
+                     the project shares with its books (`shared_dirs` in seihon.yml)",
+                )
+            } else {
+                (
+                    format!(
+                        "the {what} file `{href}` is outside the book folder and the project's `shared_dirs`"
+                    ),
+                    "move the file into the book folder or into one of the shared folders",
+                )
+            };
+            return Err(Finding::error(loc, message).with_hint(hint));
         }
         if let Some(i) = self.open.iter().position(|p| *p == canon) {
             let mut chain: Vec<String> = self.open[i..].iter().map(|p| self.shown(p)).collect();
