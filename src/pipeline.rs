@@ -51,55 +51,11 @@ impl Project {
         self.path(&self.config.dist_dir).join(format!("{id}.epub"))
     }
 
-    /// Where a book's chapter cache lives: `build/.cache/chapters/<id>/`.
-    pub fn cache_dir(&self, id: &str) -> PathBuf {
+    /// Where a book keeps `what` between builds: `build/.cache/<what>/<id>/`.
+    pub fn kept_dir(&self, what: Kept, id: &str) -> PathBuf {
         self.path(&self.config.build_dir)
-            .join(".cache/chapters")
-            .join(id)
-    }
-
-    /// Where a book's page cache lives: `build/.cache/pages/<id>/`.
-    pub fn page_cache_dir(&self, id: &str) -> PathBuf {
-        self.path(&self.config.build_dir)
-            .join(".cache/pages")
-            .join(id)
-    }
-
-    /// Where the checks keep what they gathered from each page: `build/.cache/checks/<id>/`.
-    pub fn facts_cache_dir(&self, id: &str) -> PathBuf {
-        self.path(&self.config.build_dir)
-            .join(".cache/checks")
-            .join(id)
-    }
-
-    /// Where the image checks are kept: `build/.cache/images/<id>/`.
-    pub fn image_cache_dir(&self, id: &str) -> PathBuf {
-        self.path(&self.config.build_dir)
-            .join(".cache/images")
-            .join(id)
-    }
-
-    /// Where the staged tree before last waits to be made the next one:
-    /// `build/.cache/spare/<id>/`.
-    pub fn spare_dir(&self, id: &str) -> PathBuf {
-        self.path(&self.config.build_dir)
-            .join(".cache/spare")
-            .join(id)
-    }
-
-    /// Where the CRC-32s of the last staged tree packed are kept (see [`epub::Crcs`]):
-    /// `build/.cache/crcs/<id>/`.
-    pub fn crcs_dir(&self, id: &str) -> PathBuf {
-        self.path(&self.config.build_dir)
-            .join(".cache/crcs")
-            .join(id)
-    }
-
-    /// Where a book's preview before last waits to be made the next one:
-    /// `build/.cache/spare-preview/<id>/`.
-    pub fn preview_spare_dir(&self, id: &str) -> PathBuf {
-        self.path(&self.config.build_dir)
-            .join(".cache/spare-preview")
+            .join(".cache")
+            .join(what.folder())
             .join(id)
     }
 
@@ -130,6 +86,40 @@ impl Project {
             .collect();
         dirs.sort();
         dirs
+    }
+}
+
+/// What a book keeps between builds under `build/.cache/` (see [`Project::kept_dir`]). All of
+/// it is safe to delete: it only saves work.
+#[derive(Debug, Clone, Copy)]
+pub enum Kept {
+    /// What reading each chapter gave ([`crate::cache::ChapterCache`]).
+    Chapters,
+    /// Finished chapter pages.
+    Pages,
+    /// What the checks gathered from each page.
+    Checks,
+    /// Image checks ([`xref::ImageChecks`]).
+    Images,
+    /// The CRC-32s of the last staged tree packed ([`epub::Crcs`]).
+    Crcs,
+    /// The staged tree before last, to be made the next one.
+    Spare,
+    /// The preview before last, to be made the next one.
+    SparePreview,
+}
+
+impl Kept {
+    fn folder(self) -> &'static str {
+        match self {
+            Kept::Chapters => "chapters",
+            Kept::Pages => "pages",
+            Kept::Checks => "checks",
+            Kept::Images => "images",
+            Kept::Crcs => "crcs",
+            Kept::Spare => "spare",
+            Kept::SparePreview => "spare-preview",
+        }
     }
 }
 
@@ -362,7 +352,7 @@ fn run(
         // A DocBook book is one document across files: read whole, then split into chapters.
         Some(main) => read_docbook(&mut book, &main),
         None => {
-            let cache = crate::cache::ChapterCache::new(project.cache_dir(&book.id));
+            let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
             let read: Vec<(crate::cache::Read, Option<String>, bool)> = book
                 .chapters
                 .par_iter()
@@ -395,7 +385,7 @@ fn run(
         }
     };
     // Resolve even after reading problems, so one build reports every mistake at once.
-    let images_kept = project.image_cache_dir(&book.id);
+    let images_kept = project.kept_dir(Kept::Images, &book.id);
     let mut images = xref::ImageChecks::load(&images_kept);
     let resolved = xref::resolve_remembering(&book, docs, &xref_texts, &mut images);
     images.save(&images_kept);
@@ -473,7 +463,7 @@ fn run(
         ]);
         (
             keys,
-            crate::cache::Cache::<Checked>::new(project.page_cache_dir(&book.id)),
+            crate::cache::Cache::<Checked>::new(project.kept_dir(Kept::Pages, &book.id)),
         )
     });
     let keys: Vec<Option<String>> = resolved
@@ -747,7 +737,7 @@ fn run(
     let found = crate::check::run_checks(
         &crate::check::EpubFiles {
             files: &pkg.check_view(),
-            cache: Some(&project.facts_cache_dir(&book.id)),
+            cache: Some(&project.kept_dir(Kept::Checks, &book.id)),
         },
         &settings,
     );
@@ -790,7 +780,11 @@ fn run(
     pkg.tree
         .link_copies(programs.is_empty() && !(opts.hooks && hooks::has_any(&book.root)));
     // The tree before last is kept, so that only the files that changed are written again.
-    stage::stage_keeping(&pkg.tree, &stage_dir, Some(&project.spare_dir(&book.id)))?;
+    stage::stage_keeping(
+        &pkg.tree,
+        &stage_dir,
+        Some(&project.kept_dir(Kept::Spare, &book.id)),
+    )?;
     at.enter(Step::Hook(hooks::Stage::PostConvert));
     log.extend(run_hook(&book, hooks::Stage::PostConvert)?);
     // The final adjustment: what the hook leaves in the staged tree is what gets packed.
@@ -843,7 +837,7 @@ fn run(
         &output,
         time,
         previous,
-        Some(&project.crcs_dir(&book.id)),
+        Some(&project.kept_dir(Kept::Crcs, &book.id)),
         |packed| {
             if opts.epubcheck {
                 at.enter(Step::Epubcheck);

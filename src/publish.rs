@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::batch::Outcome;
 use crate::book::Book;
 use crate::error::{Error, Result};
-use crate::pipeline::Project;
+use crate::pipeline::{Kept, Project};
 use crate::report::ReportFinding;
 use crate::stage::Source;
 use crate::xhtml::dom;
@@ -67,7 +67,7 @@ pub fn publish(
     let new = crate::stage::temp_dir("preview-", &area)?;
     // The preview before last, kept by the previous publish: its unchanged pages and images
     // stay as they are (see `stage::mirror`). Everything but its tree goes.
-    let spare = project.preview_spare_dir(&id);
+    let spare = project.kept_dir(Kept::SparePreview, &id);
     if std::fs::rename(&spare, new.path()).is_ok() {
         for entry in std::fs::read_dir(new.path())
             .into_iter()
@@ -108,7 +108,7 @@ pub fn publish(
                 epub,
                 &new.path().join(TREE),
                 &project.stage_dir(&id),
-                &crate::epub::Crcs::load(&project.crcs_dir(&id)),
+                &crate::epub::Crcs::load(&project.kept_dir(Kept::Crcs, &id)),
                 previous.is_dir().then(|| dest.join(&epub_name)).as_deref(),
             )?;
             status.last_good_time = Some(now);
