@@ -187,37 +187,42 @@ fn unpack(
 ) -> Result<Option<Changes>> {
     let zip = open_zip(epub)?;
     let entries = zip_files(&zip);
-    let mut unpacked: Vec<(usize, String, Vec<u8>)> = Vec::new();
-    let mut links: Vec<(usize, String, PathBuf)> = Vec::new();
+    let mut unvouched: Vec<(usize, &String)> = Vec::new();
+    let mut links: Vec<(&String, PathBuf)> = Vec::new();
     for (i, (rel, (size, crc))) in entries.iter().enumerate() {
         let path = staged.join(rel);
         let held = crate::cache::FileStamp::of(&path)
             .is_some_and(|s| s.size() == *size && crcs.get(rel, &s) == Some(*crc));
         if held {
-            links.push((i, rel.clone(), path));
+            links.push((rel, path));
         } else {
-            unpacked.push((i, rel.clone(), Vec::new()));
+            unvouched.push((i, rel));
         }
     }
+    // The others are unzipped one at a time into a scratch folder beside the tree and linked
+    // from there: a book's files are never all in memory at once.
+    let beside = to.parent().unwrap_or(Path::new("."));
+    let scratch = tempfile::tempdir_in(beside)
+        .map_err(|e| Error::io(beside, "cannot create a temporary folder", e))?;
     let mut zip = zip;
-    for (i, _, bytes) in &mut unpacked {
-        use std::io::Read;
+    let mut unpacked: Vec<(&String, PathBuf)> = Vec::new();
+    for (n, (i, rel)) in unvouched.into_iter().enumerate() {
         let bad = |e: std::io::Error| Error::io(epub, "cannot read the EPUB", e);
-        let mut entry = zip
-            .by_index(*i)
-            .map_err(|e| bad(std::io::Error::other(e)))?;
-        entry.read_to_end(bytes).map_err(bad)?;
+        let mut entry = zip.by_index(i).map_err(|e| bad(std::io::Error::other(e)))?;
+        let path = scratch.path().join(n.to_string());
+        let mut out = std::fs::File::create(&path)
+            .map_err(|e| Error::io(&path, "cannot write the preview", e))?;
+        std::io::copy(&mut entry, &mut out)
+            .map_err(|e| Error::io(&path, "cannot write the preview", e))?;
+        unpacked.push((rel, path));
     }
     let files: BTreeMap<&str, Source> = links
         .iter()
-        .map(|(_, rel, path)| (rel.as_str(), Source::Link(path)))
-        .chain(
-            unpacked
-                .iter()
-                .map(|(_, rel, bytes)| (rel.as_str(), Source::Bytes(bytes))),
-        )
+        .chain(&unpacked)
+        .map(|(rel, path)| (rel.as_str(), Source::Link(path)))
         .collect();
     crate::stage::mirror(to, &files)?;
+    drop(scratch);
     let Some(prev) = previous else {
         return Ok(None);
     };
