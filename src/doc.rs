@@ -482,6 +482,96 @@ impl InlineKind {
     }
 }
 
+impl Document {
+    /// Gives back the room the readers' growing vectors and strings left unused. A vector grown
+    /// by `push` keeps room for four or more items, so a table cell holding one text run took
+    /// four inlines' room: a quarter of a freshly read Re:VIEW book's memory was such room.
+    pub fn shrink_to_fit(&mut self) {
+        shrink_blocks(&mut self.blocks);
+        for note in self.footnotes.iter_mut().chain(self.endnotes.iter_mut()) {
+            note.label.shrink_to_fit();
+            shrink_blocks(&mut note.blocks);
+        }
+        self.footnotes.shrink_to_fit();
+        self.endnotes.shrink_to_fit();
+    }
+}
+
+fn shrink_blocks(blocks: &mut Vec<Block>) {
+    blocks.shrink_to_fit();
+    for b in blocks.iter_mut() {
+        // Exhaustive on purpose: a new kind holding vectors must be compacted here too.
+        match &mut b.kind {
+            BlockKind::Heading(h) => shrink_inlines(&mut h.content),
+            BlockKind::Para(c) => shrink_inlines(c),
+            BlockKind::StyledPara { content, .. } => shrink_inlines(content),
+            BlockKind::List(l) => {
+                l.items.shrink_to_fit();
+                l.items.iter_mut().for_each(shrink_blocks);
+            }
+            BlockKind::DefinitionList(items) => {
+                items.shrink_to_fit();
+                for item in items {
+                    shrink_inlines(&mut item.term);
+                    item.definitions.shrink_to_fit();
+                    item.definitions.iter_mut().for_each(shrink_blocks);
+                }
+            }
+            BlockKind::Code(code) => {
+                code.text.shrink_to_fit();
+                code.caption.iter_mut().for_each(shrink_inlines);
+                code.markup.iter_mut().for_each(shrink_inlines);
+            }
+            BlockKind::Table(t) => {
+                t.caption.iter_mut().for_each(shrink_inlines);
+                for rows in [&mut t.head, &mut t.body] {
+                    rows.shrink_to_fit();
+                    for row in rows.iter_mut() {
+                        row.cells.shrink_to_fit();
+                        row.cells
+                            .iter_mut()
+                            .for_each(|c| shrink_inlines(&mut c.content));
+                    }
+                }
+            }
+            BlockKind::Figure(f) => f.caption.iter_mut().for_each(shrink_inlines),
+            BlockKind::Math(m) => m.caption.iter_mut().for_each(shrink_inlines),
+            BlockKind::Quote {
+                blocks,
+                attribution: title,
+            }
+            | BlockKind::Admonition { title, blocks, .. }
+            | BlockKind::Sidebar { title, blocks, .. } => {
+                title.iter_mut().for_each(shrink_inlines);
+                shrink_blocks(blocks);
+            }
+            BlockKind::Div { blocks, .. } => shrink_blocks(blocks),
+            BlockKind::BibItem(item) => {
+                shrink_inlines(&mut item.caption);
+                shrink_blocks(&mut item.blocks);
+            }
+            BlockKind::Rule
+            | BlockKind::PageBreak
+            | BlockKind::Anchor(_)
+            | BlockKind::Endnotes
+            | BlockKind::Raw(_) => {}
+        }
+    }
+}
+
+fn shrink_inlines(inlines: &mut Inlines) {
+    inlines.shrink_to_fit();
+    for inline in inlines.iter_mut() {
+        // Merged text runs grew by appending.
+        if let InlineKind::Text(t) = &mut inline.kind {
+            t.shrink_to_fit();
+        }
+        if let Some(children) = inline.kind.children_mut() {
+            shrink_inlines(children);
+        }
+    }
+}
+
 /// Appends an inline, merging adjacent text runs, so writers and tests see one run per
 /// stretch of text.
 pub fn push_merged(out: &mut Inlines, inline: Inline) {
@@ -531,5 +621,51 @@ fn push_plain(inlines: &[Inline], out: &mut String) {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shrinking_keeps_the_document_and_leaves_no_spare_room() {
+        let text = "= Title\n\nA @<b>{bold} word@<fn>{n}.\n\n * one\n * two @<i>{x}\n\n\
+                    //table[t][Table]{\nA\tB\n----\na\tb\n//}\n\n//footnote[n][Note @<b>{x}]\n";
+        let opts = crate::reader::review::ReviewOptions::default();
+        let (mut doc, found) =
+            crate::reader::review::read(text, std::path::Path::new("a.re"), &opts);
+        assert!(found.is_empty(), "{found:?}");
+        let before = doc.clone();
+        doc.shrink_to_fit();
+        assert_eq!(doc, before);
+        assert_eq!(doc.blocks.capacity(), doc.blocks.len());
+        let mut inline_lists = 0;
+        for b in &doc.blocks {
+            match &b.kind {
+                BlockKind::Para(c) => {
+                    inline_lists += 1;
+                    assert_eq!(c.capacity(), c.len());
+                }
+                BlockKind::Table(t) => {
+                    for cell in t.head.iter().chain(&t.body).flat_map(|r| &r.cells) {
+                        inline_lists += 1;
+                        assert_eq!(cell.content.capacity(), cell.content.len());
+                    }
+                }
+                BlockKind::List(l) => {
+                    for item in &l.items {
+                        assert_eq!(item.capacity(), item.len());
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            inline_lists >= 5,
+            "the fixture has a paragraph and four cells"
+        );
+        let note = &doc.footnotes[0].blocks;
+        assert_eq!(note.capacity(), note.len());
     }
 }

@@ -1199,7 +1199,9 @@ fn read_cached(
     if let Some(hit) = cache.get(&key) {
         return (hit, Some(key), true);
     }
-    let read = read_chapter(book, src);
+    let mut read = read_chapter(book, src);
+    // Read documents wait in memory for every other chapter (the resolver needs them all).
+    read.0.shrink_to_fit();
     // A chapter with errors is read again next time, so its messages always come fresh.
     if !read.1.iter().any(|f| f.severity == Severity::Error) {
         cache.put(&key, &read);
@@ -1320,7 +1322,8 @@ fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
     let docs: Vec<(ChapterSource, Document)> = db
         .chapters
         .into_iter()
-        .map(|c| {
+        .map(|mut c| {
+            c.doc.shrink_to_fit();
             let source = ChapterSource {
                 rel: c.doc.source.clone(),
                 path: book.root.join(&c.doc.source),
