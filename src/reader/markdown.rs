@@ -211,7 +211,7 @@ impl<'a> Reader<'a> {
                 let content = self.inlines(Some(TagEnd::Paragraph));
                 self.undefined_footnotes(&content, range.clone());
                 match lone_image(&content) {
-                    Some(image) => BlockKind::Figure(Figure {
+                    Some(image) => BlockKind::Figure(Box::new(Figure {
                         numbered: false,
                         as_table: false,
                         class: None,
@@ -221,7 +221,7 @@ impl<'a> Reader<'a> {
                         caption: (!image.alt.trim().is_empty())
                             .then(|| vec![Inline::text(image.alt.clone(), pos)]),
                         image,
-                    }),
+                    })),
                     None if content.is_empty() => return None,
                     None => BlockKind::Para(content),
                 }
@@ -274,7 +274,7 @@ impl<'a> Reader<'a> {
                     CodeBlockKind::Indented => None,
                 };
                 let text = self.plain_until(TagEnd::CodeBlock);
-                BlockKind::Code(Code {
+                BlockKind::Code(Box::new(Code {
                     style: CodeStyle::Example,
                     id: None,
                     number: None,
@@ -283,7 +283,7 @@ impl<'a> Reader<'a> {
                     first_line_number: None,
                     text,
                     markup: None,
-                })
+                }))
             }
             Tag::HtmlBlock => {
                 let raw = self.plain_until(TagEnd::HtmlBlock);
@@ -443,13 +443,13 @@ impl<'a> Reader<'a> {
                 _ => {}
             }
         }
-        BlockKind::Table(Table {
+        BlockKind::Table(Box::new(Table {
             id: None,
             number: None,
             caption: None,
             head,
             body,
-        })
+        }))
     }
 
     /// pulldown-cmark leaves a reference to an undefined footnote as literal `[^label]` text;

@@ -44,9 +44,17 @@ pub fn visit_all_inlines_mut(doc: &mut Document, f: &mut dyn FnMut(&mut Inline))
                 visit_inlines_mut(c, f);
             }
         }
-        BlockKind::Figure(Figure { caption: c, .. })
-        | BlockKind::Math(Math { caption: c, .. })
-        | BlockKind::Quote { attribution: c, .. }
+        BlockKind::Figure(figure) => {
+            if let Some(c) = &mut figure.caption {
+                visit_inlines_mut(c, f);
+            }
+        }
+        BlockKind::Math(math) => {
+            if let Some(c) = &mut math.caption {
+                visit_inlines_mut(c, f);
+            }
+        }
+        BlockKind::Quote { attribution: c, .. }
         | BlockKind::Admonition { title: c, .. }
         | BlockKind::Sidebar { title: c, .. } => {
             if let Some(c) = c {

@@ -470,7 +470,7 @@ impl<'a> Conv<'a> {
             "cmdsynopsis" | "funcsynopsis" | "classsynopsis" => {
                 let text = squash(&el.text());
                 out.push(Block::new(
-                    BlockKind::Code(Code {
+                    BlockKind::Code(Box::new(Code {
                         style: CodeStyle::Box,
                         id: el.id().map(str::to_string),
                         number: None,
@@ -479,7 +479,7 @@ impl<'a> Conv<'a> {
                         first_line_number: None,
                         text,
                         markup: None,
-                    }),
+                    })),
                     el.pos,
                 ));
             }
@@ -569,7 +569,7 @@ impl<'a> Conv<'a> {
                 let mut math = self.math(el);
                 math.id = el.id().map(str::to_string);
                 math.caption = caption;
-                out.push(Block::new(BlockKind::Math(math), el.pos));
+                out.push(Block::new(BlockKind::Math(Box::new(math)), el.pos));
             }
             "qandaset" | "qandadiv" => self.qanda(el, level, out),
             "glosslist" => {
@@ -886,7 +886,7 @@ impl<'a> Conv<'a> {
                 .unwrap_or(1)
         });
         out.push(Block::new(
-            BlockKind::Code(Code {
+            BlockKind::Code(Box::new(Code {
                 style,
                 id: el.id().map(str::to_string),
                 number: None,
@@ -899,7 +899,7 @@ impl<'a> Conv<'a> {
                 first_line_number,
                 text,
                 markup: has_markup.then_some(markup),
-            }),
+            })),
             el.pos,
         ));
     }
@@ -952,7 +952,7 @@ impl<'a> Conv<'a> {
             }
         }
         out.push(Block::new(
-            BlockKind::Figure(Figure {
+            BlockKind::Figure(Box::new(Figure {
                 numbered,
                 as_table: false,
                 class: None,
@@ -961,7 +961,7 @@ impl<'a> Conv<'a> {
                 number: None,
                 caption,
                 image,
-            }),
+            })),
             el.pos,
         ));
         // Anything else in a figure (more images, paragraphs) follows it.
@@ -1287,12 +1287,12 @@ impl<'a> Conv<'a> {
         }
         trim_inlines(&mut caption);
         out.push(Block::new(
-            BlockKind::BibItem(BibItem {
+            BlockKind::BibItem(Box::new(BibItem {
                 id,
                 number: None,
                 caption,
                 blocks: Vec::new(),
-            }),
+            })),
             el.pos,
         ));
     }

@@ -95,7 +95,7 @@ impl<'a> Conv<'a> {
             // A table given as an image.
             let (image, fallback) = self.pick_image(m);
             out.push(Block::new(
-                BlockKind::Figure(Figure {
+                BlockKind::Figure(Box::new(Figure {
                     numbered: id.is_some(),
                     as_table: true,
                     class: None,
@@ -104,7 +104,7 @@ impl<'a> Conv<'a> {
                     number: None,
                     caption: caption.clone(),
                     image,
-                }),
+                })),
                 el.pos,
             ));
             if head.is_empty() && body.is_empty() {
@@ -112,13 +112,13 @@ impl<'a> Conv<'a> {
             }
         }
         out.push(Block::new(
-            BlockKind::Table(Table {
+            BlockKind::Table(Box::new(Table {
                 id,
                 number: None,
                 caption,
                 head,
                 body,
-            }),
+            })),
             el.pos,
         ));
     }
@@ -305,13 +305,13 @@ impl<'a> Conv<'a> {
             let (mut head, mut body) = (Vec::new(), Vec::new());
             self.rows_of(e, &cols, false, &mut head, &mut body);
             let t = Block::new(
-                BlockKind::Table(Table {
+                BlockKind::Table(Box::new(Table {
                     id: None,
                     number: None,
                     caption: None,
                     head,
                     body,
-                }),
+                })),
                 e.pos,
             );
             prefix.extend(flatten_blocks(vec![t]));
@@ -354,13 +354,13 @@ impl<'a> Conv<'a> {
             vec![Row { cells: head_cells }]
         };
         out.push(Block::new(
-            BlockKind::Table(Table {
+            BlockKind::Table(Box::new(Table {
                 id: None,
                 number: None,
                 caption,
                 head,
                 body,
-            }),
+            })),
             el.pos,
         ));
     }
@@ -398,13 +398,13 @@ impl<'a> Conv<'a> {
         }
         let caption = el.child("title").map(|t| self.inlines(t));
         out.push(Block::new(
-            BlockKind::Table(Table {
+            BlockKind::Table(Box::new(Table {
                 id: None,
                 number: None,
                 caption,
                 head: Vec::new(),
                 body,
-            }),
+            })),
             el.pos,
         ));
     }

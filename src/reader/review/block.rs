@@ -427,7 +427,7 @@ impl<'a> Parser<'a> {
                 let id = cmd.text(0);
                 let caption = self.caption(&cmd, 1);
                 let alt = caption.as_deref().map(plain_text).unwrap_or_default();
-                BlockKind::Figure(Figure {
+                BlockKind::Figure(Box::new(Figure {
                     numbered: matches!(cmd.name.as_str(), "image" | "imgtable"),
                     as_table: cmd.name == "imgtable",
                     class: cmd.opt(2).and_then(|m| metric_class(&m.text())),
@@ -440,7 +440,7 @@ impl<'a> Parser<'a> {
                         alt,
                         by_id: true,
                     },
-                })
+                }))
             }
             "graph" => {
                 let id = cmd.text(0);
@@ -453,7 +453,7 @@ impl<'a> Parser<'a> {
                 );
                 let caption = self.caption(&cmd, 2);
                 let alt = caption.as_deref().map(plain_text).unwrap_or_default();
-                BlockKind::Figure(Figure {
+                BlockKind::Figure(Box::new(Figure {
                     numbered: true,
                     as_table: false,
                     class: None,
@@ -466,7 +466,7 @@ impl<'a> Parser<'a> {
                         alt,
                         by_id: true,
                     },
-                })
+                }))
             }
             "table" | "emtable" => {
                 let (id, caption) = if cmd.name == "table" {
@@ -479,13 +479,13 @@ impl<'a> Parser<'a> {
                     None => return,
                 }
             }
-            "texequation" => BlockKind::Math(Math {
+            "texequation" => BlockKind::Math(Box::new(Math {
                 id: cmd.opt(0).map(Src::text),
                 caption: self.caption(&cmd, 1),
                 number: None,
                 tex: join_lines(&lines),
                 mathml: None,
-            }),
+            })),
             "quote" | "doorquote" => {
                 let attribution = if cmd.name == "doorquote" {
                     self.caption(&cmd, 0)
@@ -573,12 +573,12 @@ impl<'a> Parser<'a> {
                 self.printendnotes = true;
                 BlockKind::Endnotes
             }
-            "bibpaper" => BlockKind::BibItem(BibItem {
+            "bibpaper" => BlockKind::BibItem(Box::new(BibItem {
                 id: cmd.text(0),
                 number: None,
                 caption: self.caption(&cmd, 1).unwrap_or_default(),
                 blocks: self.body_paras(&lines),
-            }),
+            })),
             "raw" => {
                 let arg = cmd.text(0);
                 let (list, text) = builders(&arg);
@@ -686,7 +686,7 @@ impl<'a> Parser<'a> {
         } else {
             (plain_text(&inlines), Some(inlines))
         };
-        BlockKind::Code(Code {
+        BlockKind::Code(Box::new(Code {
             style,
             id,
             number: None,
@@ -695,7 +695,7 @@ impl<'a> Parser<'a> {
             first_line_number,
             text,
             markup,
-        })
+        }))
     }
 
     fn note(&mut self, cmd: &Cmd) {

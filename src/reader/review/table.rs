@@ -103,12 +103,12 @@ impl Parser<'_> {
                 body.push(out);
             }
         }
-        Some(BlockKind::Table(Table {
+        Some(BlockKind::Table(Box::new(Table {
             id,
             number: None,
             caption,
             head,
             body,
-        }))
+        })))
     }
 }

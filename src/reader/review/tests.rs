@@ -361,7 +361,7 @@ fn unbalanced_beginchild_is_an_error() {
 
 fn code(text: &str) -> Code {
     match first(text) {
-        BlockKind::Code(c) => c,
+        BlockKind::Code(c) => *c,
         other => panic!("{other:?}"),
     }
 }
@@ -441,7 +441,7 @@ fn code_body_drops_comment_lines() {
 
 fn figure(text: &str) -> Figure {
     match first(text) {
-        BlockKind::Figure(f) => f,
+        BlockKind::Figure(f) => *f,
         other => panic!("{other:?}"),
     }
 }
@@ -495,7 +495,7 @@ fn graph_warns_and_keeps_the_source() {
 
 fn table(text: &str) -> Table {
     match first(text) {
-        BlockKind::Table(t) => t,
+        BlockKind::Table(t) => *t,
         other => panic!("{other:?}"),
     }
 }
