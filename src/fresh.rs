@@ -154,7 +154,12 @@ fn list(path: &Path, outputs: &[PathBuf], out: &mut Vec<PathBuf>) {
         return;
     };
     for entry in entries.flatten() {
-        list(&entry.path(), outputs, out);
+        // The entry's own type comes with the listing: only folders need a look of their own,
+        // and every file is looked at once, when it is stamped.
+        match entry.file_type() {
+            Ok(t) if !t.is_dir() => out.push(entry.path()),
+            _ => list(&entry.path(), outputs, out),
+        }
     }
 }
 

@@ -751,7 +751,14 @@ pub fn check_book_file_under(
     shared: &[PathBuf],
     rel: &Path,
 ) -> std::result::Result<PathBuf, &'static str> {
-    check_book_file_in(root, real_root, shared, rel, &mut RealDirs::default())
+    check_book_file_in(root, real_root, shared, rel, &mut RealDirs::default()).map(|f| f.path)
+}
+
+/// A file found inside the book folder (or a shared folder), with its metadata (links followed),
+/// so that what comes next need not ask the file system again.
+pub struct FoundFile {
+    pub path: PathBuf,
+    pub meta: std::fs::Metadata,
 }
 
 /// Real paths of folders, found once: a book's thousand images in one folder need one
@@ -765,7 +772,7 @@ pub fn check_book_file_in(
     shared: &[PathBuf],
     rel: &Path,
     dirs: &mut RealDirs,
-) -> std::result::Result<PathBuf, &'static str> {
+) -> std::result::Result<FoundFile, &'static str> {
     use std::path::Component;
     if rel.as_os_str().is_empty() {
         return Err("is empty");
@@ -778,12 +785,12 @@ pub fn check_book_file_in(
     }
     let path = root.join(rel);
     let own = std::fs::symlink_metadata(&path).map_err(|_| "does not exist")?;
-    let real = if own.file_type().is_symlink() {
+    let (real, meta) = if own.file_type().is_symlink() {
         let meta = std::fs::metadata(&path).map_err(|_| "does not exist")?;
         if !meta.is_file() {
             return Err("is not a file");
         }
-        path.canonicalize().map_err(|_| "cannot be read")?
+        (path.canonicalize().map_err(|_| "cannot be read")?, meta)
     } else {
         if !own.is_file() {
             return Err("is not a file");
@@ -795,7 +802,7 @@ pub fn check_book_file_in(
         let real_dir = dirs
             .entry(dir.to_path_buf())
             .or_insert_with(|| dir.canonicalize().ok());
-        real_dir.as_ref().ok_or("cannot be read")?.join(name)
+        (real_dir.as_ref().ok_or("cannot be read")?.join(name), own)
     };
     if !real.starts_with(real_root) && !shared.iter().any(|s| real.starts_with(s)) {
         return Err(if climbs {
@@ -804,7 +811,7 @@ pub fn check_book_file_in(
             "is a link to a file outside the book folder"
         });
     }
-    Ok(path)
+    Ok(FoundFile { path, meta })
 }
 
 pub(crate) fn is_language_tag(tag: &str) -> bool {

@@ -47,9 +47,10 @@ impl ImageChecks {
     }
 
     /// Whether the image at `path` reads ([`image_readable`]), from memory when the file is
-    /// the one checked before.
-    pub fn readable(&mut self, path: &Path, media_type: &str) -> bool {
-        let Some(stamp) = FileStamp::of(path) else {
+    /// the one checked before. `meta` is the file's metadata (links followed), which finding
+    /// the file already took.
+    pub fn readable(&mut self, path: &Path, meta: &std::fs::Metadata, media_type: &str) -> bool {
+        let Some(stamp) = FileStamp::of_meta(meta) else {
             return false;
         };
         let ok = match self.known.get(path) {
@@ -139,27 +140,33 @@ mod tests {
         let img = dir.path().join("a.png");
         std::fs::write(&img, png).unwrap();
         let mut checks = ImageChecks::load(&cache);
-        assert!(checks.readable(&img, "image/png"));
+        assert!(checks.readable(&img, &meta(&img), "image/png"));
         checks.save(&cache);
         let kept = ImageChecks::load(&cache);
         assert_eq!(kept.known.len(), 1, "the check was kept");
         // The same file: the kept answer stands, even a wrong one planted in the cache.
         let mut planted = ImageChecks::load(&cache);
         planted.known.values_mut().for_each(|(_, ok)| *ok = false);
-        assert!(!planted.readable(&img, "image/png"), "the memory is used");
+        assert!(
+            !planted.readable(&img, &meta(&img), "image/png"),
+            "the memory is used"
+        );
         // The file cut short (same name): checked again, whatever was kept.
         std::fs::write(&img, &png[..png.len() - 12]).unwrap();
         let mut checks = ImageChecks::load(&cache);
-        assert!(!checks.readable(&img, "image/png"));
+        assert!(!checks.readable(&img, &meta(&img), "image/png"));
         checks.save(&cache);
         // Whole again: a new stamp, checked again.
         std::fs::write(&img, png).unwrap();
-        assert!(ImageChecks::load(&cache).readable(&img, "image/png"));
+        assert!(ImageChecks::load(&cache).readable(&img, &meta(&img), "image/png"));
         // A damaged cache is no cache.
         for e in std::fs::read_dir(&cache).unwrap() {
             std::fs::write(e.unwrap().path(), b"junk").unwrap();
         }
         assert!(ImageChecks::load(&cache).known.is_empty());
-        assert!(!ImageChecks::default().readable(&dir.path().join("none.png"), "image/png"));
+    }
+
+    fn meta(path: &Path) -> std::fs::Metadata {
+        std::fs::metadata(path).unwrap()
     }
 }

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::book::{Book, ChapterSource, Format, RealDirs, Role, check_book_file_in};
+use crate::book::{Book, ChapterSource, Format, FoundFile, RealDirs, Role, check_book_file_in};
 use crate::doc::*;
 use crate::error::{Finding, Location};
 use crate::xhtml::dom;
@@ -852,9 +852,10 @@ impl Resolver<'_> {
         loc: &Location,
         format: Format,
     ) -> Option<String> {
-        let rel = if img.by_id {
+        // A Re:VIEW image id is found by checking candidates: the one found is checked already.
+        let (rel, found) = if img.by_id {
             match self.find_review_image(&img.src, ci) {
-                Ok(rel) => rel,
+                Ok((rel, file)) => (rel, Some(file)),
                 Err(tried) => {
                     self.warnings.push(
                         Finding::warning(loc.clone(), format!("no image file for `{}`", img.src))
@@ -882,20 +883,24 @@ impl Resolver<'_> {
                 );
                 return None;
             }
-            normalize(&dir.join(percent_decode(&img.src)))
+            (normalize(&dir.join(percent_decode(&img.src))), None)
         };
         if let Some(res) = self.resources.get(&rel) {
             return Some(format!("../{}", res.href));
         }
         let src = &img.src;
-        let path = match check_book_file_in(
-            &self.book.root,
-            &self.real_root,
-            &self.book.shared_dirs,
-            &rel,
-            &mut self.real_dirs,
-        ) {
-            Ok(p) => p,
+        let checked = match found {
+            Some(file) => Ok(file),
+            None => check_book_file_in(
+                &self.book.root,
+                &self.real_root,
+                &self.book.shared_dirs,
+                &rel,
+                &mut self.real_dirs,
+            ),
+        };
+        let FoundFile { path, meta } = match checked {
+            Ok(file) => file,
             // Real DocBook books name images they do not ship: the alt text stands in, marked.
             Err(why) if format == Format::DocBook => {
                 self.warnings.push(
@@ -923,7 +928,7 @@ impl Resolver<'_> {
             );
             return None;
         };
-        if media_type != "image/svg+xml" && !self.images.readable(&path, media_type) {
+        if media_type != "image/svg+xml" && !self.images.readable(&path, &meta, media_type) {
             self.errors.push(
                 Finding::error(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file", media_type.trim_start_matches("image/").to_uppercase()))
                     .with_hint("export the image again from its original"),
@@ -989,7 +994,11 @@ impl Resolver<'_> {
     /// Re:VIEW's image lookup: the first file that exists among
     /// `images/html/CH/id.ext`, `images/html/CH-id.ext`, `images/html/id.ext`, `images/CH/id.ext`,
     /// `images/CH-id.ext`, `images/id.ext`, for ext in png, jpg, jpeg, gif, svg.
-    fn find_review_image(&mut self, id: &str, ci: usize) -> Result<PathBuf, Vec<String>> {
+    fn find_review_image(
+        &mut self,
+        id: &str,
+        ci: usize,
+    ) -> Result<(PathBuf, FoundFile), Vec<String>> {
         let imagedir = self
             .book
             .review
@@ -1022,16 +1031,14 @@ impl Resolver<'_> {
                 })
                 .collect();
             for rel in found {
-                if check_book_file_in(
+                if let Ok(file) = check_book_file_in(
                     &self.book.root,
                     &self.real_root,
                     &self.book.shared_dirs,
                     &rel,
                     &mut self.real_dirs,
-                )
-                .is_ok()
-                {
-                    return Ok(rel);
+                ) {
+                    return Ok((rel, file));
                 }
             }
         }
