@@ -108,7 +108,7 @@ pub fn read_sharing(
     let Some(root_el) = loaded.root else {
         return (book, findings);
     };
-    let mut conv = Conv::new(&loaded.files, &root_el);
+    let mut conv = Conv::new(&loaded.files, &loaded.folder, &root_el);
     conv.collect_ids(&root_el);
     conv.check_links(&root_el);
     book.meta = conv.meta(&root_el);
@@ -140,6 +140,8 @@ struct IdSite<'a> {
 /// The converter's state for one book.
 struct Conv<'a> {
     files: &'a [PathBuf],
+    /// The book folder's real path (files from shared folders are named by their real paths).
+    folder: &'a Path,
     findings: Vec<Finding>,
     lang: Option<String>,
     unhandled: HashSet<String>,
@@ -161,9 +163,10 @@ struct Conv<'a> {
 }
 
 impl<'a> Conv<'a> {
-    fn new(files: &'a [PathBuf], root: &XElem) -> Self {
+    fn new(files: &'a [PathBuf], folder: &'a Path, root: &XElem) -> Self {
         Conv {
             files,
+            folder,
             findings: Vec::new(),
             lang: lang_of(root).map(str::to_string),
             unhandled: HashSet::new(),
@@ -410,7 +413,16 @@ impl<'a> Conv<'a> {
                 .unwrap_or_default()
         };
         let from_dir = rel_of(from);
-        let joined = normalize(&from_dir.join(src.strip_prefix("file:").unwrap_or(src)))?;
+        let src = src.strip_prefix("file:").unwrap_or(src);
+        if from_dir.is_absolute() || rel_of(self.chapter_file).is_absolute() {
+            // A file from a shared folder: its images are found beside it, and the path
+            // written climbs out of the book to them (the resolver allows that into shared
+            // folders only).
+            let real = |dir: PathBuf| normalize_real(&self.folder.join(dir));
+            let joined = real(from_dir.join(src))?;
+            return Some(relative(&joined, &real(rel_of(self.chapter_file))?));
+        }
+        let joined = normalize(&from_dir.join(src))?;
         let to_dir = normalize(&rel_of(self.chapter_file))?;
         Some(relative(&joined, &to_dir))
     }
@@ -430,6 +442,24 @@ fn normalize(p: &Path) -> Option<PathBuf> {
         }
     }
     Some(parts.iter().collect())
+}
+
+/// Lexically normalizes a real (absolute) path; `None` when it is not absolute.
+fn normalize_real(p: &Path) -> Option<PathBuf> {
+    let mut out: Vec<Component> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if matches!(out.last(), Some(Component::Normal(_))) {
+                    out.pop();
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    matches!(out.first(), Some(Component::RootDir | Component::Prefix(_)))
+        .then(|| out.iter().collect())
 }
 
 /// `target` relative to the folder `dir` (both relative to the book folder, normalized).

@@ -892,6 +892,49 @@ fn included_files_may_come_from_shared_folders_only() {
     assert_eq!(e.location.line, 2);
 }
 
+#[test]
+fn images_in_a_shared_file_are_found_beside_it() {
+    let top = tempfile::tempdir().unwrap();
+    let book = top.path().join("books/b");
+    let shared = top.path().join("shared");
+    std::fs::create_dir_all(shared.join("img")).unwrap();
+    std::fs::create_dir_all(book.join("ch")).unwrap();
+    std::fs::write(shared.join("img/logo.png"), b"png").unwrap();
+    std::fs::write(
+        shared.join("notice.xml"),
+        r#"<para>Notice <inlinemediaobject><imageobject><imagedata fileref="img/logo.png"/></imageobject></inlinemediaobject></para>"#,
+    )
+    .unwrap();
+    // The chapter is in a subfolder: the path is written relative to it.
+    std::fs::write(
+        book.join("ch/one.xml"),
+        r#"<chapter xmlns:xi="http://www.w3.org/2001/XInclude"><title>C</title><xi:include href="../../../shared/notice.xml"/></chapter>"#,
+    )
+    .unwrap();
+    let main = book.join("book.xml");
+    std::fs::write(
+        &main,
+        r#"<book xmlns:xi="http://www.w3.org/2001/XInclude"><title>B</title><xi:include href="ch/one.xml"/></book>"#,
+    )
+    .unwrap();
+    let (b, f) = read_sharing(&main, &book, &[shared.canonicalize().unwrap()]);
+    no_errors(&f);
+    assert!(
+        !f.iter().any(|f| f.message.contains("outside the book")),
+        "{f:?}"
+    );
+    let ch = &b.chapters[0].doc;
+    assert_eq!(ch.source, Path::new("ch/one.xml"));
+    let mut srcs = Vec::new();
+    let mut doc = ch.clone();
+    crate::xref::visit_all_inlines_mut(&mut doc, &mut |i| {
+        if let InlineKind::Image(img) = &i.kind {
+            srcs.push(img.src.clone());
+        }
+    });
+    assert_eq!(srcs, ["../../../shared/img/logo.png"]);
+}
+
 // ---------------------------------------------------------------- XInclude
 
 #[test]

@@ -128,8 +128,11 @@ impl XElem {
 /// The result of loading a DocBook document with everything it includes.
 pub struct Loaded {
     pub root: Option<XElem>,
-    /// Files read, relative to the book folder; [`XElem::file`] indexes this.
+    /// Files read, relative to the book folder, or real paths for those from a shared folder;
+    /// [`XElem::file`] indexes this.
     pub files: Vec<PathBuf>,
+    /// The book folder's real path.
+    pub folder: PathBuf,
     pub findings: Vec<Finding>,
 }
 
@@ -358,6 +361,7 @@ impl Loader {
         Loaded {
             root,
             files: self.files,
+            folder: self.root,
             findings: self.findings,
         }
     }
