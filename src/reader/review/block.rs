@@ -586,9 +586,8 @@ impl<'a> Parser<'a> {
                     return;
                 }
                 let skipped = arg.chars().count() - text.chars().count();
-                let pos = cmd.args.first().map_or(at, |a| a.at(skipped));
-                let text = text.replace("\\n", "\n");
-                match self.raw_html(&text, pos) {
+                let at = |i: usize| cmd.args.first().map_or(at, |a| a.at(skipped + i));
+                match self.raw_html(text, true, &at) {
                     Some(nodes) => BlockKind::Raw(nodes),
                     None => return,
                 }
@@ -604,8 +603,19 @@ impl<'a> Parser<'a> {
                     return;
                 }
                 let text = join_lines(&lines);
-                let pos = lines.first().map_or(at, |(ln, _)| Pos::new(*ln, 1));
-                match self.raw_html(&text, pos) {
+                // The `i`-th character of the joined lines, back in the source.
+                let at = |i: usize| {
+                    let mut rest = i;
+                    for (ln, l) in &lines {
+                        let n = l.chars().count();
+                        if rest <= n {
+                            return Pos::new(*ln, rest as u32 + 1);
+                        }
+                        rest -= n + 1;
+                    }
+                    at
+                };
+                match self.raw_html(&text, false, &at) {
                     Some(nodes) => BlockKind::Raw(nodes),
                     None => return,
                 }
@@ -730,16 +740,47 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Raw XHTML checked to be well-formed; a parse error becomes a finding.
-    pub(super) fn raw_html(&mut self, text: &str, at: Pos) -> Option<Vec<dom::Node>> {
-        match dom::parse_fragment(text) {
+    /// Raw XHTML checked to be well-formed; a parse error becomes a finding. `written` is the
+    /// text as written, whose `\n` escapes are line breaks when `escapes` is set; `at` gives the
+    /// source position of its `i`-th character.
+    pub(super) fn raw_html(
+        &mut self,
+        written: &str,
+        escapes: bool,
+        at: &dyn Fn(usize) -> Pos,
+    ) -> Option<Vec<dom::Node>> {
+        let text = if escapes {
+            written.replace("\\n", "\n")
+        } else {
+            written.to_string()
+        };
+        match dom::parse_fragment(&text) {
             Ok(nodes) => Some(nodes),
             Err(e) => {
-                let pos = if e.pos.line <= 1 {
-                    Pos::new(at.line, at.col + e.pos.col.saturating_sub(1))
-                } else {
-                    Pos::new(at.line + e.pos.line - 1, e.pos.col)
-                };
+                // Back from the parser's line and column to a character of the text as
+                // written: an escaped line break is two characters there, one here.
+                let mut line = 1;
+                let mut col = 1;
+                let mut offset = 0;
+                let mut chars = written.chars().peekable();
+                while let Some(c) = chars.next() {
+                    if (line, col) >= (e.pos.line, e.pos.col) {
+                        break;
+                    }
+                    let escaped_break = escapes && c == '\\' && chars.peek() == Some(&'n');
+                    if escaped_break {
+                        chars.next();
+                        offset += 1;
+                    }
+                    offset += 1;
+                    if c == '\n' || escaped_break {
+                        line += 1;
+                        col = 1;
+                    } else {
+                        col += 1;
+                    }
+                }
+                let pos = at(offset);
                 self.error_hint(
                     pos,
                     format!("this HTML is not well-formed XHTML: {}", e.message),

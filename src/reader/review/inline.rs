@@ -307,12 +307,9 @@ impl Parser<'_> {
                 if !html {
                     return Vec::new();
                 }
-                let rest = if name == "raw" {
-                    rest.replace("\\n", "\n")
-                } else {
-                    rest.to_string()
-                };
-                match self.raw_html(&rest, body.at(0)) {
+                let skipped = text.chars().count() - rest.chars().count();
+                let at = |i: usize| body.at(skipped + i);
+                match self.raw_html(rest, name == "raw", &at) {
                     Some(nodes) => one(InlineKind::Raw(nodes)),
                     None => Vec::new(),
                 }

@@ -760,6 +760,29 @@ fn raw_that_is_not_xhtml_is_an_error() {
 }
 
 #[test]
+fn raw_errors_are_placed_on_the_line_written_whatever_its_escaped_breaks() {
+    // `\n` in `//raw` and `@<raw>` is a line break for the parser, but the source is one line.
+    let e = errors("//raw[|html|<p>\\n<b x>]\n");
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert_eq!((e[0].location.line, e[0].location.col), (1, 21), "{e:#?}");
+    let e = errors("a @<raw>{|html|<i>\\n\\n<b x>} b\n");
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert_eq!((e[0].location.line, e[0].location.col), (1, 26), "{e:#?}");
+    // The input the fuzzer found: the finding was placed two lines past the end.
+    let text = "= \u{7ae0}J\n@<rh\n\n@<raw>{$ll|umhctnxp\\n>s@<dp\\nsp\\n>s@<dtcylctelL}\n";
+    let found = read_all(text).1;
+    assert!(!found.is_empty());
+    assert!(found.iter().all(|f| f.location.line <= 4), "{found:#?}");
+    // `//embed` lines are real lines.
+    one_error(
+        "//embed{\n<div>\n<b x>\n</div>\n//}\n",
+        "not well-formed XHTML",
+        3,
+        4,
+    );
+}
+
+#[test]
 fn embed_block() {
     assert!(matches!(
         first("//embed[html]{\n<div>x</div>\n//}\n"),
