@@ -304,9 +304,18 @@ pub fn temp_dir(kind: &str, parent: &Path) -> Result<tempfile::TempDir> {
 
 /// A temporary file in `dir` named for this process, ending in `suffix` (`.tmp`, `.tmp.epub`).
 pub fn temp_file(dir: &Path, suffix: &str) -> Result<tempfile::NamedTempFile> {
-    tempfile::Builder::new()
-        .prefix(&temp_prefix(""))
-        .suffix(suffix)
+    let prefix = temp_prefix("");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(suffix);
+    // Made as any new file is (read and write for all, less the umask), not private as a
+    // temporary file is by default: it is renamed into place as the EPUB that others (a web
+    // server, a colleague, CI's artifact upload) must read.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, "cannot create a temporary file", e))
 }

@@ -67,6 +67,25 @@ fn two_builds_are_byte_identical_and_mimetype_is_first_and_stored() {
 }
 
 #[test]
+#[cfg(unix)]
+fn the_epub_is_made_as_any_new_file_is_under_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = TempProject::new();
+    p.add_book(&sample_book(), "neko");
+    for (umask, mode) in [("022", 0o644), ("077", 0o600)] {
+        let out = std::process::Command::new("sh")
+            .args(["-c", &format!("umask {umask} && exec \"$0\" build --force")])
+            .arg(env!("CARGO_BIN_EXE_seihon"))
+            .current_dir(p.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let meta = std::fs::metadata(p.epub("neko")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, mode, "umask {umask}");
+    }
+}
+
+#[test]
 fn source_date_epoch_sets_the_modified_date() {
     let project = TempProject::new();
     project.add_book(&sample_book(), "neko");
