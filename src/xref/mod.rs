@@ -17,7 +17,8 @@ mod image_check;
 mod labels;
 mod visit;
 
-use ids::{file_stem, has_scheme, normalize, percent_decode, slug, unique};
+pub(crate) use ids::normalize;
+use ids::{file_stem, has_scheme, percent_decode, slug, unique};
 pub use image_check::ImageChecks;
 use labels::Labels;
 pub use visit::{visit_all_inlines_mut, visit_blocks_mut};

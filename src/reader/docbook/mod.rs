@@ -418,9 +418,10 @@ impl<'a> Conv<'a> {
             // A file from a shared folder: its images are found beside it, and the path
             // written climbs out of the book to them (the resolver allows that into shared
             // folders only).
-            let real = |dir: PathBuf| normalize_real(&self.folder.join(dir));
-            let joined = real(from_dir.join(src))?;
-            return Some(relative(&joined, &real(rel_of(self.chapter_file))?));
+            // The book folder is a real path, so both are too.
+            let real = |dir: PathBuf| crate::xref::normalize(&self.folder.join(dir));
+            let joined = real(from_dir.join(src));
+            return Some(relative(&joined, &real(rel_of(self.chapter_file))));
         }
         let joined = normalize(&from_dir.join(src))?;
         let to_dir = normalize(&rel_of(self.chapter_file))?;
@@ -442,24 +443,6 @@ fn normalize(p: &Path) -> Option<PathBuf> {
         }
     }
     Some(parts.iter().collect())
-}
-
-/// Lexically normalizes a real (absolute) path; `None` when it is not absolute.
-fn normalize_real(p: &Path) -> Option<PathBuf> {
-    let mut out: Vec<Component> = Vec::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if matches!(out.last(), Some(Component::Normal(_))) {
-                    out.pop();
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    matches!(out.first(), Some(Component::RootDir | Component::Prefix(_)))
-        .then(|| out.iter().collect())
 }
 
 /// `target` relative to the folder `dir` (both relative to the book folder, normalized).
