@@ -50,15 +50,39 @@ impl ImageChecks {
     /// the one checked before. `meta` is the file's metadata (links followed), which finding
     /// the file already took.
     pub fn readable(&mut self, path: &Path, meta: &std::fs::Metadata, media_type: &str) -> bool {
-        let Some(stamp) = FileStamp::of_meta(meta) else {
+        let Some((stamp, ok)) = self.check(path, meta, media_type) else {
             return false;
         };
+        self.remember(path.to_path_buf(), stamp, ok);
+        ok
+    }
+
+    /// Like [`ImageChecks::readable`] without remembering: the file's stamp and whether it
+    /// reads, or `None` when the file has no stamp (it does not count as readable). For checks
+    /// made side by side, remembered afterwards in order.
+    pub fn check(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        media_type: &str,
+    ) -> Option<(FileStamp, bool)> {
+        let stamp = FileStamp::of_meta(meta)?;
         let ok = match self.known.get(path) {
             Some(&(was, ok)) if was == stamp => ok,
             _ => image_readable(path, media_type),
         };
-        self.used.insert(path.to_path_buf(), (stamp, ok));
-        ok
+        Some((stamp, ok))
+    }
+
+    /// How many images this build's checks are kept for.
+    #[cfg(test)]
+    pub fn remembered(&self) -> usize {
+        self.used.len()
+    }
+
+    /// Keeps a check made by [`ImageChecks::check`] for the next build.
+    pub fn remember(&mut self, path: PathBuf, stamp: FileStamp, ok: bool) {
+        self.used.insert(path, (stamp, ok));
     }
 }
 

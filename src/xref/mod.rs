@@ -6,6 +6,7 @@
 //! every reference it cannot resolve at the place it was written.
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::book::{Book, ChapterSource, Format, FoundFile, RealDirs, Role, check_book_file_in};
 use crate::doc::*;
@@ -153,10 +154,6 @@ struct Resolver<'a> {
     /// The book folder with symlinks resolved, once (images are checked against it by the
     /// thousand).
     real_root: PathBuf,
-    /// Real paths of the folders images were found in.
-    real_dirs: RealDirs,
-    /// Names in the folders Re:VIEW's image lookup looked in.
-    listings: HashMap<std::ffi::OsString, HashSet<std::ffi::OsString>>,
     errors: Vec<Finding>,
     warnings: Vec<Finding>,
     /// Every id in the output → its chapter.
@@ -175,8 +172,42 @@ struct Resolver<'a> {
     /// Texts for cross-references to targets without a title (see [`resolve_with`]).
     xref_texts: HashMap<String, String>,
     by_source: HashMap<PathBuf, usize>,
+}
+
+/// Linking one chapter (pass 2): it reads what pass 1 gathered for the whole book and keeps
+/// what it finds to itself, so chapters link in parallel; their findings and images are then
+/// merged in reading order, as linking them one after another would give.
+struct Linker<'r, 'a> {
+    r: &'r Resolver<'a>,
+    /// Names in the folders Re:VIEW's image lookup looked in, shared by all chapters (a
+    /// book's image folder is listed once, not once per chapter).
+    listings: &'r Listings,
+    /// Image checks from the last build.
+    known: &'r ImageChecks,
+    errors: Vec<Finding>,
+    warnings: Vec<Finding>,
+    /// Real paths of the folders images were found in.
+    real_dirs: RealDirs,
     resources: BTreeMap<PathBuf, Resource>,
-    images: &'a mut ImageChecks,
+    /// This chapter's image checks, to remember.
+    checked: Vec<(PathBuf, crate::cache::FileStamp, bool)>,
+}
+
+type Listings = std::sync::Mutex<HashMap<std::ffi::OsString, Arc<HashSet<std::ffi::OsString>>>>;
+
+/// What linking a chapter found, for the merge.
+struct Linked {
+    errors: Vec<Finding>,
+    warnings: Vec<Finding>,
+    resources: BTreeMap<PathBuf, Resource>,
+    checked: Vec<(PathBuf, crate::cache::FileStamp, bool)>,
+}
+
+impl<'a> std::ops::Deref for Linker<'_, 'a> {
+    type Target = Resolver<'a>;
+    fn deref(&self) -> &Resolver<'a> {
+        self.r
+    }
 }
 
 /// File names the generated pages use; chapters never take them.
@@ -234,8 +265,6 @@ pub fn resolve_remembering(
             .root
             .canonicalize()
             .unwrap_or_else(|_| book.root.clone()),
-        real_dirs: RealDirs::default(),
-        listings: HashMap::new(),
         errors: Vec::new(),
         warnings: Vec::new(),
         ids: HashMap::new(),
@@ -253,8 +282,6 @@ pub fn resolve_remembering(
             .enumerate()
             .map(|(i, c)| (normalize(&c.source.rel), i))
             .collect(),
-        resources: BTreeMap::new(),
-        images,
     };
     for (ci, ch) in chapters.iter().enumerate() {
         let review_id = ch
@@ -279,9 +306,47 @@ pub fn resolve_remembering(
     for (ci, ch) in chapters.iter_mut().enumerate() {
         r.number_chapter(ci, ch, &mut counters);
     }
-    // Pass 2: links, images, notes and references, now that every target is known.
-    for (ci, ch) in chapters.iter_mut().enumerate() {
-        r.link_chapter(ci, ch);
+    // Pass 2: links, images, notes and references, now that every target is known; each
+    // chapter on its own, in parallel, merged in order.
+    let listings = Listings::default();
+    let linked: Vec<Linked> = {
+        use rayon::prelude::*;
+        let (r, known) = (&r, &*images);
+        chapters
+            .par_iter_mut()
+            .enumerate()
+            .map(|(ci, ch)| {
+                let mut linker = Linker {
+                    r,
+                    listings: &listings,
+                    known,
+                    errors: Vec::new(),
+                    warnings: Vec::new(),
+                    real_dirs: RealDirs::default(),
+                    resources: BTreeMap::new(),
+                    checked: Vec::new(),
+                };
+                linker.link_chapter(ci, ch);
+                Linked {
+                    errors: linker.errors,
+                    warnings: linker.warnings,
+                    resources: linker.resources,
+                    checked: linker.checked,
+                }
+            })
+            .collect()
+    };
+    let mut resources: BTreeMap<PathBuf, Resource> = BTreeMap::new();
+    for chapter in linked {
+        r.errors.extend(chapter.errors);
+        r.warnings.extend(chapter.warnings);
+        // The first chapter to use an image is where it is first used.
+        for (rel, res) in chapter.resources {
+            resources.entry(rel).or_insert(res);
+        }
+        for (path, stamp, ok) in chapter.checked {
+            images.remember(path, stamp, ok);
+        }
     }
 
     if !r.errors.is_empty() {
@@ -289,7 +354,7 @@ pub fn resolve_remembering(
         r.errors.append(&mut r.warnings);
         return Err(r.errors);
     }
-    let mut resources: Vec<Resource> = r.resources.into_values().collect();
+    let mut resources: Vec<Resource> = resources.into_values().collect();
     resources.sort_by(|a, b| a.href.cmp(&b.href));
     Ok(Resolved {
         chapters,
@@ -625,7 +690,9 @@ impl Resolver<'_> {
             self.objects.entry((ci, kind, written)).or_insert(target);
         }
     }
+}
 
+impl Linker<'_, '_> {
     fn link_chapter(&mut self, ci: usize, ch: &mut Chapter) {
         let shown = ch.source.rel.clone();
         let dir = shown.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -893,9 +960,9 @@ impl Resolver<'_> {
         let checked = match found {
             Some(file) => Ok(file),
             None => check_book_file_in(
-                &self.book.root,
-                &self.real_root,
-                &self.book.shared_dirs,
+                &self.r.book.root,
+                &self.r.real_root,
+                &self.r.book.shared_dirs,
                 &rel,
                 &mut self.real_dirs,
             ),
@@ -929,7 +996,7 @@ impl Resolver<'_> {
             );
             return None;
         };
-        if media_type != "image/svg+xml" && !self.images.readable(&path, &meta, media_type) {
+        if media_type != "image/svg+xml" && !self.readable(&path, &meta, media_type) {
             self.errors.push(
                 Finding::error(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file", media_type.trim_start_matches("image/").to_uppercase()))
                     .with_hint("export the image again from its original"),
@@ -981,15 +1048,28 @@ impl Resolver<'_> {
     /// The names in the folder `dir` (under the book), each folder read once. Keyed by the
     /// path's bytes: hashing them is cheaper than hashing a path's components, and a book with
     /// thousands of images asks thousands of times.
-    fn listing(&mut self, dir: &Path) -> &HashSet<std::ffi::OsString> {
-        let key = dir.as_os_str();
-        if !self.listings.contains_key(key) {
-            let names = std::fs::read_dir(self.book.root.join(dir))
-                .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
-                .unwrap_or_default();
-            self.listings.insert(key.to_os_string(), names);
-        }
-        &self.listings[key]
+    fn listing(&self, dir: &Path) -> Arc<HashSet<std::ffi::OsString>> {
+        let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+        listings
+            .entry(dir.as_os_str().to_os_string())
+            .or_insert_with(|| {
+                Arc::new(
+                    std::fs::read_dir(self.book.root.join(dir))
+                        .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+                        .unwrap_or_default(),
+                )
+            })
+            .clone()
+    }
+
+    /// Whether an image reads: from the last build's checks when the file is the one checked
+    /// then, else checked now; remembered either way.
+    fn readable(&mut self, path: &Path, meta: &std::fs::Metadata, media_type: &str) -> bool {
+        let Some((stamp, ok)) = self.known.check(path, meta, media_type) else {
+            return false;
+        };
+        self.checked.push((path.to_path_buf(), stamp, ok));
+        ok
     }
 
     /// Re:VIEW's image lookup: the first file that exists among
@@ -1033,9 +1113,9 @@ impl Resolver<'_> {
                 .collect();
             for rel in found {
                 if let Ok(file) = check_book_file_in(
-                    &self.book.root,
-                    &self.real_root,
-                    &self.book.shared_dirs,
+                    &self.r.book.root,
+                    &self.r.real_root,
+                    &self.r.book.shared_dirs,
                     &rel,
                     &mut self.real_dirs,
                 ) {
@@ -1216,7 +1296,9 @@ impl Resolver<'_> {
             }
         }
     }
+}
 
+impl Resolver<'_> {
     /// An element by id anywhere in the book (the given chapter first), with the text a link to
     /// it shows: number and title for chapters and sections, the number of a numbered object,
     /// else the reader's text for it (an `xreflabel`), else `None`.
@@ -1303,5 +1385,70 @@ impl Resolver<'_> {
                 }
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chapters are linked side by side; what they find must come out as linking them one
+    /// after another gives: findings in reading order, an image used by two chapters kept once,
+    /// first used where the earlier chapter uses it.
+    #[test]
+    fn chapters_linked_in_parallel_report_in_reading_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("images")).unwrap();
+        std::fs::write(
+            root.join("images/cat.gif"),
+            b"GIF89a\x01\x00\x01\x00\x00\x00\x00;",
+        )
+        .unwrap();
+        let names: Vec<String> = (1..=12).map(|i| format!("ch{i:02}.md")).collect();
+        std::fs::write(
+            root.join("book.yml"),
+            format!("title: T\nlanguage: en\nchapters: [{}]\n", names.join(", ")),
+        )
+        .unwrap();
+        for (i, name) in names.iter().enumerate() {
+            // Every chapter warns (a note nobody refers to); the even ones use the image.
+            let image = if i % 2 == 1 {
+                "![a cat](images/cat.gif)\n\n"
+            } else {
+                ""
+            };
+            std::fs::write(
+                root.join(name),
+                format!("# C{i}\n\n{image}Text.\n\n[^n{i}]: never referred to.\n"),
+            )
+            .unwrap();
+        }
+        let (book, _) = Book::open(root, &crate::book::ProjectConfig::default()).unwrap();
+        let docs: Vec<(ChapterSource, Document)> = book
+            .chapters
+            .iter()
+            .map(|src| {
+                let text = std::fs::read_to_string(&src.path).unwrap();
+                (
+                    src.clone(),
+                    crate::reader::markdown::read(&text, &src.rel).0,
+                )
+            })
+            .collect();
+        let mut images = ImageChecks::default();
+        let resolved = resolve_remembering(&book, docs, &HashMap::new(), &mut images).unwrap();
+        let warned: Vec<String> = resolved
+            .warnings
+            .iter()
+            .map(|w| w.location.file.display().to_string())
+            .collect();
+        assert_eq!(warned, names);
+        assert_eq!(resolved.resources.len(), 1);
+        assert_eq!(resolved.resources[0].href, "assets/images/cat.gif");
+        assert_eq!(resolved.resources[0].first_use.file, Path::new("ch02.md"));
+        assert_eq!(resolved.resources[0].first_use.line, 3);
+        // The chapters' checks of the image are remembered for the next build, once.
+        assert_eq!(images.remembered(), 1);
     }
 }
