@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -48,14 +49,29 @@ def measure(cmd, cwd, env=None, before=None, log=None):
     # A blocking wait, with a timer for the limit: `subprocess.run(timeout=…)` polls, and its
     # polling (up to 50 ms apart) was part of every figure.
     start = time.perf_counter()
+    # In a session of its own, so that stopping it at the limit stops what it started too:
+    # dbtoepub's xsltproc, left running, once took a core from every figure after it.
     proc = subprocess.Popen(
         ["/usr/bin/time", "-f", "%M", "-o", str(peak_file)] + cmd,
-        cwd=cwd, env=env, stdout=out, stderr=out,
+        cwd=cwd, env=env, stdout=out, stderr=out, start_new_session=True,
     )
     stopped = []
-    timer = threading.Timer(LIMIT, lambda: (stopped.append(True), proc.kill()))
+
+    def stop():
+        stopped.append(True)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(LIMIT, stop)
     timer.start()
-    code = proc.wait()
+    try:
+        code = proc.wait()
+    except BaseException:
+        # Interrupted (Ctrl-C reaches only this process now): the run goes with it.
+        stop()
+        raise
     seconds = time.perf_counter() - start
     timer.cancel()
     if stopped:
