@@ -47,19 +47,10 @@ impl ImageChecks {
     }
 
     /// Whether the image at `path` reads ([`image_readable`]), from memory when the file is
-    /// the one checked before. `meta` is the file's metadata (links followed), which finding
-    /// the file already took.
-    pub fn readable(&mut self, path: &Path, meta: &std::fs::Metadata, media_type: &str) -> bool {
-        let Some((stamp, ok)) = self.check(path, meta, media_type) else {
-            return false;
-        };
-        self.remember(path.to_path_buf(), stamp, ok);
-        ok
-    }
-
-    /// Like [`ImageChecks::readable`] without remembering: the file's stamp and whether it
-    /// reads, or `None` when the file has no stamp (it does not count as readable). For checks
-    /// made side by side, remembered afterwards in order.
+    /// the one checked before: the file's stamp and the answer, or `None` when the file has no
+    /// stamp (it does not count as readable). `meta` is the file's metadata (links followed),
+    /// which finding the file already took. Chapters check side by side; what they checked is
+    /// [`ImageChecks::remember`]ed afterwards, in order.
     pub fn check(
         &self,
         path: &Path,
@@ -164,25 +155,22 @@ mod tests {
         let img = dir.path().join("a.png");
         std::fs::write(&img, png).unwrap();
         let mut checks = ImageChecks::load(&cache);
-        assert!(checks.readable(&img, &meta(&img), "image/png"));
+        assert!(readable(&mut checks, &img));
         checks.save(&cache);
         let kept = ImageChecks::load(&cache);
         assert_eq!(kept.known.len(), 1, "the check was kept");
         // The same file: the kept answer stands, even a wrong one planted in the cache.
         let mut planted = ImageChecks::load(&cache);
         planted.known.values_mut().for_each(|(_, ok)| *ok = false);
-        assert!(
-            !planted.readable(&img, &meta(&img), "image/png"),
-            "the memory is used"
-        );
+        assert!(!readable(&mut planted, &img), "the memory is used");
         // The file cut short (same name): checked again, whatever was kept.
         std::fs::write(&img, &png[..png.len() - 12]).unwrap();
         let mut checks = ImageChecks::load(&cache);
-        assert!(!checks.readable(&img, &meta(&img), "image/png"));
+        assert!(!readable(&mut checks, &img));
         checks.save(&cache);
         // Whole again: a new stamp, checked again.
         std::fs::write(&img, png).unwrap();
-        assert!(ImageChecks::load(&cache).readable(&img, &meta(&img), "image/png"));
+        assert!(readable(&mut ImageChecks::load(&cache), &img));
         // A damaged cache is no cache.
         for e in std::fs::read_dir(&cache).unwrap() {
             std::fs::write(e.unwrap().path(), b"junk").unwrap();
@@ -190,7 +178,13 @@ mod tests {
         assert!(ImageChecks::load(&cache).known.is_empty());
     }
 
-    fn meta(path: &Path) -> std::fs::Metadata {
-        std::fs::metadata(path).unwrap()
+    /// Checks a PNG and remembers the answer, as linking a chapter and merging it do.
+    fn readable(checks: &mut ImageChecks, path: &Path) -> bool {
+        let meta = std::fs::metadata(path).unwrap();
+        let Some((stamp, ok)) = checks.check(path, &meta, "image/png") else {
+            return false;
+        };
+        checks.remember(path.to_path_buf(), stamp, ok);
+        ok
     }
 }
