@@ -34,6 +34,22 @@ impl Bag {
     }
 }
 
+impl Bag {
+    /// The tokens `kept` has fewer of than this bag, with how many fewer, most missed first.
+    pub fn deficits(&self, kept: &Bag) -> Vec<(&str, u64)> {
+        let mut out: Vec<(&str, u64)> = self
+            .counts
+            .iter()
+            .filter_map(|(t, n)| {
+                let have = kept.counts.get(t).copied().unwrap_or(0);
+                (have < *n).then(|| (t.as_str(), n - have))
+            })
+            .collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        out
+    }
+}
+
 /// What a token counts for.
 #[derive(Clone, Copy, Debug)]
 pub enum Weight {
@@ -147,6 +163,7 @@ mod tests {
         let chars = kept_share(&whole, &kept, Weight::Chars).unwrap();
         assert!((chars - 100.0 * 9.0 / 20.0).abs() < 1e-9, "{chars}");
         assert_eq!(kept_share(&Bag::default(), &kept, Weight::Chars), None);
+        assert_eq!(whole.deficits(&kept), [("and", 1), ("elephant", 1)]);
     }
 
     #[test]

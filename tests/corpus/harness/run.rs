@@ -66,7 +66,8 @@ pub struct Outcome {
     pub source_text: Result<f64, String>,
     /// The same share for the reference EPUB: what the original tool keeps of the source.
     pub reference_source_text: Option<f64>,
-    /// Source chunks not found (Re:VIEW and Markdown), as `file:line: text`.
+    /// Source text not found: chunks as `file:line: text` (Re:VIEW and Markdown), words as
+    /// `N × word`, most missed first (DocBook).
     pub lost: Vec<String>,
     pub counts: Option<Counts>,
     pub reference_counts: Option<Counts>,
@@ -232,7 +233,11 @@ impl Source {
             Source::Words(Ok(words)) => (
                 measure::kept_share(words, &view.bag, Weight::Tokens)
                     .ok_or_else(|| "no words in the resolved source".into()),
-                Vec::new(),
+                words
+                    .deficits(&view.bag)
+                    .into_iter()
+                    .map(|(t, n)| format!("{n} × {t}"))
+                    .collect(),
             ),
             Source::Words(Err(why)) => (Err(why.clone()), Vec::new()),
             Source::Chunks(chunks) => {

@@ -250,6 +250,7 @@ pub fn markdown_text(source: &str) -> Vec<(usize, Vec<String>)> {
     let mut front_matter = source.starts_with("---\n") || source.starts_with("---\r\n");
     let mut prev_blank = true;
     let mut in_list = false;
+    let mut destination_next = false;
     for (i, raw) in source.lines().enumerate() {
         let line_no = i + 1;
         if front_matter {
@@ -259,7 +260,16 @@ pub fn markdown_text(source: &str) -> Vec<(usize, Vec<String>)> {
             continue;
         }
         let line = strip_comments(raw, &mut in_comment);
+        // Inside a block quote, the blocks are the quote's.
+        let mut line = line.as_str();
+        while let Some(rest) = line.trim_start().strip_prefix('>') {
+            line = rest.strip_prefix(' ').unwrap_or(rest);
+        }
         let trimmed = line.trim_start();
+        // A link definition's destination on the line after its label.
+        if std::mem::take(&mut destination_next) && !trimmed.is_empty() && !trimmed.contains(' ') {
+            continue;
+        }
         if let Some((c, n)) = fence {
             if trimmed.starts_with(&c.to_string().repeat(n))
                 && trimmed.trim_matches(c).trim().is_empty()
@@ -306,12 +316,10 @@ pub fn markdown_text(source: &str) -> Vec<(usize, Vec<String>)> {
         }
         prev_blank = false;
         if is_markup_line(trimmed) {
+            destination_next = trimmed.trim_end().ends_with("]:");
             continue;
         }
         let mut text = trimmed;
-        while let Some(rest) = text.strip_prefix('>') {
-            text = rest.trim_start();
-        }
         if let Some(rest) = list_item(text) {
             text = rest;
         }
@@ -350,9 +358,10 @@ fn is_markup_line(t: &str) -> bool {
     false
 }
 
-/// The text after a list marker (`- `, `* `, `+ `, `1. `, `1) `, `- [ ] `).
+/// The text after a list marker (`- `, `* `, `+ `, `1. `, `1) `, `- [ ] `, and a definition's
+/// `: `).
 fn list_item(t: &str) -> Option<&str> {
-    let rest = if let Some(r) = t.strip_prefix(['-', '*', '+']) {
+    let rest = if let Some(r) = t.strip_prefix(['-', '*', '+', ':']) {
         r.strip_prefix(' ')?
     } else {
         let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
@@ -458,7 +467,8 @@ pub fn markdown_inline(line: &str) -> Vec<String> {
                 if let Some(end) = find(i, '>') {
                     let inner: String = chars[i + 1..end].iter().collect();
                     split(&mut pieces);
-                    if inner.contains("://") || inner.contains('@') && !inner.contains(' ') {
+                    let autolink = inner.contains("://") || inner.contains('@');
+                    if autolink && !inner.contains(char::is_whitespace) {
                         pieces.last_mut().unwrap().push_str(&inner);
                     }
                     split(&mut pieces);
@@ -528,9 +538,10 @@ pub fn markdown_inline(line: &str) -> Vec<String> {
                 i += 2;
                 continue;
             }
+            // `--` and `---`, which smart punctuation makes dashes.
             '-' if next == Some('-') => {
                 split(&mut pieces);
-                i += 2;
+                i += chars[i..].iter().take_while(|&&c| c == '-').count();
                 continue;
             }
             '.' if next == Some('.') && chars.get(i + 2) == Some(&'.') => {
@@ -748,6 +759,10 @@ mod tests {
         );
         assert_eq!(pieces("## Title {#id .c}"), ["##Title"]);
         assert_eq!(
+            pieces("<a href=\"http://x.org\">site</a> --- <http://y.org>"),
+            ["site", "http://y.org"]
+        );
+        assert_eq!(
             pieces("math $x^2$ here, \\*not\\* emphasis"),
             ["math", "here,*not*emphasis"]
         );
@@ -755,14 +770,15 @@ mod tests {
 
     #[test]
     fn markdown_text_skips_code_comments_math_and_front_matter() {
-        let src = "---\ntitle: T\n---\n# Heading\n\nPara one\n<!-- hidden\nstill -->\n```rust\ncode here\n```\n$$\nx = y\n$$\n- item text\n\n    item paragraph\n\nText\n\n    indented code\n[^1]: note body\n[link]: http://example.com\n";
+        let src = "---\ntitle: T\n---\n# Heading\n\nPara one\n<!-- hidden\nstill -->\n```rust\ncode here\n```\n$$\nx = y\n$$\n- item text\n\n    item paragraph\n\nText\n\n    indented code\n[^1]: note body\n[link]: http://example.com\n: a definition\n[label]:\nch01.html#x\n> ```rust\n> quoted code\n> ```\n> quoted text\n";
         let got: Vec<(usize, Vec<String>)> = markdown_text(src)
             .into_iter()
             .map(|(l, p)| (l, p.into_iter().filter(|s| !s.trim().is_empty()).collect()))
             .filter(|(_, p): &(usize, Vec<String>)| !p.is_empty())
             .collect();
         let lines: Vec<usize> = got.iter().map(|(l, _)| *l).collect();
-        assert_eq!(lines, [4, 6, 15, 17, 19, 22], "{got:?}");
+        assert_eq!(lines, [4, 6, 15, 17, 19, 22, 24, 30], "{got:?}");
+        assert_eq!(got[6].1, ["a definition"]);
         assert_eq!(got[5].1, [" note body"]);
     }
 

@@ -102,12 +102,17 @@ pub fn render(outcomes: &[Outcome], expected: &BTreeMap<String, Expected>, detai
                 }
             }
             if !o.lost.is_empty() {
+                let (what, first) = if o.format == super::manifest::Format::Docbook {
+                    ("words, most missed first", 12)
+                } else {
+                    ("chunks", 5)
+                };
                 let _ = writeln!(
                     out,
-                    "  source text not found in the EPUB ({} chunks; first 5):",
+                    "  source text not found in the EPUB ({} {what}; first {first}):",
                     o.lost.len()
                 );
-                for l in o.lost.iter().take(5) {
+                for l in o.lost.iter().take(first) {
                     let l: String = l.chars().take(150).collect();
                     let _ = writeln!(out, "    {l}");
                 }
