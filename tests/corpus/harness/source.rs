@@ -49,7 +49,7 @@ pub fn review_files(book: &Path) -> Vec<PathBuf> {
     catalog
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
-        .flat_map(|l| l.split(|c: char| c.is_whitespace() || c == ':' || c == '-'))
+        .flat_map(|l| l.split(|c: char| c.is_whitespace() || "[],:".contains(c)))
         .map(|w| w.trim_matches(['"', '\'']))
         .filter(|w| w.ends_with(".re"))
         .map(|w| book.join(&contentdir).join(w))
@@ -58,10 +58,19 @@ pub fn review_files(book: &Path) -> Vec<PathBuf> {
 }
 
 pub fn review_chunks(book: &Path) -> Vec<Chunk> {
+    chunks(book, &review_files(book), review_text)
+}
+
+/// The chunks of these files, each read into pieces by line.
+fn chunks(
+    book: &Path,
+    files: &[PathBuf],
+    text: fn(&str) -> Vec<(usize, Vec<String>)>,
+) -> Vec<Chunk> {
     let mut out = Vec::new();
-    for file in review_files(book) {
-        let name = display(book, &file);
-        for (line, pieces) in review_text(&read(&file)) {
+    for file in files {
+        let name = display(book, file);
+        for (line, pieces) in text(&read(file)) {
             push_chunks(&mut out, &name, line, pieces);
         }
     }
@@ -229,14 +238,7 @@ pub fn markdown_files(book: &Path) -> Vec<PathBuf> {
 }
 
 pub fn markdown_chunks(book: &Path) -> Vec<Chunk> {
-    let mut out = Vec::new();
-    for file in markdown_files(book) {
-        let name = display(book, &file);
-        for (line, pieces) in markdown_text(&read(&file)) {
-            push_chunks(&mut out, &name, line, pieces);
-        }
-    }
-    out
+    chunks(book, &markdown_files(book), markdown_text)
 }
 
 /// Plain-text pieces of each line of a Markdown file's paragraphs, headings, list items, quotes,
@@ -780,6 +782,26 @@ mod tests {
         assert_eq!(lines, [4, 6, 15, 17, 19, 22, 24, 30], "{got:?}");
         assert_eq!(got[6].1, ["a definition"]);
         assert_eq!(got[5].1, [" note body"]);
+    }
+
+    #[test]
+    fn review_files_are_the_catalog_chapters_under_contentdir() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.yml"), "contentdir: \"src\"\n").unwrap();
+        std::fs::write(
+            dir.path().join("catalog.yml"),
+            "PREDEF:\n  - pre-face.re\n# - old.re\nCHAPS: [ch-01.re, \"ch02.re\"]\nPOSTDEF:\n  - missing.re\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        for f in ["pre-face.re", "old.re", "ch-01.re", "ch02.re"] {
+            std::fs::write(dir.path().join("src").join(f), "text\n").unwrap();
+        }
+        let names: Vec<String> = review_files(dir.path())
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["pre-face.re", "ch-01.re", "ch02.re"]);
     }
 
     #[test]
