@@ -10,6 +10,9 @@ use super::measure::Bag;
 /// A chunk of source text: file, line, and the text with its whitespace removed.
 pub type Chunk = (String, usize, String);
 
+/// A file's pieces of text, by line number.
+pub type Lines = Vec<(usize, Vec<String>)>;
+
 /// Chunks shorter than this are not looked up: they are found anywhere.
 const MIN_CHUNK: usize = 4;
 
@@ -62,11 +65,7 @@ pub fn review_chunks(book: &Path) -> Vec<Chunk> {
 }
 
 /// The chunks of these files, each read into pieces by line.
-fn chunks(
-    book: &Path,
-    files: &[PathBuf],
-    text: fn(&str) -> Vec<(usize, Vec<String>)>,
-) -> Vec<Chunk> {
+fn chunks(book: &Path, files: &[PathBuf], text: fn(&str) -> Lines) -> Vec<Chunk> {
     let mut out = Vec::new();
     for file in files {
         let name = display(book, file);
@@ -92,7 +91,7 @@ const REVIEW_NOT_TEXT: &[&str] = &[
 ];
 
 /// Plain-text pieces of each line of a Re:VIEW chapter.
-pub fn review_text(source: &str) -> Vec<(usize, Vec<String>)> {
+pub fn review_text(source: &str) -> Lines {
     let mut out = Vec::new();
     let mut skipping = false;
     for (i, line) in source.lines().enumerate() {
@@ -244,7 +243,7 @@ pub fn markdown_chunks(book: &Path) -> Vec<Chunk> {
 /// Plain-text pieces of each line of a Markdown file's paragraphs, headings, list items, quotes,
 /// table cells and notes; code blocks, math, comments, front matter and link definitions are
 /// not paragraph text.
-pub fn markdown_text(source: &str) -> Vec<(usize, Vec<String>)> {
+pub fn markdown_text(source: &str) -> Lines {
     let mut out = Vec::new();
     let mut fence: Option<(char, usize)> = None;
     let mut in_comment = false;
