@@ -1298,58 +1298,6 @@ fn preprocessor_directives_warn() {
     assert_eq!(c.text, "old\n");
 }
 
-/// Every `.re` file of the corpus reads without a panic and without errors, except the
-/// genuine defects of those books listed in `KNOWN`.
-#[test]
-fn corpus_reads_cleanly() {
-    let root = Path::new("/work/shared/corpus/review");
-    if !root.is_dir() {
-        eprintln!("corpus not found at {}; skipped", root.display());
-        return;
-    }
-    let mut files = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|e| e == "re") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    assert!(!files.is_empty());
-    let mut unexpected = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).unwrap();
-        let shown = file.strip_prefix(root).unwrap();
-        let (doc, findings) = read(&text, shown, &ReviewOptions::default());
-        eprintln!(
-            "{}: {} blocks, {} footnotes",
-            shown.display(),
-            doc.blocks.len(),
-            doc.footnotes.len()
-        );
-        for f in findings {
-            eprintln!("{f}");
-            let known = KNOWN.iter().any(|(file, line, msg)| {
-                f.location.file == Path::new(file)
-                    && f.location.line == *line
-                    && f.message.contains(msg)
-            });
-            if f.severity == crate::error::Severity::Error && !known {
-                unexpected.push(f.to_string());
-            }
-        }
-    }
-    assert!(unexpected.is_empty(), "{unexpected:#?}");
-}
-
-/// Errors in the corpus that are real mistakes of the books (checked by hand).
-const KNOWN: &[(&str, u32, &str)] = &[];
-
 /// Cut anywhere, a file full of markup still reads without a panic.
 #[test]
 fn truncated_input_never_panics() {

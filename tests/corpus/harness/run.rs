@@ -59,6 +59,8 @@ pub struct Outcome {
     pub findings: Vec<Finding>,
     /// The first error seihon printed, when the build failed.
     pub first_error: Option<String>,
+    /// How seihon crashed (a panic, a signal, the time limit): never expected of any book.
+    pub crash: Option<String>,
     /// Share (%) of the reference EPUB's running text that seihon's EPUB keeps.
     pub reference_text: Option<f64>,
     /// Share (%) of the source's running text that reaches seihon's EPUB, or why it could not
@@ -169,6 +171,14 @@ pub fn trial(settings: &Settings, book: &Book) -> Result<Outcome, String> {
     let findings = findings(&report);
     let epub = find_epub(&work.join("dist"));
     let built = exit == Some(0) && epub.is_some();
+    let panic = printed.lines().find(|l| l.contains("panicked at"));
+    let crash = match (status, exit, panic) {
+        (None, _, _) => Some(format!("stopped after {} s", settings.timeout.as_secs())),
+        (Some(_), _, Some(line)) => Some(one_line(line)),
+        (Some(_), None, None) => Some("killed by a signal".into()),
+        (Some(_), Some(101), None) => Some("exit 101 (a panic)".into()),
+        _ => None,
+    };
     let first_error = (!built)
         .then(|| first_error(&findings, &printed, status.is_none(), settings.timeout))
         .flatten()
@@ -183,6 +193,7 @@ pub fn trial(settings: &Settings, book: &Book) -> Result<Outcome, String> {
         epubcheck: None,
         findings,
         first_error,
+        crash,
         reference_text: None,
         source_text: Err("no EPUB".into()),
         reference_source_text: None,

@@ -11,6 +11,9 @@ use super::run::Outcome;
 pub fn judge(outcomes: &[Outcome], expected: &BTreeMap<String, Expected>) -> Vec<String> {
     let mut problems = Vec::new();
     for o in outcomes {
+        if let Some(crash) = &o.crash {
+            problems.push(format!("{}: seihon crashed: {crash}", o.name));
+        }
         match expected.get(&o.name) {
             None => problems.push(match o.clean() {
                 Ok(()) => format!(
@@ -117,6 +120,7 @@ mod tests {
             epubcheck: built.then(Epubcheck::default),
             findings: Vec::new(),
             first_error: (!built).then(|| "ch01.re:3: error: unknown block //foo".into()),
+            crash: None,
             reference_text: built.then_some(98.46),
             source_text: if built {
                 Ok(100.0)
@@ -209,6 +213,18 @@ mod tests {
         assert!(
             problems[0]
                 .contains("epubcheck found 0 fatal, 0 errors, 1 warning (first: OPF-085: x)")
+        );
+    }
+
+    #[test]
+    fn a_crash_fails_even_a_fail_book() {
+        let e = expected("bad:\n  fail: unknown block\n");
+        let mut o = outcome("bad", false);
+        o.exit = Some(101);
+        o.crash = Some("thread 'main' panicked at src/doc.rs:1:1".into());
+        assert_eq!(
+            judge(&[o], &e),
+            ["bad: seihon crashed: thread 'main' panicked at src/doc.rs:1:1"]
         );
     }
 
