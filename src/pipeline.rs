@@ -303,6 +303,8 @@ fn run(
     at: &mut Progress,
     log: &mut Vec<String>,
 ) -> Result<Built> {
+    crate::book::outputs::check_book(&project.root, &project.config, book_dir)
+        .map_err(Error::Config)?;
     let (mut book, load_warnings) = Book::open(book_dir, &project.config)?;
     book.shared_dirs = project
         .config

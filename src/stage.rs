@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Finding, Location, Result};
 
 /// Files of the EPUB, by path inside it. Sorted, so staging and packing are deterministic.
 #[derive(Debug, Default)]
@@ -227,8 +227,10 @@ fn parent(path: &Path) -> &Path {
 /// renames leaves no `dir` (the next run puts a new one in place).
 pub fn swap_in(new: tempfile::TempDir, dir: &Path) -> Result<()> {
     let parent = parent(dir);
+    refuse_unless_replaceable(dir)?;
     if exchange(new.path(), dir)? {
         // `new` now holds the previous folder, which its drop deletes.
+        mark(dir);
         return Ok(());
     }
     let old = temp_dir("old-", parent)?;
@@ -244,6 +246,7 @@ pub fn swap_in(new: tempfile::TempDir, dir: &Path) -> Result<()> {
         let _ = std::fs::remove_dir_all(&new);
         return Err(Error::io(dir, "cannot move the new build into place", e));
     }
+    mark(dir);
     Ok(())
 }
 
@@ -252,9 +255,11 @@ pub fn swap_in_keeping(new: tempfile::TempDir, dir: &Path, spare: Option<&Path>)
     let Some(spare) = spare else {
         return swap_in(new, dir);
     };
+    refuse_unless_replaceable(dir)?;
     if !exchange(new.path(), dir)? {
         return swap_in(new, dir);
     }
+    mark(dir);
     // `new` now holds the previous folder. Named for this process until it is in place, so
     // that a run killed here leaves a temporary that `sweep` removes.
     let old = new.keep();
@@ -266,6 +271,79 @@ pub fn swap_in_keeping(new: tempfile::TempDir, dir: &Path, spare: Option<&Path>)
         let _ = std::fs::remove_dir_all(&old);
     }
     Ok(())
+}
+
+/// `<parent>/.<name>.seihon`: the mark by which seihon knows that it put the folder `dir` in
+/// place. It holds the folder's device and inode, so a folder put there by anyone else (or by
+/// a misconfigured output folder) never carries it.
+fn mark_path(dir: &Path) -> Option<PathBuf> {
+    let name = dir.file_name()?.to_str()?;
+    Some(parent(dir).join(format!(".{name}.seihon")))
+}
+
+#[cfg(unix)]
+fn identity(dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(dir).ok()?;
+    Some(format!("{}:{}\n", meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &Path) -> Option<String> {
+    None
+}
+
+/// Marks `dir` as put in place by seihon (a mark that cannot be written only means the next
+/// build asks more of the folder's look, see [`replaceable`]).
+fn mark(dir: &Path) {
+    if let (Some(path), Some(id)) = (mark_path(dir), identity(dir)) {
+        let _ = write_atomic(&path, id.as_bytes());
+    }
+}
+
+/// Whether seihon may replace the folder `dir`: nothing is there, or an empty folder, or the
+/// folder seihon marked when it put it there; or, for folders made before seihon marked them,
+/// one that is plainly seihon's own (a staged EPUB tree, a preview with its status). Anything
+/// else — a book, a web site's folder, a file, a link — is never replaced.
+pub fn replaceable(dir: &Path) -> bool {
+    let meta = match std::fs::symlink_metadata(dir) {
+        Err(e) => return e.kind() == std::io::ErrorKind::NotFound,
+        Ok(meta) => meta,
+    };
+    if !meta.is_dir() {
+        return false;
+    }
+    if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none()) {
+        return true;
+    }
+    if let (Some(path), Some(id)) = (mark_path(dir), identity(dir))
+        && std::fs::read_to_string(path).is_ok_and(|mark| mark == id)
+    {
+        return true;
+    }
+    let staged = std::fs::read(dir.join("mimetype")).is_ok_and(|b| b == b"application/epub+zip")
+        && dir.join("META-INF/container.xml").is_file();
+    let preview = std::fs::read(dir.join("status.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .is_some_and(|v| v.get("book").is_some() && v.get("ok").is_some())
+        && dir.join("index.html").is_file();
+    staged || preview
+}
+
+fn refuse_unless_replaceable(dir: &Path) -> Result<()> {
+    if replaceable(dir) {
+        return Ok(());
+    }
+    Err(Error::Config(
+        Finding::error(
+            Location::file(dir),
+            "this folder was not made by seihon, so seihon does not replace it",
+        )
+        .with_hint(
+            "seihon puts a book's staged tree or preview here; move the folder away, or choose other output folders (build_dir, preview_dir) in seihon.yml",
+        ),
+    ))
 }
 
 /// Exchanges the folders `a` and `dir` atomically: true when done, false when `dir` does not
@@ -509,7 +587,7 @@ mod tests {
         assert_eq!(std::fs::read(dir.join("a.txt")).unwrap(), b"1");
         assert_eq!(
             names(root.path().join("build").as_path()),
-            [".cache", "book"]
+            [".book.seihon", ".cache", "book"]
         );
     }
 
@@ -522,7 +600,11 @@ mod tests {
         assert_eq!(std::fs::read_to_string(dir.join("sub/b.txt")).unwrap(), "2");
         stage(&tree(&[("c.txt", "3")]), &dir).unwrap();
         assert_eq!(crate::epub::list_files(&dir).unwrap(), ["c.txt"]);
-        assert_eq!(names(root.path()), ["book"], "no temporaries left");
+        assert_eq!(
+            names(root.path()),
+            [".book.seihon", "book"],
+            "no temporaries left"
+        );
     }
 
     /// Where the file system can exchange folders, a reader polling the folder while it is
@@ -562,7 +644,62 @@ mod tests {
         assert!(reader.join().unwrap() > 0);
         assert_eq!(std::fs::read_to_string(dir.join("b.txt")).unwrap(), "300");
         drop(probe);
+        assert_eq!(
+            names(root.path()),
+            [".book.seihon", "book"],
+            "no temporaries left"
+        );
+    }
+
+    #[test]
+    fn only_folders_seihon_put_in_place_are_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("book");
+        // Someone's own folder where a staged tree would go: left as it is.
+        std::fs::create_dir_all(dir.join("chapters")).unwrap();
+        std::fs::write(dir.join("chapters/ch01.md"), "# mine").unwrap();
+        let e = stage(&tree(&[("a.txt", "1")]), &dir).unwrap_err();
+        assert!(e.to_string().contains("was not made by seihon"), "{e}");
+        assert_eq!(
+            std::fs::read(dir.join("chapters/ch01.md")).unwrap(),
+            b"# mine"
+        );
         assert_eq!(names(root.path()), ["book"], "no temporaries left");
+        // A link or a file in its place is not replaced either.
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(root.path(), &dir).unwrap();
+        assert!(stage(&tree(&[("a.txt", "1")]), &dir).is_err());
+        std::fs::remove_file(&dir).unwrap();
+        // What seihon put there (and marked), or an empty folder, is replaced.
+        std::fs::create_dir(&dir).unwrap();
+        stage(&tree(&[("a.txt", "1")]), &dir).unwrap();
+        stage(&tree(&[("a.txt", "2")]), &dir).unwrap();
+        assert_eq!(std::fs::read(dir.join("a.txt")).unwrap(), b"2");
+        // A folder moved in under the same name does not carry the mark.
+        let other = root.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("notes.txt"), "mine").unwrap();
+        std::fs::rename(&dir, root.path().join("moved")).unwrap();
+        std::fs::rename(&other, &dir).unwrap();
+        assert!(stage(&tree(&[("a.txt", "3")]), &dir).is_err());
+        assert_eq!(std::fs::read(dir.join("notes.txt")).unwrap(), b"mine");
+    }
+
+    #[test]
+    fn unmarked_trees_that_are_plainly_seihons_are_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let staged = root.path().join("book");
+        std::fs::create_dir_all(staged.join("META-INF")).unwrap();
+        std::fs::write(staged.join("mimetype"), "application/epub+zip").unwrap();
+        std::fs::write(staged.join("META-INF/container.xml"), "<container/>").unwrap();
+        assert!(replaceable(&staged));
+        let preview = root.path().join("preview");
+        std::fs::create_dir_all(&preview).unwrap();
+        std::fs::write(preview.join("status.json"), r#"{"book":"b","ok":true}"#).unwrap();
+        std::fs::write(preview.join("index.html"), "<html/>").unwrap();
+        assert!(replaceable(&preview));
+        std::fs::write(preview.join("status.json"), "{}").unwrap();
+        assert!(!replaceable(&preview));
     }
 
     #[test]

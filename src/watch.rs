@@ -227,7 +227,7 @@ impl Sources {
             roots.push((root.clone(), RecursiveMode::NonRecursive));
         }
         let c = &project.config;
-        let ignored = [&c.build_dir, &c.dist_dir, Path::new("public")]
+        let ignored = [&c.build_dir, &c.dist_dir, &c.preview_dir]
             .into_iter()
             .map(|d| root.join(d))
             .collect();

@@ -2091,3 +2091,97 @@ fn at_least_100_malformed_cases() {
     );
     assert!(malformed >= 100, "only {malformed} malformed cases");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reliability: what seihon must never do, whatever it is given.
+
+/// Output folders set over the sources (or outside the project) are refused at their line in
+/// seihon.yml, before anything is written: the books, the folder beside the project and the
+/// previous EPUB stay byte for byte as they were.
+#[test]
+fn output_folders_over_the_sources_are_refused_and_nothing_is_lost() {
+    let cases: [(&str, u32); 7] = [
+        ("build_dir: books\n", 1),
+        ("preview_dir: books\n", 1),
+        ("filters: [house]\nbuild_dir: ..\n", 2),
+        ("dist_dir: books/tmd\n", 1),
+        ("build_dir: templates\n", 1),
+        ("preview_dir: .\n", 1),
+        ("build_dir: out\ndist_dir: out/dist\n", 2),
+    ];
+    let mut failures = Vec::new();
+    for (yaml, line) in cases {
+        // `build_dir: ..` would make `../tmd` the staged tree: a folder of someone's.
+        let parent = tempfile::tempdir().unwrap();
+        let sibling = parent.path().join("tmd");
+        std::fs::create_dir_all(&sibling).unwrap();
+        std::fs::write(sibling.join("keep.txt"), "not seihon's").unwrap();
+        let project = TempProject {
+            dir: tempfile::tempdir_in(parent.path()).unwrap(),
+        };
+        std::fs::create_dir_all(project.path().join("templates")).unwrap();
+        make_base(&project, Base::TinyMd);
+        let first = seihon(&project, &["build", "tmd"]);
+        assert!(first.status.success(), "{}", text(&first));
+        let books = files_of(&project.path().join("books"));
+        let epub = std::fs::read(project.epub("tmd")).unwrap();
+        std::fs::write(project.path().join("seihon.yml"), yaml).unwrap();
+        for args in [&["build", "tmd"][..], &["build"], &["ci"], &["list"]] {
+            let out = seihon(&project, args);
+            let all = text(&out);
+            if out.status.code() != Some(2)
+                || !all
+                    .lines()
+                    .any(|l| located(l, "seihon.yml", Some(line), "error"))
+            {
+                failures.push(format!(
+                    "{yaml:?} {args:?}: exit {:?}\n{all}",
+                    out.status.code()
+                ));
+            }
+        }
+        if files_of(&project.path().join("books")) != books {
+            failures.push(format!("{yaml:?}: the books changed"));
+        }
+        if std::fs::read(project.epub("tmd")).ok() != Some(epub) {
+            failures.push(format!("{yaml:?}: the previous EPUB changed"));
+        }
+        if std::fs::read(sibling.join("keep.txt")).ok().as_deref() != Some(&b"not seihon's"[..]) {
+            failures.push(format!("{yaml:?}: the folder beside the project changed"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A folder seihon did not make, where a book's staged tree or preview would go (a web site's
+/// `public/<id>/`, a hand-made `build/<id>/`), is never replaced: the build fails naming it.
+#[test]
+fn folders_seihon_did_not_make_are_never_replaced() {
+    for place in ["public/tmd", "build/tmd"] {
+        let project = TempProject::new();
+        make_base(&project, Base::TinyMd);
+        let theirs = project.path().join(place);
+        std::fs::create_dir_all(theirs.join("css")).unwrap();
+        std::fs::write(theirs.join("index.html"), "<p>our site</p>").unwrap();
+        std::fs::write(theirs.join("css/site.css"), "p {}").unwrap();
+        let before = files_of(&theirs);
+        let out = seihon(&project, &["build", "tmd"]);
+        let all = text(&out);
+        // Without its staged tree the book fails; without its preview it is still built.
+        let code = if place.starts_with("build") { 2 } else { 0 };
+        assert_eq!(out.status.code(), Some(code), "{place}: {all}");
+        assert!(
+            all.contains(&format!(
+                "{place}: error: this folder was not made by seihon"
+            )),
+            "{place}: {all}"
+        );
+        assert_eq!(files_of(&theirs), before, "{place} changed");
+        // Moved away, the build goes through; and the next one replaces what seihon made.
+        std::fs::rename(&theirs, project.path().join("theirs")).unwrap();
+        for _ in 0..2 {
+            let out = seihon(&project, &["build", "tmd", "--force"]);
+            assert!(out.status.success(), "{place}: {}", text(&out));
+        }
+    }
+}

@@ -247,7 +247,13 @@ fn check(
     } else {
         panic!("{context}: public/{id} is gone")
     };
-    temporaries(&project.join("public"), &|n| n == id, &mut leftovers);
+    // Beside a folder seihon put in place, its mark (`.<id>.seihon`).
+    let mark = format!(".{id}.seihon");
+    temporaries(
+        &project.join("public"),
+        &|n| n == id || n == mark,
+        &mut leftovers,
+    );
 
     // build/<id>/: the staged tree of one version.
     let stage = project.join("build").join(id);
@@ -266,7 +272,7 @@ fn check(
     };
     temporaries(
         &project.join("build"),
-        &|n| n == id || n == ".cache",
+        &|n| n == id || n == ".cache" || n == mark,
         &mut leftovers,
     );
     // The caches hold whole entries and temporaries only.

@@ -12,6 +12,7 @@ use serde_saphyr::Spanned;
 use crate::error::{Error, Finding, Location, Result};
 
 pub mod docbook;
+pub mod outputs;
 pub mod review;
 
 /// The project's `seihon.yml` (optional): folders and defaults for every book.
@@ -42,6 +43,9 @@ pub struct ProjectConfig {
     /// and hook programs from, e.g. a house image library. Anything else outside a book's
     /// folder, through `..` or a symlink, is refused.
     pub shared_dirs: Vec<PathBuf>,
+    /// Lets `build_dir`, `dist_dir` and `preview_dir` lie outside the project folder (never
+    /// over the sources).
+    pub outputs_outside_project: bool,
 }
 
 impl Default for ProjectConfig {
@@ -58,6 +62,7 @@ impl Default for ProjectConfig {
             checks: Default::default(),
             mail: None,
             shared_dirs: Vec::new(),
+            outputs_outside_project: false,
         }
     }
 }
@@ -77,6 +82,7 @@ impl ProjectConfig {
                 for dir in &mut config.shared_dirs {
                     *dir = root.join(&*dir);
                 }
+                outputs::check(root, &config, &text, &shown).map_err(Error::Config)?;
                 Ok(config)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectConfig::default()),
