@@ -33,12 +33,14 @@ pub fn book_dirs(project: &Project, args: &[String]) -> Result<Vec<PathBuf>, Str
 
 /// A book named on the command line: a folder path, else an id under the books folder.
 pub fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
+    // A folder that looks like a book but cannot be loaded is taken too: loading it says why.
+    let taken = |p: &Path| Book::is_book(p) || (p.is_dir() && Book::looks_like_book(p));
     let as_path = Path::new(arg);
-    if Book::is_book(as_path) {
+    if taken(as_path) {
         return Some(as_path.to_path_buf());
     }
     let under = project.books_dir().join(arg);
-    Book::is_book(&under).then_some(under)
+    taken(&under).then_some(under)
 }
 
 /// What building one book gave.

@@ -75,14 +75,17 @@ impl Project {
         self.path(&self.config.build_dir).join(id)
     }
 
-    /// Every book folder (one with a `book.yml`) under the books folder, sorted by name.
+    /// Every folder under the books folder that is or looks like a book, sorted by name: one
+    /// that cannot be loaded is listed too, so that `list`, `build` and `ci` report it rather
+    /// than leave it out.
     pub fn book_dirs(&self) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.books_dir())
             .into_iter()
             .flatten()
             .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
             .map(|e| e.path())
-            .filter(|p| p.is_dir() && Book::is_book(p))
+            .filter(|p| p.is_dir() && (Book::is_book(p) || Book::looks_like_book(p)))
             .collect();
         dirs.sort();
         dirs

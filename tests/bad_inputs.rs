@@ -2185,3 +2185,78 @@ fn folders_seihon_did_not_make_are_never_replaced() {
         }
     }
 }
+
+/// A DocBook main file is found past any prolog (a comment holding `<…>`, an entity value with
+/// markup, an internal subset over 64 KiB); a book folder that cannot be loaded (two main
+/// files, Markdown without book.yml, half a Re:VIEW project) is an error in `list` and `build`,
+/// never silently left out.
+#[test]
+fn no_book_silently_leaves_list_or_build() {
+    let article = |prolog: &str| {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{prolog}\n<article><title>T</title><section><title>S</title><para>Text.</para></section></article>\n"
+        )
+    };
+    let found = [
+        ("comment", article("<!-- Alex Buell <alex@example.org> -->")),
+        (
+            "entity",
+            article("<!DOCTYPE article [<!ENTITY note \"<para>a note</para>\">]>"),
+        ),
+        (
+            "subset",
+            article(&format!(
+                "<!DOCTYPE article [\n{}]>",
+                "<!ENTITY e \"<emphasis>x</emphasis>\">\n".repeat(3_000)
+            )),
+        ),
+    ];
+    let project = TempProject::new();
+    for (id, text) in &found {
+        write(&project.path().join("books").join(id), "main.xml", text);
+    }
+    let out = seihon(&project, &["list", "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["comment", "entity", "subset"]);
+    let out = seihon(&project, &["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    // (id, its files as name and text, what the error says)
+    type Broken<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let broken: [Broken; 3] = [
+        (
+            "two",
+            &[("book.xml", "<book/>"), ("book-old.xml", "<book/>")],
+            "this folder holds 2 DocBook main files (`books/two/book-old.xml`, `books/two/book.xml`)",
+        ),
+        ("md", &[("ch01.md", "# One\n")], "no book.yml"),
+        (
+            "re",
+            &[("config.yml", "booktitle: X\n"), ("ch01.re", "= One\n")],
+            "has a config.yml but no catalog.yml",
+        ),
+    ];
+    for (id, files, message) in broken {
+        for (name, body) in files {
+            write(&project.path().join("books").join(id), name, body);
+        }
+        for args in [&["list", "--json"][..], &["build"]] {
+            let out = seihon(&project, args);
+            let all = text(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(if args[0] == "list" { 1 } else { 2 }),
+                "{id} {args:?}: {all}"
+            );
+            assert!(all.contains(message), "{id} {args:?}: {all}");
+        }
+        std::fs::remove_dir_all(project.path().join("books").join(id)).unwrap();
+    }
+}

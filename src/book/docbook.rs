@@ -17,19 +17,39 @@ pub fn is_docbook_file(path: &Path) -> bool {
             .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Whether the file's root element is a DocBook book or article (read from its first 64 KiB:
-/// the DOCTYPE and comments come first).
+/// Whether the file's root element is a DocBook book, article or set.
 fn is_root_document(path: &Path) -> bool {
+    root_element(path).is_some_and(|name| is_book_element(&name))
+}
+
+fn is_book_element(name: &str) -> bool {
+    matches!(name.rsplit(':').next(), Some("book" | "article" | "set"))
+}
+
+/// The name of the file's root element, read past the whole prolog: the XML declaration,
+/// comments and processing instructions (which may hold `<…>`), and a DOCTYPE whose internal
+/// subset, of any size, may hold entity values with markup, comments and quoted `>`. `None`
+/// when the file cannot be read or is not XML with a root element.
+pub fn root_element(path: &Path) -> Option<String> {
     use std::io::Read;
-    let mut head = vec![0; 64 * 1024];
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let n = f.read(&mut head).unwrap_or(0);
-    let head = &head[..n];
+    // The prolog is short but for a large internal subset: the first 64 KiB, else all of it.
+    let mut head = Vec::new();
+    let mut file = std::fs::File::open(path).ok()?;
+    (&mut file).take(64 * 1024).read_to_end(&mut head).ok()?;
+    if let Some(name) = root_in(&head) {
+        return Some(name);
+    }
+    if head.len() < 64 * 1024 {
+        return None;
+    }
+    file.read_to_end(&mut head).ok()?;
+    root_in(&head)
+}
+
+fn root_in(bytes: &[u8]) -> Option<String> {
     // A UTF-16 file is found too, so that reading it says it is UTF-16 (rather than the folder
     // not being a book at all).
-    let text = match head {
+    let text = match bytes {
         [a @ (0xFF | 0xFE), b @ (0xFF | 0xFE), rest @ ..] if a != b => {
             let units: Vec<u16> = rest
                 .chunks_exact(2)
@@ -40,43 +60,130 @@ fn is_root_document(path: &Path) -> bool {
                 .collect();
             std::borrow::Cow::Owned(String::from_utf16_lossy(&units))
         }
-        _ => String::from_utf8_lossy(head),
+        _ => String::from_utf8_lossy(bytes),
     };
-    let mut rest = text.as_ref();
-    // Skip the prolog: declarations, comments, processing instructions, the DOCTYPE.
-    while let Some(i) = rest.find('<') {
-        rest = &rest[i + 1..];
-        if rest.starts_with('?') || rest.starts_with('!') {
-            continue;
-        }
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == ':' || *c == '-')
-            .collect();
-        let local = name.rsplit(':').next().unwrap_or("");
-        return matches!(local, "book" | "article" | "set");
-    }
-    false
+    root_name(&text)
 }
 
-/// Why the folder `dir` has no DocBook main file when it holds exactly one DocBook file and
-/// that file is not one (binary, or another root element): said at the file rather than "not a
-/// book" about the folder.
-pub fn why_no_main(dir: &Path) -> Option<Finding> {
+/// The root element's name in an XML document's text (see [`root_element`]).
+fn root_name(text: &str) -> Option<String> {
+    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace());
+        if let Some(after) = rest.strip_prefix("<?") {
+            rest = &after[after.find("?>")? + 2..];
+        } else if let Some(after) = rest.strip_prefix("<!--") {
+            rest = &after[after.find("-->")? + 3..];
+        } else if let Some(after) = rest.strip_prefix("<!DOCTYPE") {
+            rest = after_doctype(after)?;
+        } else if let Some(after) = rest.strip_prefix('<') {
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, ':' | '-' | '_' | '.'))
+                .collect();
+            return (!name.is_empty()).then_some(name);
+        } else {
+            // Text before the root: not an XML document.
+            return None;
+        }
+    }
+}
+
+/// What follows a DOCTYPE (given what follows `<!DOCTYPE`): its external id's quoted literals
+/// and its internal subset are skipped as XML defines them, not by looking for the next `>`.
+fn after_doctype(text: &str) -> Option<&str> {
+    let mut rest = text;
+    let mut in_subset = false;
+    loop {
+        let i = rest.find(['"', '\'', '[', ']', '>', '<'])?;
+        let c = rest[i..].chars().next()?;
+        let after = &rest[i + 1..];
+        match c {
+            '"' | '\'' => rest = &after[after.find(c)? + 1..],
+            '[' if !in_subset => {
+                in_subset = true;
+                rest = after;
+            }
+            ']' if in_subset => {
+                in_subset = false;
+                rest = after;
+            }
+            '>' if !in_subset => return Some(after),
+            '<' if in_subset && after.starts_with("!--") => {
+                rest = &after[after.find("-->")? + 3..];
+            }
+            '<' if in_subset && after.starts_with('?') => {
+                rest = &after[after.find("?>")? + 2..];
+            }
+            _ => rest = after,
+        }
+    }
+}
+
+/// The files of `dir` with a DocBook extension, sorted.
+fn docbook_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
+        .into_iter()
+        .flatten()
         .flatten()
         .map(|e| e.path())
         .filter(|p| is_docbook_file(p))
         .collect();
-    if files.len() != 1 || is_root_document(&files[0]) {
+    files.sort();
+    files
+}
+
+/// Why the folder `dir` has no DocBook main file, when it holds DocBook files: two or more root
+/// documents (which is the book?), or files none of which is one (said at the file when there is
+/// one: binary, or another root element), rather than "not a book" about the folder.
+pub fn why_no_main(dir: &Path) -> Option<Finding> {
+    let files = docbook_files(dir);
+    let roots: Vec<&PathBuf> = files.iter().filter(|p| is_root_document(p)).collect();
+    let shown = |p: &Path| display_path(Path::new("."), p).display().to_string();
+    if roots.len() > 1 {
+        let names: Vec<String> = roots.iter().map(|p| format!("`{}`", shown(p))).collect();
+        return Some(
+            Finding::error(
+                Location::file(display_path(Path::new("."), dir)),
+                format!(
+                    "this folder holds {} DocBook main files ({}), so which is the book is not clear",
+                    roots.len(),
+                    names.join(", ")
+                ),
+            )
+            .with_hint(format!(
+                "build the one you mean by its path (`seihon build {}`), or move the others out of the folder",
+                shown(roots[0])
+            )),
+        );
+    }
+    if !roots.is_empty() || files.is_empty() {
         return None;
     }
-    let file = files.remove(0);
+    if files.len() > 1 {
+        let names: Vec<String> = files
+            .iter()
+            .map(|p| match root_element(p) {
+                Some(root) => format!("`{}` (<{root}>)", shown(p)),
+                None => format!("`{}` (not XML)", shown(p)),
+            })
+            .collect();
+        return Some(
+            Finding::error(
+                Location::file(display_path(Path::new("."), dir)),
+                format!(
+                    "none of this folder's DocBook files is a book's main file: {}",
+                    names.join(", ")
+                ),
+            )
+            .with_hint("a DocBook book's main file is XML whose root element is <book>, <article> or <set>"),
+        );
+    }
+    let file = &files[0];
     let head: Vec<u8> = {
         use std::io::Read;
         let mut head = Vec::new();
-        std::fs::File::open(&file)
+        std::fs::File::open(file)
             .ok()?
             .take(64 * 1024)
             .read_to_end(&mut head)
@@ -98,18 +205,16 @@ pub fn why_no_main(dir: &Path) -> Option<Finding> {
         None => "this file's root element is not <book>, <article> or <set>, so it is not a book's main file".into(),
     };
     Some(
-        Finding::error(Location::new(display_path(Path::new("."), &file), 1, 1), message)
+        Finding::error(Location::new(display_path(Path::new("."), file), 1, 1), message)
             .with_hint("a DocBook book's main file is XML text whose root element is <book> or <article>; put the right file in its place"),
     )
 }
 
 /// The one DocBook root document in `dir`, if there is exactly one.
 pub fn find_main(dir: &Path) -> Option<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| is_docbook_file(p) && is_root_document(p))
+    let mut found: Vec<PathBuf> = docbook_files(dir)
+        .into_iter()
+        .filter(|p| is_root_document(p))
         .collect();
     (found.len() == 1).then(|| found.remove(0))
 }
@@ -166,4 +271,82 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         shared_dirs: Vec::new(),
         root,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_is_found_past_any_prolog() {
+        let big_subset = format!(
+            "<?xml version=\"1.0\"?><!DOCTYPE book [{}]><book/>",
+            "<!ENTITY e \"x\">".repeat(10_000)
+        );
+        let cases = [
+            ("<book/>", Some("book")),
+            (
+                "\u{feff}<?xml version=\"1.0\"?>\n<article>",
+                Some("article"),
+            ),
+            (
+                "<!-- Alex <alex@example.org> -->\n<article>",
+                Some("article"),
+            ),
+            ("<?xml-stylesheet href=\"a>b\"?><book>", Some("book")),
+            (
+                "<!DOCTYPE book PUBLIC \"-//OASIS//DTD DocBook XML V4.5//EN\" \"x.dtd\">\n<!-- <chapter> -->\n<book>",
+                Some("book"),
+            ),
+            (
+                "<!DOCTYPE book [<!ENTITY tag \"<chapter>\"> <!-- ]> --> <?pi ]>?>]>\n<book>",
+                Some("book"),
+            ),
+            (
+                "<!DOCTYPE book [<!ENTITY q '\"]>'>]><db:book xmlns:db=\"x\">",
+                Some("db:book"),
+            ),
+            (big_subset.as_str(), Some("book")),
+            ("text first <book/>", None),
+            ("<!-- never closed <book/>", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(
+                root_name(text).as_deref(),
+                want,
+                "{}",
+                &text[..text.len().min(80)]
+            );
+        }
+    }
+
+    #[test]
+    fn a_large_internal_subset_is_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("book.xml");
+        let subset = "<!ENTITY e \"<para>x</para>\">\n".repeat(5_000);
+        std::fs::write(
+            &main,
+            format!("<!DOCTYPE book [{subset}]>\n<book><title>T</title></book>\n"),
+        )
+        .unwrap();
+        assert!(std::fs::metadata(&main).unwrap().len() > 64 * 1024);
+        assert_eq!(root_element(&main).as_deref(), Some("book"));
+        assert_eq!(find_main(dir.path()), Some(main));
+    }
+
+    #[test]
+    fn two_main_files_are_named_both() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("book.xml"), "<book/>").unwrap();
+        std::fs::write(dir.path().join("book-old.xml"), "<book/>").unwrap();
+        std::fs::write(dir.path().join("ch01.xml"), "<chapter/>").unwrap();
+        assert_eq!(find_main(dir.path()), None);
+        let f = why_no_main(dir.path()).unwrap();
+        assert!(f.message.contains("holds 2 DocBook main files"), "{f}");
+        assert!(
+            f.message.contains("book-old.xml`, `") && f.message.contains("book.xml`"),
+            "{f}"
+        );
+    }
 }

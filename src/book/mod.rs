@@ -447,6 +447,48 @@ impl Book {
         {
             return Err(Error::Config(finding));
         }
+        if path.is_dir() {
+            let has = |ext: &[&str]| {
+                std::fs::read_dir(path)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .any(|e| {
+                        e.path()
+                            .extension()
+                            .and_then(|x| x.to_str())
+                            .is_some_and(|x| ext.contains(&x))
+                    })
+            };
+            let config = path.join("config.yml").is_file();
+            let catalog = path.join("catalog.yml").is_file();
+            let why = if config != catalog {
+                let (has, lacks) = if config {
+                    ("config.yml", "catalog.yml")
+                } else {
+                    ("catalog.yml", "config.yml")
+                };
+                Some(format!(
+                    "this Re:VIEW project has a {has} but no {lacks}; a Re:VIEW book needs both"
+                ))
+            } else if has(&["re"]) {
+                Some(
+                    "this folder holds Re:VIEW chapters (.re) but no config.yml and catalog.yml"
+                        .into(),
+                )
+            } else if has(&["md", "markdown"]) {
+                Some("this folder holds Markdown chapters but no book.yml, which gives the book's title, language and chapter order".into())
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(Error::Config(
+                    Finding::error(Location::file(path), why).with_hint(
+                        "`seihon new <id> --format markdown|review|docbook` shows a book's files",
+                    ),
+                ));
+            }
+        }
         Err(Error::Config(
             Finding::error(Location::file(path), "this is not a book")
                 .with_hint("a book is a folder with a book.yml, a Re:VIEW folder with config.yml and catalog.yml, a Re:VIEW config file, or a DocBook main file (or a folder holding one)"),
@@ -466,6 +508,27 @@ impl Book {
                 && path
                     .parent()
                     .is_some_and(|d| d.join("catalog.yml").is_file()))
+    }
+
+    /// Whether the folder holds what books are made of (manuscripts in any of the formats, or
+    /// Re:VIEW's settings) though [`Book::is_book`] does not take it: a book with a mistake,
+    /// such as a missing `book.yml` or `catalog.yml`.
+    pub fn looks_like_book(dir: &Path) -> bool {
+        const MANUSCRIPTS: &[&str] = &["md", "markdown", "re", "xml", "docbook", "dbk"];
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                let path = e.path();
+                let name = e.file_name();
+                path.is_file()
+                    && (name == "config.yml"
+                        || name == "catalog.yml"
+                        || path.extension().and_then(|x| x.to_str()).is_some_and(|x| {
+                            MANUSCRIPTS.contains(&x.to_ascii_lowercase().as_str())
+                        }))
+            })
     }
 
     /// Loads `root/book.yml`. `display_root` is how paths are shown in messages.
