@@ -3,7 +3,8 @@
 //! `pre-build` (before reading), `post-convert` (after the XHTML is written, before staging —
 //! the staged tree exists from the previous build or not at all), `pre-pack` (the final
 //! adjustment: the staged tree is complete and what the hook leaves there is packed) and
-//! `post-pack` (the EPUB exists). Each runs with the staged tree as working directory and the
+//! `post-pack` (the new EPUB exists at a temporary path, and replaces the last one only when
+//! the hook succeeds). Each runs with the staged tree as working directory and the
 //! book in the environment; a non-zero exit fails the book with the hook's output in the log.
 use std::path::{Path, PathBuf};
 use std::time::Duration;

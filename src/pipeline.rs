@@ -837,6 +837,9 @@ fn run(
     let previous = std::fs::read_to_string(&packed_by)
         .is_ok_and(|last| last == stamp())
         .then_some(output.as_path());
+    // The post-pack hook and epubcheck take the new EPUB at its temporary path: it replaces
+    // the last one only once both have passed, and epubcheck reads what the hook left.
+    let mut post_pack_ran = false;
     epub::pack_reusing(
         &stage_dir,
         &output,
@@ -844,6 +847,17 @@ fn run(
         previous,
         Some(&project.kept_dir(Kept::Crcs, &book.id)),
         |packed| {
+            at.enter(Step::Hook(hooks::Stage::PostPack));
+            let ran = HookRun {
+                book: &book,
+                stage_dir: &stage_dir,
+                output: packed,
+                enabled: opts.hooks,
+                time_limit: std::time::Duration::from_secs(project.config.hook_timeout.max(1)),
+            }
+            .run(hooks::Stage::PostPack)?;
+            post_pack_ran = ran.is_some();
+            log.extend(ran);
             if opts.epubcheck {
                 at.enter(Step::Epubcheck);
                 gate(opts, &mut findings, epubcheck.run(packed)?)?;
@@ -851,13 +865,16 @@ fn run(
             Ok(())
         },
     )?;
-    // Only a speed-up: when it cannot be noted, the next build compresses everything.
-    let _ = stage::write_atomic(&packed_by, stamp().as_bytes());
+    // Only a speed-up: when it cannot be noted, the next build compresses everything. An EPUB
+    // a hook may have rewritten is never taken for one seihon packed.
+    if post_pack_ran {
+        let _ = std::fs::remove_file(&packed_by);
+    } else {
+        let _ = stage::write_atomic(&packed_by, stamp().as_bytes());
+    }
     if opts.release.is_some() {
         write_checksum(&output)?;
     }
-    at.enter(Step::Hook(hooks::Stage::PostPack));
-    log.extend(run_hook(&book, hooks::Stage::PostPack)?);
     Ok(Built {
         id: book.id.clone(),
         epub: output,

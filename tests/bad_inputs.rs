@@ -2260,3 +2260,52 @@ fn no_book_silently_leaves_list_or_build() {
         std::fs::remove_dir_all(project.path().join("books").join(id)).unwrap();
     }
 }
+
+/// A post-pack hook works on the new EPUB at its temporary path: when it fails, the last EPUB
+/// stays byte for byte, and the message says so truly; what it leaves in the EPUB is what is
+/// delivered.
+#[test]
+fn a_failed_post_pack_hook_leaves_the_last_epub() {
+    let project = TempProject::new();
+    let dir = make_base(&project, Base::TinyMd);
+    let first = seihon(&project, &["build", "tmd"]);
+    assert!(first.status.success(), "{}", text(&first));
+    let before = std::fs::read(project.epub("tmd")).unwrap();
+    // It sees the new EPUB (it differs from the last: the chapter changed), then fails.
+    write(&dir, "ch01.md", "# One {#one}\n\nChanged paragraph.\n");
+    write_exec(
+        &dir.join("hooks/post-pack"),
+        "#!/bin/sh\ncase \"$SEIHON_OUTPUT\" in */dist/tmd.epub) echo 'given the final path' >&2; exit 3;; esac\ntest -s \"$SEIHON_OUTPUT\" || exit 4\necho 'upload refused' >&2\nexit 1\n",
+    );
+    let out = seihon(&project, &["build", "tmd"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("upload refused"), "{all}");
+    assert!(
+        all.contains("unchanged"),
+        "the message names the kept EPUB: {all}"
+    );
+    assert_eq!(
+        std::fs::read(project.epub("tmd")).unwrap(),
+        before,
+        "the last EPUB changed"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(project.path().join("dist"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leftovers, ["tmd.epub"], "temporaries left in dist/");
+    // A hook that succeeds may rewrite the EPUB: that is what is delivered.
+    write_exec(
+        &dir.join("hooks/post-pack"),
+        "#!/bin/sh\nprintf 'signed' >> \"$SEIHON_OUTPUT\"\n",
+    );
+    let out = seihon(&project, &["build", "tmd"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        std::fs::read(project.epub("tmd"))
+            .unwrap()
+            .ends_with(b"signed")
+    );
+}
