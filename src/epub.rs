@@ -12,7 +12,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipWriter};
 
 use crate::cache::FileStamp;
-use crate::error::{Error, Result};
+use crate::error::{Error, Finding, Location, Result};
 
 pub const MIMETYPE: &[u8] = b"application/epub+zip";
 
@@ -67,15 +67,51 @@ pub fn list_files(dir: &Path) -> Result<Vec<String>> {
             let kind = entry
                 .file_type()
                 .map_err(|e| Error::io(entry.path(), "cannot read", e))?;
+            let shown = name.to_string_lossy().replace('\\', "/");
             if kind.is_dir() {
                 stack.push(name);
+            } else if kind.is_file() {
+                out.push(shown);
+            } else if kind.is_symlink() {
+                // A link (a hook's) is read only when it leads to a file inside the tree.
+                let target = entry.path().canonicalize();
+                let inside = dir
+                    .canonicalize()
+                    .is_ok_and(|root| target.as_ref().is_ok_and(|t| t.starts_with(root)));
+                if !inside || !target.as_ref().is_ok_and(|t| t.is_file()) {
+                    let to = std::fs::read_link(entry.path()).unwrap_or_default();
+                    return Err(not_regular(
+                        dir,
+                        &shown,
+                        &format!(
+                            "a link to `{}`, which is not a file inside the book's tree",
+                            to.display()
+                        ),
+                    ));
+                }
+                out.push(shown);
             } else {
-                out.push(name.to_string_lossy().replace('\\', "/"));
+                return Err(not_regular(
+                    dir,
+                    &shown,
+                    "not a regular file (a FIFO, a device or a socket)",
+                ));
             }
         }
     }
     out.sort();
     Ok(out)
+}
+
+/// A staged entry seihon will not read: only regular files go into an EPUB or a preview.
+fn not_regular(dir: &Path, rel: &str, what: &str) -> Error {
+    Error::Book(vec![
+        Finding::error(
+            Location::file(dir.join(rel)),
+            format!("the staged tree holds `{rel}`, {what}; seihon packs only regular files"),
+        )
+        .with_hint("a hook (pre-pack or post-convert) probably left it there: make the hook write a plain file instead"),
+    ])
 }
 
 /// Packs the staged tree in `stage` into `output`, replacing it only on success.

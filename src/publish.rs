@@ -191,8 +191,11 @@ fn unpack(
     let mut links: Vec<(&String, PathBuf)> = Vec::new();
     for (i, (rel, (size, crc))) in entries.iter().enumerate() {
         let path = staged.join(rel);
-        let held = crate::cache::FileStamp::of(&path)
-            .is_some_and(|s| s.size() == *size && crcs.get(rel, &s) == Some(*crc));
+        // Only a regular file of the staged tree vouches for an entry (a link a hook left
+        // there never goes into the preview: the EPUB's bytes do).
+        let held = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
+            && crate::cache::FileStamp::of(&path)
+                .is_some_and(|s| s.size() == *size && crcs.get(rel, &s) == Some(*crc));
         if held {
             links.push((rel, path));
         } else {

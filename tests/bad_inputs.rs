@@ -2309,3 +2309,87 @@ fn a_failed_post_pack_hook_leaves_the_last_epub() {
             .ends_with(b"signed")
     );
 }
+
+/// What a hook leaves in the staged tree is packed only when it is a regular file there: a link
+/// out of the tree (`/etc/passwd`) or a FIFO (which would hang packing) fails the book naming
+/// the entry, the last EPUB kept; a link to a file inside the tree is read.
+#[test]
+fn links_and_fifos_in_the_staged_tree_are_never_packed() {
+    let hooks = [
+        (
+            "pre-pack",
+            "ln -s /etc/passwd item/passwd",
+            Some("item/passwd"),
+        ),
+        ("pre-pack", "ln -s .. item/up", Some("item/up")),
+        ("pre-pack", "mkfifo item/pipe", Some("item/pipe")),
+        (
+            "pre-pack",
+            "cp mimetype item/copy.txt && ln -s copy.txt item/same.txt",
+            None,
+        ),
+        // After packing, a staged page swapped for a link: the preview takes the EPUB's bytes.
+        (
+            "post-pack",
+            "cp mimetype item/copy.txt && ln -s copy.txt item/same.txt && for f in item/xhtml/*.xhtml; do ln -sf /etc/passwd \"$f\"; done",
+            None,
+        ),
+    ];
+    for (stage, command, refused) in hooks {
+        let project = TempProject::new();
+        let dir = make_base(&project, Base::TinyMd);
+        let first = seihon(&project, &["build", "tmd"]);
+        assert!(first.status.success(), "{}", text(&first));
+        let before = std::fs::read(project.epub("tmd")).unwrap();
+        write_exec(
+            &dir.join("hooks").join(stage),
+            &format!("#!/bin/sh\nset -e\n{command}\n"),
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = project.path().to_path_buf();
+        std::thread::spawn(move || {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_seihon"))
+                .args(["build", "tmd"])
+                .current_dir(&path)
+                .output()
+                .unwrap();
+            let _ = tx.send(out);
+        });
+        let out = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{command}: the build hangs"));
+        let all = text(&out);
+        match refused {
+            Some(entry) => {
+                assert_eq!(out.status.code(), Some(1), "{command}: {all}");
+                assert!(
+                    all.contains(&format!("the staged tree holds `{entry}`")),
+                    "{command}: {all}"
+                );
+                assert_eq!(
+                    std::fs::read(project.epub("tmd")).unwrap(),
+                    before,
+                    "{command}"
+                );
+            }
+            None if stage == "pre-pack" => {
+                assert!(out.status.success(), "{command}: {all}");
+                let names = entry_names(&project.epub("tmd"));
+                assert!(names.contains(&"item/same.txt".to_string()), "{names:?}");
+                assert_eq!(
+                    read_entry(&project.epub("tmd"), "item/same.txt"),
+                    "application/epub+zip"
+                );
+            }
+            None => assert!(out.status.success(), "{command}: {all}"),
+        }
+        // Nothing in the preview is a link.
+        for file in seihon::epub::list_files(&project.path().join("public/tmd")).unwrap() {
+            let path = project.path().join("public/tmd").join(&file);
+            assert!(
+                !path.symlink_metadata().unwrap().is_symlink(),
+                "{command}: public/tmd/{file}"
+            );
+        }
+    }
+}
