@@ -282,10 +282,11 @@ pub fn publish_preview(
 ) -> Option<PathBuf> {
     crate::publish::publish(project, dir, outcome, commit)
         .inspect_err(|e| {
-            eprintln!(
+            let line = format!(
                 "warning: the preview of {} was not updated: {e}",
                 dir.display()
-            )
+            );
+            eprintln!("{}", crate::console::safe(&line))
         })
         .ok()
 }

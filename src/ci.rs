@@ -26,14 +26,14 @@ pub fn run(
     let mut targets = match batch::report_targets(reports) {
         Ok(t) => t,
         Err(why) => {
-            eprintln!("{why}");
+            eprintln!("{}", crate::console::safe(&why));
             return ExitCode::from(2);
         }
     };
     let dirs = match batch::book_dirs(project, books) {
         Ok(d) => d,
         Err(why) => {
-            eprintln!("{why}");
+            eprintln!("{}", crate::console::safe(&why));
             return ExitCode::from(2);
         }
     };
@@ -73,12 +73,14 @@ pub fn run(
     let mut logs = Vec::new();
     for (i, (dir, outcome)) in dirs.iter().zip(&outcomes).enumerate() {
         let log = book_log(dir, outcome, commit.as_deref());
-        eprintln!("[{}/{}] {}", i + 1, dirs.len(), dir.display());
-        eprint!("{}", outcome.log);
-        print!("{}", outcome.summary);
+        let line = format!("[{}/{}] {}", i + 1, dirs.len(), dir.display());
+        eprintln!("{}", crate::console::safe(&line));
+        eprint!("{}", crate::console::safe(&outcome.log));
+        print!("{}", crate::console::safe(&outcome.summary));
         let path = logs_dir.join(format!("{}.log", outcome.report.book));
         if let Err(e) = crate::stage::write_atomic(&path, log.as_bytes()) {
-            eprintln!("warning: cannot write the log {}: {e}", path.display());
+            let line = format!("warning: cannot write the log {}: {e}", path.display());
+            eprintln!("{}", crate::console::safe(&line));
         }
         if outcome.exit != 0 {
             code = 1;
@@ -88,7 +90,7 @@ pub fn run(
     }
     let reports: Vec<report::BookReport> = outcomes.iter().map(|o| o.report.clone()).collect();
     code = code.max(batch::write_reports(&targets, &reports));
-    eprint!("{}", summary(&reports));
+    eprint!("{}", crate::console::safe(&summary(&reports)));
 
     let state_path = build_dir.join(STATE_FILE);
     let previous = read_state(&state_path);
@@ -194,13 +196,14 @@ fn notify(
         };
         let sent = crate::mail::compose(cfg, &run, &book)
             .and_then(|message| crate::mail::send(cfg, &message));
-        match sent {
-            Ok(sent) => eprintln!("mailed the log of {} ({sent})", r.book),
-            Err(e) => eprintln!(
+        let line = match sent {
+            Ok(sent) => format!("mailed the log of {} ({sent})", r.book),
+            Err(e) => format!(
                 "warning: the mail about {} was not sent: {e}; the log is in {}",
                 r.book,
                 path.display()
             ),
-        }
+        };
+        eprintln!("{}", crate::console::safe(&line));
     }
 }

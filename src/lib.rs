@@ -8,6 +8,7 @@ pub mod book;
 pub mod cache;
 pub mod check;
 pub mod ci;
+pub mod console;
 pub mod cover;
 pub mod doc;
 pub mod epub;

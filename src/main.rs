@@ -169,7 +169,7 @@ fn main() -> ExitCode {
 }
 
 fn fail(e: &Error) -> ExitCode {
-    eprintln!("{e}");
+    eprintln!("{}", seihon::console::safe(&e.to_string()));
     ExitCode::from(e.exit_code() as u8)
 }
 
@@ -177,14 +177,14 @@ fn build(project: &Project, args: &BuildArgs, opts: &pipeline::BuildOptions) -> 
     let targets = match batch::report_targets(&args.report) {
         Ok(t) => t,
         Err(why) => {
-            eprintln!("{why}");
+            eprintln!("{}", seihon::console::safe(&why));
             return ExitCode::from(2);
         }
     };
     let dirs = match batch::book_dirs(project, &args.books) {
         Ok(d) => d,
         Err(why) => {
-            eprintln!("{why}");
+            eprintln!("{}", seihon::console::safe(&why));
             return ExitCode::from(2);
         }
     };
@@ -196,24 +196,25 @@ fn build(project: &Project, args: &BuildArgs, opts: &pipeline::BuildOptions) -> 
         .then(|| seihon::mail::commit_id(&project.root))
         .flatten();
     for (i, dir) in dirs.iter().enumerate() {
-        eprintln!(
+        let line = format!(
             "[{}/{total}] {} {}",
             i + 1,
             if opts.pack { "building" } else { "checking" },
             dir.display()
         );
+        eprintln!("{}", seihon::console::safe(&line));
         let probe = (!args.force)
             .then(|| seihon::fresh::probe(project, dir, opts, commit.as_deref()))
             .flatten();
         if let Some(outcome) = probe.as_ref().and_then(|p| p.up_to_date()) {
-            eprint!("{}", outcome.log);
-            print!("{}", outcome.summary);
+            eprint!("{}", seihon::console::safe(&outcome.log));
+            print!("{}", seihon::console::safe(&outcome.summary));
             book_reports.push(outcome.report);
             continue;
         }
         let outcome = batch::run_book(project, dir, opts);
-        eprint!("{}", outcome.log);
-        print!("{}", outcome.summary);
+        eprint!("{}", seihon::console::safe(&outcome.log));
+        print!("{}", seihon::console::safe(&outcome.summary));
         code = code.max(outcome.exit);
         if opts.pack {
             let preview = batch::publish_preview(project, dir, &outcome, commit.as_deref());
@@ -242,7 +243,7 @@ fn release(project: &Project, book: &str, version: &str) -> ExitCode {
     let dir = match batch::book_dirs(project, &[book.to_string()]) {
         Ok(d) => d.into_iter().next().expect("one book named"),
         Err(why) => {
-            eprintln!("{why}");
+            eprintln!("{}", seihon::console::safe(&why));
             return ExitCode::from(2);
         }
     };
@@ -253,15 +254,16 @@ fn release(project: &Project, book: &str, version: &str) -> ExitCode {
         external_links: false,
         release: Some(version.to_string()),
     };
-    eprintln!("releasing {} version {version}", dir.display());
+    let line = format!("releasing {} version {version}", dir.display());
+    eprintln!("{}", seihon::console::safe(&line));
     let outcome = batch::run_book(project, &dir, &opts);
-    eprint!("{}", outcome.log);
+    eprint!("{}", seihon::console::safe(&outcome.log));
     if outcome.exit == 0
         && let Some(epub) = &outcome.report.epub
     {
         let sums = pipeline::checksum_path(std::path::Path::new(epub));
         let sum = std::fs::read_to_string(&sums).unwrap_or_default();
-        println!("released {epub}");
+        println!("{}", seihon::console::safe(&format!("released {epub}")));
         println!("sha256 {}", sum.split_whitespace().next().unwrap_or(""));
     }
     ExitCode::from(outcome.exit)
@@ -280,7 +282,8 @@ fn list(project: &Project, json: bool) -> ExitCode {
                 "chapters": book.chapters.len(),
             })),
             Err(e) => {
-                eprintln!("{}", batch::prefixed(&dir, &e.to_string()));
+                let line = batch::prefixed(&dir, &e.to_string());
+                eprintln!("{}", seihon::console::safe(&line));
                 code = 1;
             }
         }
@@ -289,11 +292,12 @@ fn list(project: &Project, json: bool) -> ExitCode {
         println!("{}", serde_json::Value::Array(rows));
     } else {
         for r in &rows {
-            println!(
+            let line = format!(
                 "{}\t{}",
                 r["id"].as_str().unwrap_or(""),
                 r["title"].as_str().unwrap_or("")
             );
+            println!("{}", seihon::console::safe(&line));
         }
     }
     ExitCode::from(code)

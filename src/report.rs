@@ -165,11 +165,13 @@ pub fn junit(reports: &[BookReport]) -> String {
     })
 }
 
-/// GitHub's escaping of a workflow command's message.
+/// GitHub's escaping of a workflow command's message; `##[`, which starts a legacy command
+/// anywhere in a line, gets a zero-width space inside.
 fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
+        .replace("##[", "#\u{200B}#[")
 }
 
 /// GitHub's escaping of a workflow command's property values.

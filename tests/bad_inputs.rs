@@ -2393,3 +2393,55 @@ fn links_and_fifos_in_the_staged_tree_are_never_packed() {
         }
     }
 }
+
+/// Under GitHub Actions, a book's text (here a chapter's name in book.yml, and what a hook
+/// prints) never reaches the log as a workflow command: the only lines that are commands are
+/// seihon's own annotations, whose data is escaped.
+#[test]
+fn book_text_never_becomes_a_workflow_command() {
+    let project = TempProject::new();
+    let dir = make_base(&project, Base::TinyMd);
+    write(
+        &dir,
+        "book.yml",
+        "title: Tiny\nlanguage: en\nchapters: [\"ch01.md\\n::add-mask::hidden\\n  ::error file=x.md::injected ##[set-env name=A]1\"]\n",
+    );
+    // And a book whose hook prints commands, then fails.
+    let other = project.path().join("books/hooked");
+    copy_dir(&repo().join("books/neko-no-hon"), &other);
+    write_exec(
+        &other.join("hooks/pre-build"),
+        "#!/bin/sh\necho '::stop-commands::token' >&2\necho '##[add-mask]x' >&2\nexit 1\n",
+    );
+    for args in [
+        &["build", "tmd"][..],
+        &["ci", "tmd"],
+        &["list"],
+        &["build", "hooked"],
+        &["ci", "hooked"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_seihon"))
+            .args(args)
+            .current_dir(project.path())
+            .env("GITHUB_ACTIONS", "true")
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert_ne!(out.status.code(), Some(0), "{args:?}: {all}");
+        assert!(
+            all.contains("add-mask"),
+            "{args:?}: the text is still shown: {all}"
+        );
+        for line in all.lines() {
+            assert!(!line.contains("##["), "{args:?}: {line}");
+            let Some(command) = line.trim_start().strip_prefix("::") else {
+                continue;
+            };
+            let ours = (command.starts_with("error ") || command.starts_with("warning "))
+                && command
+                    .split_once("::")
+                    .is_some_and(|(props, _)| props.ends_with("title=seihon"));
+            assert!(ours, "{args:?}: a workflow command from the book: {line}");
+        }
+    }
+}
