@@ -2445,3 +2445,37 @@ fn book_text_never_becomes_a_workflow_command() {
         }
     }
 }
+
+/// A hook is waited for, not its pipes: one that leaves a program running in the background
+/// (holding its output) does not hold the build up to the time limit, and the log says what
+/// happened; one that floods its output is stopped, and the message says why.
+#[test]
+fn hooks_are_waited_for_not_their_pipes() {
+    let project = TempProject::new();
+    let dir = make_base(&project, Base::TinyMd);
+    write_exec(
+        &dir.join("hooks/pre-pack"),
+        "#!/bin/sh\nsleep 300 &\necho 'adjusted the cover'\n",
+    );
+    let started = std::time::Instant::now();
+    let out = seihon(&project, &["build", "tmd"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        all.contains("a process it started in the background"),
+        "{all}"
+    );
+    write_exec(&dir.join("hooks/pre-pack"), "#!/bin/sh\nyes\n");
+    let out = seihon(&project, &["build", "tmd"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("printed more than 4 MiB and was stopped"),
+        "{all}"
+    );
+}
