@@ -1295,6 +1295,14 @@ type ReadBook = (
 );
 
 /// Reads a DocBook book and fills in its chapters and metadata (the document's `info`).
+/// A DocBook book's metadata and chapters, which only reading its document gives (what
+/// `seihon list` shows); the document itself is not kept.
+pub fn read_docbook_metadata(book: &mut Book) {
+    if let Some(main) = book.docbook.clone() {
+        let _ = read_docbook(book, &main);
+    }
+}
+
 fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
     let root = book
         .root

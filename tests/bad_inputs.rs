@@ -2194,7 +2194,7 @@ fn folders_seihon_did_not_make_are_never_replaced() {
 fn no_book_silently_leaves_list_or_build() {
     let article = |prolog: &str| {
         format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{prolog}\n<article><title>T</title><section><title>S</title><para>Text.</para></section></article>\n"
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{prolog}\n<article lang=\"ja\"><title>製本の本</title><section><title>S</title><para>Text.</para></section></article>\n"
         )
     };
     let found = [
@@ -2225,6 +2225,12 @@ fn no_book_silently_leaves_list_or_build() {
         .map(|b| b["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["comment", "entity", "subset"]);
+    // With the document's own metadata, not placeholders.
+    for b in listed.as_array().unwrap() {
+        assert_eq!(b["title"], "製本の本", "{b}");
+        assert_eq!(b["language"], "ja", "{b}");
+        assert_eq!(b["chapters"], 1, "{b}");
+    }
     let out = seihon(&project, &["build"]);
     assert!(out.status.success(), "{}", text(&out));
 
