@@ -43,6 +43,15 @@ pub fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
     taken(&under).then_some(under)
 }
 
+/// "1 chapter", "4 chapters".
+fn chapters(n: usize) -> String {
+    if n == 1 {
+        "1 chapter".into()
+    } else {
+        format!("{n} chapters")
+    }
+}
+
 /// What building one book gave.
 pub struct Outcome {
     pub report: BookReport,
@@ -97,13 +106,13 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
             log.push_str(&report::findings_text(&report.findings));
             let summary = if built.packed {
                 format!(
-                    "built {} → {} ({} chapters)\n",
+                    "built {} → {} ({})\n",
                     built.id,
                     built.epub.display(),
-                    built.chapters
+                    chapters(built.chapters)
                 )
             } else {
-                format!("checked {} ({} chapters)\n", built.id, built.chapters)
+                format!("checked {} ({})\n", built.id, chapters(built.chapters))
             };
             Outcome {
                 report,
