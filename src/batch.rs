@@ -143,8 +143,10 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 Error::Book(_) | Error::Config(_) => {
                     log.push_str(&report::findings_text(&report.findings))
                 }
+                // Its paths are the project's (an output folder, a temporary), already as
+                // they open from the project root: never the book's.
                 other => {
-                    log.push_str(&prefixed(dir, &other.to_string()));
+                    log.push_str(&other.to_string());
                     log.push('\n');
                 }
             }

@@ -153,7 +153,11 @@ pub fn pack_reusing(
     // What killed runs left here goes first; a temporary EPUB is never taken for a book.
     crate::stage::sweep(out_dir);
     let zip_err = |e: zip::result::ZipError| {
-        Error::io(output, "cannot write the EPUB", std::io::Error::other(e))
+        let e = match e {
+            zip::result::ZipError::Io(e) => e,
+            other => std::io::Error::other(other),
+        };
+        Error::io(output, "cannot write the EPUB", e)
     };
     let stored = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Stored)
@@ -183,7 +187,11 @@ pub fn pack_reusing(
     let time = zip_time(unix_time);
     // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
     let tmp = crate::stage::temp_file(out_dir, ".tmp.epub")?;
-    let mut zip = ZipWriter::new(std::io::BufWriter::new(tmp.as_file()));
+    // Never dropped unfinished: the zip crate's drop finishes the archive and prints its own
+    // message to stderr when that fails (a full disk). On an error the writer (which holds
+    // only a buffer, the file being the temporary's) is left, and the temporary removed.
+    let mut zip =
+        std::mem::ManuallyDrop::new(ZipWriter::new(std::io::BufWriter::new(tmp.as_file())));
     zip.start_file("mimetype", stored).map_err(zip_err)?;
     zip.write_all(MIMETYPE)
         .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
@@ -231,10 +239,13 @@ pub fn pack_reusing(
                     }
                     _ if image => Entry::Stored(data),
                     _ => {
-                        let mut one = ZipWriter::new(std::io::Cursor::new(Vec::new()));
+                        let mut one = std::mem::ManuallyDrop::new(ZipWriter::new(
+                            std::io::Cursor::new(Vec::new()),
+                        ));
                         one.start_file(rel.as_str(), deflated).map_err(zip_err)?;
                         one.write_all(&data)
                             .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
+                        let one = std::mem::ManuallyDrop::into_inner(one);
                         Entry::Compressed(one.finish().map_err(zip_err)?.into_inner())
                     }
                 };
@@ -271,7 +282,9 @@ pub fn pack_reusing(
     if let Some(dir) = crcs {
         Crcs::from_iter(kept).save(dir);
     }
-    let mut buf = zip.finish().map_err(zip_err)?;
+    let mut buf = std::mem::ManuallyDrop::into_inner(zip)
+        .finish()
+        .map_err(zip_err)?;
     buf.flush()
         .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
     drop(buf);

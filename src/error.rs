@@ -118,7 +118,7 @@ pub enum Error {
     #[error("{0}")]
     Config(Finding),
     /// The machine failed us: a file could not be written, a temporary folder not made.
-    #[error("{}: {message}: {source}", .path.display())]
+    #[error("{}: {message}: {}", .path.display(), plain_io(.source))]
     Io {
         path: PathBuf,
         message: &'static str,
@@ -128,6 +128,26 @@ pub enum Error {
     /// A template (ours or the book's override) failed to render.
     #[error("template {name}: {message}")]
     Template { name: String, message: String },
+}
+
+/// What went wrong with a file, in plain words where the system's are obscure.
+pub fn plain_io(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::StorageFull => "the disk is full; free some space and build again".into(),
+        K::QuotaExceeded => "the disk quota is used up; free some space and build again".into(),
+        K::ReadOnlyFilesystem => "the disk is read-only".into(),
+        K::PermissionDenied => "permission denied (seihon may not write or read here)".into(),
+        K::NotFound => "it does not exist".into(),
+        _ => {
+            // The system's words, without Rust's `(os error N)`.
+            let text = e.to_string();
+            match text.rfind(" (os error ") {
+                Some(i) => text[..i].to_string(),
+                None => text,
+            }
+        }
+    }
 }
 
 fn display_findings(findings: &[Finding]) -> String {

@@ -210,7 +210,15 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// A hard link to `from` at `to` (no new file), or a copy where links are not possible (another
 /// file system). Only for files nothing will write to in place.
 pub fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::hard_link(from, to).or_else(|_| std::fs::copy(from, to).map(|_| ()))
+    // A hard link to a symlink would be a symlink (one into a shared folder, say): link to the
+    // file it leads to, so that what is staged is always a regular file.
+    let linked = std::fs::symlink_metadata(from).is_ok_and(|m| m.file_type().is_symlink());
+    let real = if linked {
+        std::fs::canonicalize(from)?
+    } else {
+        from.to_path_buf()
+    };
+    std::fs::hard_link(&real, to).or_else(|_| std::fs::copy(&real, to).map(|_| ()))
 }
 
 /// The folder a path is in (`.` for a bare name).

@@ -2485,3 +2485,23 @@ fn hooks_are_waited_for_not_their_pipes() {
         "{all}"
     );
 }
+
+/// A file seihon cannot write is named as it opens from the project root (not as if it were in
+/// the book's folder), in plain words, without the system's error numbers.
+#[test]
+fn output_errors_name_the_right_path_in_plain_words() {
+    let project = TempProject::new();
+    make_base(&project, Base::TinyMd);
+    // The EPUB's folder is a file.
+    std::fs::write(project.path().join("fulldist"), "a file").unwrap();
+    std::fs::write(project.path().join("seihon.yml"), "dist_dir: fulldist\n").unwrap();
+    let out = seihon(&project, &["build", "tmd"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("\nfulldist: cannot create the output folder"),
+        "{all}"
+    );
+    assert!(!all.contains("books/tmd/fulldist"), "{all}");
+    assert!(!all.contains("os error"), "{all}");
+}
