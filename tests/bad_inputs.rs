@@ -2505,3 +2505,51 @@ fn output_errors_name_the_right_path_in_plain_words() {
     assert!(!all.contains("books/tmd/fulldist"), "{all}");
     assert!(!all.contains("os error"), "{all}");
 }
+
+/// XIncludes that fan out (each file including the next four times, 30 deep: 4^30 copies) are
+/// stopped at a bound like entity expansion, with the chain of files named, in seconds.
+#[test]
+fn xinclude_fan_out_is_bounded_and_named() {
+    let project = TempProject::new();
+    let dir = project.path().join("books/fan");
+    let inc = |next: usize| {
+        format!("<xi:include href=\"f{next}.xml\" xmlns:xi=\"http://www.w3.org/2001/XInclude\"/>")
+    };
+    write(
+        &dir,
+        "book.xml",
+        format!(
+            "<?xml version=\"1.0\"?>\n<book xmlns=\"http://docbook.org/ns/docbook\" version=\"5.0\"><info><title>Fan</title></info>\n<chapter><title>C</title>\n{}\n</chapter></book>\n",
+            inc(1)
+        ),
+    );
+    for i in 1..=30 {
+        let body = if i == 30 {
+            "<para xmlns=\"http://docbook.org/ns/docbook\">leaf text</para>".to_string()
+        } else {
+            format!(
+                "<section xmlns=\"http://docbook.org/ns/docbook\"><title>S{i}</title>\n{}\n</section>",
+                [inc(i + 1), inc(i + 1), inc(i + 1), inc(i + 1)].join("\n")
+            )
+        };
+        write(
+            &dir,
+            &format!("f{i}.xml"),
+            format!("<?xml version=\"1.0\"?>\n{body}\n"),
+        );
+    }
+    let started = std::time::Instant::now();
+    let out = seihon(&project, &["build", "fan"]);
+    let all = text(&out);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(matches!(out.status.code(), Some(1 | 2)), "{all}");
+    assert!(
+        all.contains("XIncludes bring in more than") && all.contains("f1.xml → f2.xml → f3.xml"),
+        "{all}"
+    );
+    assert!(all.len() < 64 * 1024, "{} bytes of output", all.len());
+}

@@ -25,6 +25,10 @@ const MAX_EXPANDED_BYTES: usize = 16 * 1024 * 1024;
 const MAX_ENTITY_REFS: usize = 1_000_000;
 /// Elements nested deeper than this are refused (the converter walks the tree recursively).
 const MAX_ELEMENT_DEPTH: usize = 400;
+/// XInclude limits: a file included over and over (each including the next several times)
+/// grows as fast as a "billion laughs".
+const MAX_INCLUDED_BYTES: usize = 128 * 1024 * 1024;
+const MAX_INCLUDES: usize = 10_000;
 
 const TOO_LARGE: &str = "entity expansion is too large (a 'billion laughs' file?)";
 
@@ -150,6 +154,9 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
         expanded: 0,
         refs: 0,
         blown: false,
+        included_bytes: 0,
+        includes: 0,
+        includes_blown: false,
     };
     let main_abs = if main.is_absolute() {
         main.to_path_buf()
@@ -354,6 +361,10 @@ struct Loader {
     expanded: usize,
     refs: usize,
     blown: bool,
+    /// Bytes and files XInclude has brought in so far, and whether that went past the limits.
+    included_bytes: usize,
+    includes: usize,
+    includes_blown: bool,
 }
 
 impl Loader {
@@ -1426,7 +1437,34 @@ impl Loader {
             );
         }
         let parse_text = inc.attr("parse") == Some("text");
-        match self.open_file(inc.file, inc.pos, href, "XInclude") {
+        if self.includes_blown {
+            return Vec::new();
+        }
+        let opened = self.open_file(inc.file, inc.pos, href, "XInclude");
+        if let Ok((f, text)) = &opened {
+            self.includes += 1;
+            self.included_bytes = self.included_bytes.saturating_add(text.len());
+            if self.includes > MAX_INCLUDES || self.included_bytes > MAX_INCLUDED_BYTES {
+                self.includes_blown = true;
+                let mut chain: Vec<String> = self.open.iter().map(|p| self.shown(p)).collect();
+                chain.push(self.shown(&self.abs[*f as usize].clone()));
+                let loc = self.loc(inc.file, inc.pos);
+                self.findings.push(
+                    Finding::error(
+                        loc,
+                        format!(
+                            "XIncludes bring in more than {} MiB or {} files (a file included over and over?), here: {}",
+                            MAX_INCLUDED_BYTES / (1024 * 1024),
+                            MAX_INCLUDES,
+                            chain.join(" → ")
+                        ),
+                    )
+                    .with_hint("include each file once; a part used in several places is better as a link (xref)"),
+                );
+                return Vec::new();
+            }
+        }
+        match opened {
             Err(finding) => {
                 if fallback.is_some() {
                     use_fallback(self, scope)
