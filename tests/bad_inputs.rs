@@ -779,6 +779,13 @@ fn review_cases() -> Vec<Case> {
             "//note[outer]{\nText.\n//memo[inner]{\nInner.\n//}\n//}\n",
         ),
         re("nested inline", 7, "Text @<b>{bold @<i>{italic}}.\n"),
+        // Every block that holds blocks counts: the 101st nested `//note{` (line 7 + 100) is
+        // refused, never a stack overflow (5,000 of them overflowed it).
+        re(
+            "5000 nested //note",
+            107,
+            &format!("{}x\n{}", "//note{\n".repeat(5000), "//}\n".repeat(5000)),
+        ),
         re(
             "deeply nested inline",
             7,

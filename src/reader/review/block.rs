@@ -339,6 +339,17 @@ impl<'a> Parser<'a> {
 
     fn mini_column(&mut self, cmd: &Cmd, kind: AdmonitionKind) -> Block {
         let at = cmd.pos;
+        if self.stack.len() >= super::MAX_DEPTH {
+            self.too_deep(at, &format!("this `//{}`", cmd.name));
+            return Block::new(
+                BlockKind::Admonition {
+                    kind,
+                    title: None,
+                    blocks: Vec::new(),
+                },
+                at,
+            );
+        }
         if let Some((outer, pos)) = self.in_mini() {
             self.error_hint(
                 at,

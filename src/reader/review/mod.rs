@@ -24,7 +24,7 @@ mod tests;
 
 /// Lists and `//beginchild` blocks nested deeper than this are refused: the reader and every step
 /// after it walk the document recursively, and no manuscript nests anywhere near this deep.
-const MAX_DEPTH: usize = 100;
+pub(super) const MAX_DEPTH: usize = 100;
 
 /// Options from the book's config.yml that change how a chapter reads.
 #[derive(Debug, Clone, Default)]
@@ -516,6 +516,10 @@ impl<'a> Parser<'a> {
             out.push(Block::new(BlockKind::Heading(heading), h.pos));
             return;
         };
+        if self.stack.len() >= MAX_DEPTH {
+            self.too_deep(h.pos, "this section");
+            return;
+        }
         self.stack.push(Frame::Section {
             level,
             tag: h.tag.clone().unwrap_or_default(),
@@ -730,7 +734,7 @@ impl<'a> Parser<'a> {
 
     /// Reports `what` as nested more than [`MAX_DEPTH`] levels deep and stops reading the file:
     /// whatever follows belongs to the nesting, and would only repeat the error.
-    fn too_deep(&mut self, at: Pos, what: &str) {
+    pub(super) fn too_deep(&mut self, at: Pos, what: &str) {
         self.error_hint(
             at,
             format!("{what} is nested more than {MAX_DEPTH} levels deep"),
