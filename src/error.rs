@@ -236,6 +236,45 @@ pub fn nul_finding(text: &str, shown: &Path) -> Option<Finding> {
     )
 }
 
+/// Warnings at the characters of a manuscript that XHTML cannot carry (control characters
+/// other than tab and line ends, U+FFFE, U+FFFF; NUL is an error of its own): they are shown
+/// as U+FFFD, so the author hears where. The first few are located, the rest counted.
+pub fn unusable_char_findings(text: &str, shown: &Path) -> Vec<Finding> {
+    const LOCATED: usize = 3;
+    let bad: Vec<(usize, char)> = text
+        .char_indices()
+        .filter(|&(_, c)| c != '\0' && !crate::xhtml::dom::is_xml_char(c))
+        .collect();
+    let mut out: Vec<Finding> = bad
+        .iter()
+        .take(LOCATED)
+        .map(|&(at, c)| {
+            let (line, col) = line_col(text, at);
+            Finding::warning(
+                Location::new(shown, line, col),
+                format!(
+                    "the invisible character U+{:04X} cannot go into an EPUB; it is shown as \u{FFFD}",
+                    u32::from(c)
+                ),
+            )
+            .with_hint("delete it (it is invisible in most editors)")
+        })
+        .collect();
+    if bad.len() > LOCATED
+        && let Some(&(at, _)) = bad.get(LOCATED)
+    {
+        let (line, col) = line_col(text, at);
+        out.push(Finding::warning(
+            Location::new(shown, line, col),
+            format!(
+                "{} more invisible characters from here on are shown as \u{FFFD}",
+                bad.len() - LOCATED
+            ),
+        ));
+    }
+    out
+}
+
 fn floor_char_boundary(text: &str, mut i: usize) -> usize {
     while i > 0 && !text.is_char_boundary(i) {
         i -= 1;

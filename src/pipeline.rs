@@ -1262,7 +1262,8 @@ fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
             return (empty(), vec![f]);
         }
     };
-    match src.format {
+    let unusable = crate::error::unusable_char_findings(&text, &src.rel);
+    let (doc, mut findings) = match src.format {
         Format::Markdown => reader::markdown::read(&text, &src.rel),
         Format::Review => {
             let settings = book.review.clone().unwrap_or_default();
@@ -1283,7 +1284,9 @@ fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
             );
             (empty(), vec![f])
         }
-    }
+    };
+    findings.splice(0..0, unusable);
+    (doc, findings)
 }
 
 /// What reading a whole book gives: its chapters, the problems found, and the texts of
@@ -1294,7 +1297,6 @@ type ReadBook = (
     HashMap<String, String>,
 );
 
-/// Reads a DocBook book and fills in its chapters and metadata (the document's `info`).
 /// A DocBook book's metadata and chapters, which only reading its document gives (what
 /// `seihon list` shows); the document itself is not kept.
 pub fn read_docbook_metadata(book: &mut Book) {
@@ -1303,6 +1305,7 @@ pub fn read_docbook_metadata(book: &mut Book) {
     }
 }
 
+/// Reads a DocBook book and fills in its chapters and metadata (the document's `info`).
 fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
     let root = book
         .root

@@ -433,6 +433,13 @@ fn utf16(text: &str, big_endian: bool, bom: bool) -> Vec<u8> {
 fn markdown_cases() -> Vec<Case> {
     use Base::*;
     let mut cases = vec![
+        // A control character in the text cannot go into XHTML: a warning at it, not silence.
+        case(
+            "md control character",
+            TinyMd,
+            Expect::Warning("books/tmd/ch01.md".into(), 3),
+            put("ch01.md", "# One\n\nText \u{1} and \u{FFFF}.\n"),
+        ),
         // Wrong encodings: the first byte that is not UTF-8 is the place.
         case(
             "md latin-1",
@@ -1644,6 +1651,13 @@ fn yaml_cases() -> Vec<Case> {
     let neko = sample_text("neko-no-hon/book.yml");
     let neko_line = |needle: &str| line_in(&neko, needle);
     let mut cases = vec![
+        // A character no XML can carry, written as a YAML escape: at its place in book.yml,
+        // not as a problem of the cover's template.
+        yml(
+            "control character in the title",
+            1,
+            "title: \"Tiny\\u0001\"\nlanguage: en\nchapters: [ch01.md]\n",
+        ),
         yml(
             "title is a list",
             1,

@@ -415,6 +415,14 @@ impl Book {
     /// `catalog.yml`) or as a Re:VIEW config file. Warnings found while loading come back
     /// beside the book.
     pub fn open(path: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
+        let (book, warnings) = Self::open_any(path, project)?;
+        if let Some(f) = unusable_metadata(&book) {
+            return Err(Error::Book(vec![f]));
+        }
+        Ok((book, warnings))
+    }
+
+    fn open_any(path: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
         if path.is_dir() && path.join("book.yml").is_file() {
             return Book::load(path, project).map(|b| (b, Vec::new()));
         }
@@ -928,6 +936,44 @@ pub fn normalize_isbn(s: &str) -> std::result::Result<String, &'static str> {
         _ => return Err("an ISBN has 13 (or 10) digits"),
     }
     Ok(s.to_string())
+}
+
+/// A character of the book's metadata that no XML (the package, the pages, the cover) can
+/// carry — a control character, U+FFFE, U+FFFF — reported at its place in the settings file,
+/// written raw or as a YAML escape (`"\u0001"`), rather than later as a template's problem.
+fn unusable_metadata(book: &Book) -> Option<Finding> {
+    let m = &book.meta;
+    let texts = std::iter::once(m.title.as_str())
+        .chain(m.subtitle.as_deref())
+        .chain(m.publisher.as_deref())
+        .chain(m.rights.as_deref())
+        .chain(m.creators.iter().map(|c| c.name.as_str()))
+        .chain(m.history.iter().map(|h| h.text.as_str()));
+    let bad = texts
+        .flat_map(str::chars)
+        .find(|&c| !crate::xhtml::dom::is_xml_char(c))?;
+    let code = u32::from(bad);
+    let settings = std::fs::read_to_string(&book.config_path).unwrap_or_default();
+    let escapes = [
+        bad.to_string(),
+        format!("\\u{code:04X}"),
+        format!("\\u{code:04x}"),
+        format!("\\x{code:02X}"),
+        format!("\\x{code:02x}"),
+    ];
+    let at = escapes
+        .iter()
+        .filter_map(|e| settings.find(e.as_str()))
+        .min()
+        .map(|i| crate::error::line_col(&settings, i))
+        .unwrap_or((0, 0));
+    Some(
+        Finding::error(
+            Location::new(&book.config_path, at.0, at.1),
+            format!("the book's metadata holds the invisible character U+{code:04X}, which no EPUB can carry"),
+        )
+        .with_hint("delete it (it is invisible in most editors)"),
+    )
 }
 
 /// A path for messages: relative to `base` when inside it.

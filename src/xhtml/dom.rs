@@ -328,7 +328,7 @@ const HTML_ENTITIES: &[(&str, u32)] = &[
 ];
 
 /// XML 1.0 `Char` production; Rust `char` already excludes surrogates.
-fn is_xml_char(c: char) -> bool {
+pub fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
