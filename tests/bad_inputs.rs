@@ -2574,3 +2574,42 @@ fn xinclude_fan_out_is_bounded_and_named() {
     );
     assert!(all.len() < 64 * 1024, "{} bytes of output", all.len());
 }
+
+/// What epubcheck refuses in raw XHTML — images, videos, frames and styles from the web, a
+/// `file:` link — is a located warning and the page degrades: if `build` exits 0, epubcheck
+/// finds nothing.
+#[test]
+fn remote_resources_are_warned_and_the_epub_stays_valid() {
+    let project = TempProject::new();
+    let dir = make_base(&project, Base::TinyMd);
+    let lines = [
+        "# One {#one}",
+        "",
+        "<img src=\"https://example.com/x.png\" alt=\"a cat\"/>",
+        "",
+        "<video src=\"https://example.com/v.mp4\"></video>",
+        "",
+        "<p style=\"background: url(https://example.com/b.png)\">styled</p>",
+        "",
+        "<iframe src=\"https://example.com/\"></iframe>",
+        "",
+        "<img srcset=\"https://example.com/y.png 2x\" alt=\"y\"/>",
+        "",
+        "[a file](file:///etc/passwd) and text with <img src=\"http://example.com/i.png\" alt=\"inline\"/> inside.",
+    ];
+    write(&dir, "ch01.md", lines.join("\n") + "\n");
+    let out = seihon(&project, &["build", "tmd"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    for line in [3, 5, 7, 9, 11, 13] {
+        assert!(
+            all.lines()
+                .any(|l| located(l, "books/tmd/ch01.md", Some(line), "warning")),
+            "no warning at line {line}:\n{all}"
+        );
+    }
+    let messages = epubcheck(&project.epub("tmd"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    let page = read_entry(&project.epub("tmd"), "item/xhtml/ch01.xhtml");
+    assert!(page.contains("a cat") && page.contains("a file"), "{page}");
+}

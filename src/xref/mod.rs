@@ -16,6 +16,7 @@ use crate::xhtml::dom;
 mod ids;
 mod image_check;
 mod labels;
+mod remote;
 mod visit;
 
 pub(crate) use ids::normalize;
@@ -729,6 +730,7 @@ impl Linker<'_, '_> {
                     // A missing icon was reported; its alt text stands in for it.
                     None => inline.kind = InlineKind::Text(img.alt.clone()),
                 },
+                InlineKind::Raw(nodes) => remote::keep_inside(nodes, &loc(), &mut self.warnings),
                 InlineKind::FootnoteRef(label) => note_refs.push((label.clone(), loc())),
                 InlineKind::EndnoteRef(label) => endnote_refs.push((label.clone(), loc())),
                 InlineKind::Ref {
@@ -743,12 +745,14 @@ impl Linker<'_, '_> {
             }
         });
         visit_blocks_mut(&mut doc.blocks, &mut |b| {
-            if let BlockKind::Figure(f) = &mut b.kind {
-                let loc = Location::new(&shown, b.pos.line, b.pos.col);
-                match self.image(&f.image, ci, &dir, &loc, format) {
+            let loc = || Location::new(&shown, b.pos.line, b.pos.col);
+            match &mut b.kind {
+                BlockKind::Figure(f) => match self.image(&f.image, ci, &dir, &loc(), format) {
                     Some(new) => f.image.src = new,
                     None => f.image.src.clear(),
-                }
+                },
+                BlockKind::Raw(nodes) => remote::keep_inside(nodes, &loc(), &mut self.warnings),
+                _ => {}
             }
         });
         ch.footnotes = self.number_notes(&doc.footnotes, note_refs, format, &shown, false);
@@ -818,9 +822,17 @@ impl Linker<'_, '_> {
         }
         const SCHEMES: &[&str] = &[
             "http", "https", "mailto", "ftp", "ftps", "sftp", "tel", "sms", "urn", "news", "nntp",
-            "irc", "ircs", "git", "ssh", "file", "doi", "geo", "xmpp",
+            "irc", "ircs", "git", "ssh", "doi", "geo", "xmpp",
         ];
         let scheme = href.split(':').next().unwrap_or("").to_ascii_lowercase();
+        // epubcheck refuses `file:` addresses (RSC-030): they point into one computer's files.
+        if scheme == "file" {
+            self.warnings.push(
+                Finding::warning(loc.clone(), format!("the link `{href}` points into a computer's files, which no reader has; its text is kept without the link"))
+                    .with_hint("link to a web address, or to a chapter or section of the book"),
+            );
+            return Some(ExternalLink::Unusable);
+        }
         if !SCHEMES.contains(&scheme.as_str()) {
             self.warnings.push(
                 Finding::warning(loc.clone(), format!("`{href}` is not a web address (`{scheme}:` is not a URL scheme); its text is kept without the link"))
