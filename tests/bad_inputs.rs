@@ -2613,3 +2613,29 @@ fn remote_resources_are_warned_and_the_epub_stays_valid() {
     let page = read_entry(&project.epub("tmd"), "item/xhtml/ch01.xhtml");
     assert!(page.contains("a cat") && page.contains("a file"), "{page}");
 }
+
+/// Hints that help: an ISBN whose check digit is wrong is shown with the right one (not a
+/// sample number), and a link to a mistyped anchor names the id meant.
+#[test]
+fn hints_name_the_right_isbn_and_the_anchor_meant() {
+    let project = TempProject::new();
+    let dir = make_base(&project, Base::TinyMd);
+    write(
+        &dir,
+        "book.yml",
+        "title: Tiny\nlanguage: en\nisbn: 978-4-87311-532-7\nchapters: [ch01.md]\n",
+    );
+    let all = text(&seihon(&project, &["build", "tmd"]));
+    assert!(all.contains("the ISBN is `978-4-87311-532-0`"), "{all}");
+    write(&dir, "book.yml", TINY_BOOK_YML);
+    write(
+        &dir,
+        "ch01.md",
+        "# One {#one}\n\n## Setup {#setup}\n\nSee [setup](#setpu).\n",
+    );
+    let all = text(&seihon(&project, &["build", "tmd"]));
+    assert!(
+        all.contains("`#setpu`") && all.contains("did you mean `#setup`?"),
+        "{all}"
+    );
+}

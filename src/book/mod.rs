@@ -657,8 +657,11 @@ fn resolve(
             Ok(isbn) => Some(isbn),
             Err(why) => {
                 findings.push(
-                    Finding::error(at(shown, &s.referenced), format!("`{}` is not a valid ISBN: {why}", s.value))
-                        .with_hint("check the digits against the printed book; write it like 978-4-87311-532-0"),
+                    Finding::error(
+                        at(shown, &s.referenced),
+                        format!("`{}` is not a valid ISBN: {why}", s.value),
+                    )
+                    .with_hint(isbn_hint(&s.value)),
                 );
                 None
             }
@@ -899,6 +902,57 @@ pub(crate) fn is_language_tag(tag: &str) -> bool {
     (2..=8).contains(&primary.len())
         && primary.chars().all(|c| c.is_ascii_alphabetic())
         && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// What to do about an ISBN that does not check: when only the check digit is wrong, the
+/// number with the right one (the other digits may be the mistake: compare with the book).
+pub fn isbn_hint(written: &str) -> String {
+    match corrected_isbn(written) {
+        Some(fixed) => format!(
+            "if the other digits are right, the ISBN is `{fixed}`; check them against the printed book"
+        ),
+        None => "an ISBN has 13 digits (or 10, the last may be X), as printed on the book".into(),
+    }
+}
+
+/// `written` with its check digit made right, when it has the digits of an ISBN-13 or -10.
+fn corrected_isbn(written: &str) -> Option<String> {
+    let s = written.trim();
+    let digits: Vec<u32> = s
+        .chars()
+        .filter(|c| !matches!(c, '-' | ' '))
+        .map(|c| {
+            if c == 'X' || c == 'x' {
+                Some(10)
+            } else {
+                c.to_digit(10)
+            }
+        })
+        .collect::<Option<_>>()?;
+    let check = match digits.len() {
+        13 => {
+            let sum: u32 = digits[..12]
+                .iter()
+                .enumerate()
+                .map(|(i, d)| if i % 2 == 0 { *d } else { 3 * d })
+                .sum();
+            char::from_digit((10 - sum % 10) % 10, 10)?
+        }
+        10 => {
+            let sum: u32 = digits[..9]
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (10 - i as u32) * d)
+                .sum();
+            match (11 - sum % 11) % 11 {
+                10 => 'X',
+                d => char::from_digit(d, 10)?,
+            }
+        }
+        _ => return None,
+    };
+    let end = s.rfind(|c: char| c.is_ascii_alphanumeric())?;
+    Some(format!("{}{check}{}", &s[..end], &s[end + 1..]))
 }
 
 /// Checks an ISBN-10 or ISBN-13 check digit; returns it as written (hyphens kept).
@@ -1159,6 +1213,11 @@ mod tests {
     #[test]
     fn isbn_check_digits() {
         assert!(normalize_isbn("978-4-87311-532-0").is_ok());
+        // The hint gives the number with its check digit right, not a sample.
+        assert!(isbn_hint("978-4-87311-532-7").contains("`978-4-87311-532-0`"));
+        assert!(isbn_hint("4-87311-532-5").contains("`4-87311-532-9`"));
+        assert!(normalize_isbn("4-87311-532-9").is_ok());
+        assert!(isbn_hint("12345").contains("13 digits"));
         assert!(normalize_isbn("978-4-87311-532-1").is_err());
         assert!(normalize_isbn("4-87311-532-X").is_err());
         assert!(normalize_isbn("0-306-40615-2").is_ok());

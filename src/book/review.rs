@@ -261,10 +261,13 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     let isbn = string(get("isbn")).and_then(|i| match super::normalize_isbn(&i) {
         Ok(i) => Some(i),
         Err(why) => {
-            warnings.push(Finding::warning(
-                at("isbn"),
-                format!("`{i}` is not a valid ISBN ({why}); it is left out"),
-            ));
+            warnings.push(
+                Finding::warning(
+                    at("isbn"),
+                    format!("`{i}` is not a valid ISBN ({why}); it is left out"),
+                )
+                .with_hint(super::isbn_hint(&i)),
+            );
             None
         }
     });

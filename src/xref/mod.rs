@@ -900,9 +900,25 @@ impl Linker<'_, '_> {
                 }) {
                     Some(output) => Some(output.clone()),
                     None => {
+                        // The nearest id of the chapter linked to, for a typo (`#setpu`).
+                        let nearest = self.local[target]
+                            .keys()
+                            .chain(
+                                self.ids
+                                    .iter()
+                                    .filter(|(_, c)| **c == target)
+                                    .map(|(k, _)| k),
+                            )
+                            .map(|id| (strsim::jaro_winkler(&written, id), id))
+                            .filter(|(score, _)| *score > 0.85)
+                            .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)));
+                        let hint = match nearest {
+                            Some((_, id)) => format!("did you mean `#{id}`?"),
+                            None => "give the heading an id (`## Title {#id}`, `=={id} Title`) and link to it".into(),
+                        };
                         self.errors.push(
                             Finding::error(loc.clone(), format!("this link points to `#{written}`, but no heading or element has that id there"))
-                                .with_hint("give the heading an id (`## Title {#id}`, `=={id} Title`) and link to it"),
+                                .with_hint(hint),
                         );
                         return None;
                     }
