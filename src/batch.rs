@@ -43,15 +43,6 @@ pub fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
     taken(&under).then_some(under)
 }
 
-/// "1 chapter", "4 chapters".
-fn chapters(n: usize) -> String {
-    if n == 1 {
-        "1 chapter".into()
-    } else {
-        format!("{n} chapters")
-    }
-}
-
 /// What building one book gave.
 pub struct Outcome {
     pub report: BookReport,
@@ -109,10 +100,14 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                     "built {} → {} ({})\n",
                     built.id,
                     built.epub.display(),
-                    chapters(built.chapters)
+                    report::plural(built.chapters, "chapter")
                 )
             } else {
-                format!("checked {} ({})\n", built.id, chapters(built.chapters))
+                format!(
+                    "checked {} ({})\n",
+                    built.id,
+                    report::plural(built.chapters, "chapter")
+                )
             };
             Outcome {
                 report,

@@ -274,16 +274,16 @@ fn list(project: &Project, json: bool) -> ExitCode {
     let mut code = 0;
     for dir in project.book_dirs() {
         match Book::open(&dir, &project.config) {
-            Ok((mut book, _)) => rows.push({
+            Ok((mut book, _)) => {
                 pipeline::read_docbook_metadata(&mut book);
-                serde_json::json!({
-                "id": book.id,
-                "path": dir.to_string_lossy(),
-                "title": book.meta.title,
-                "language": book.meta.language,
-                "chapters": book.chapters.len(),
-                })
-            }),
+                rows.push(serde_json::json!({
+                    "id": book.id,
+                    "path": dir.to_string_lossy(),
+                    "title": book.meta.title,
+                    "language": book.meta.language,
+                    "chapters": book.chapters.len(),
+                }));
+            }
             Err(e) => {
                 let line = batch::prefixed(&dir, &e.to_string());
                 eprintln!("{}", seihon::console::safe(&line));

@@ -80,7 +80,8 @@ impl BookReport {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
+/// "1 chapter", "4 chapters".
+pub fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("{n} {word}")
     } else {

@@ -329,7 +329,7 @@ pub fn replaceable(dir: &Path) -> bool {
     {
         return true;
     }
-    let staged = std::fs::read(dir.join("mimetype")).is_ok_and(|b| b == b"application/epub+zip")
+    let staged = std::fs::read(dir.join("mimetype")).is_ok_and(|b| b == crate::epub::MIMETYPE)
         && dir.join("META-INF/container.xml").is_file();
     let preview = std::fs::read(dir.join("status.json"))
         .ok()

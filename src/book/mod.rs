@@ -456,18 +456,7 @@ impl Book {
             return Err(Error::Config(finding));
         }
         if path.is_dir() {
-            let has = |ext: &[&str]| {
-                std::fs::read_dir(path)
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .any(|e| {
-                        e.path()
-                            .extension()
-                            .and_then(|x| x.to_str())
-                            .is_some_and(|x| ext.contains(&x))
-                    })
-            };
+            let has = |ext: &[&str]| holds_files_ending(path, ext);
             let config = path.join("config.yml").is_file();
             let catalog = path.join("catalog.yml").is_file();
             let why = if config != catalog {
@@ -522,21 +511,9 @@ impl Book {
     /// Re:VIEW's settings) though [`Book::is_book`] does not take it: a book with a mistake,
     /// such as a missing `book.yml` or `catalog.yml`.
     pub fn looks_like_book(dir: &Path) -> bool {
-        const MANUSCRIPTS: &[&str] = &["md", "markdown", "re", "xml", "docbook", "dbk"];
-        std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|e| {
-                let path = e.path();
-                let name = e.file_name();
-                path.is_file()
-                    && (name == "config.yml"
-                        || name == "catalog.yml"
-                        || path.extension().and_then(|x| x.to_str()).is_some_and(|x| {
-                            MANUSCRIPTS.contains(&x.to_ascii_lowercase().as_str())
-                        }))
-            })
+        dir.join("config.yml").is_file()
+            || dir.join("catalog.yml").is_file()
+            || holds_files_ending(dir, &["md", "markdown", "re", "xml", "docbook", "dbk"])
     }
 
     /// Loads `root/book.yml`. `display_root` is how paths are shown in messages.
@@ -990,6 +967,22 @@ pub fn normalize_isbn(s: &str) -> std::result::Result<String, &'static str> {
         _ => return Err("an ISBN has 13 (or 10) digits"),
     }
     Ok(s.to_string())
+}
+
+/// Whether the folder holds a file with one of these extensions (any case).
+fn holds_files_ending(dir: &Path, exts: &[&str]) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            let path = e.path();
+            path.is_file()
+                && path
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| exts.contains(&x.to_ascii_lowercase().as_str()))
+        })
 }
 
 /// A character of the book's metadata that no XML (the package, the pages, the cover) can
