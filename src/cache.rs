@@ -2,10 +2,17 @@
 //! kept by the hash of everything reading depends on (seihon's version, the file's name, format
 //! and bytes, the reader's settings). A rebuild reads only the chapters whose hash is new; `build`
 //! and `watch` share it. The page cache: a chapter's finished page (written, templated, filtered),
-//! kept by the hash of the resolved chapter and everything the page depends on ([`PageKeys`]). Entries are written whole (temporary file, then rename) and a damaged one is
-//! simply read again, so the cache can never make a build wrong, only faster.
-use std::collections::HashSet;
+//! kept by the hash of the resolved chapter and everything the page depends on ([`PageKeys`]).
+//!
+//! Each cache is one file (`entries.bin` in its folder), not a file per entry: a book of 100,000
+//! chapters made 300,000 cache files a build, and creating them took most of its time. The file
+//! is written whole (temporary file, then rename) and a damaged one reads as far as it is whole,
+//! so the cache can never make a build wrong, only faster.
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use sha2::Digest;
 
@@ -15,23 +22,61 @@ use crate::error::Finding;
 /// What reading one chapter gives.
 pub type Read = (Document, Vec<Finding>);
 
-/// Entries are bincode.
-const EXTENSION: &str = "bin";
+/// The one file of a cache, in its folder.
+const STORE: &str = "entries.bin";
+/// What the store file starts with; a file that does not is not read.
+const MAGIC: &[u8] = b"seihon cache 1\n";
+/// Entries are at most this long (a reading of a chapter of this size is never cached).
+const MAX_ENTRY: u64 = 1 << 32;
 
-/// Entries of one kind (`T`) kept by key in one folder, as bincode.
+/// Where an entry's bytes are: in the store as it was read, or in this run's pending file.
+#[derive(Clone, Copy)]
+enum At {
+    Old { offset: u64, len: u64 },
+    New { offset: u64, len: u64 },
+}
+
+/// Entries of one kind (`T`) kept by key in one file, as bincode.
 pub struct Cache<T> {
     dir: PathBuf,
+    /// The store as it was when the cache was opened, and where each of its entries is.
+    old: Option<File>,
+    old_index: HashMap<String, (u64, u64)>,
+    /// What this run added: a temporary file the entries are appended to as they come (so a
+    /// large reading is not held in memory until the end), and where each is in it.
+    new: Mutex<Pending>,
     kind: std::marker::PhantomData<fn() -> T>,
+}
+
+#[derive(Default)]
+struct Pending {
+    file: Option<tempfile::NamedTempFile>,
+    len: u64,
+    index: HashMap<String, (u64, u64)>,
+    /// Whether writing the pending file failed (then nothing more is added to it).
+    broken: bool,
 }
 
 /// Readings of chapters, by the hash of what reading depends on.
 pub type ChapterCache = Cache<Read>;
 
 impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
-    /// The cache in `dir` (created when the first entry is written).
+    /// The cache in `dir` (created when the first entry is kept). Only the store's index is
+    /// read now; an entry's bytes when it is asked for.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
+        let dir = dir.into();
+        let (old, old_index) = match File::open(dir.join(STORE)) {
+            Ok(file) => {
+                let index = read_index(&file).unwrap_or_default();
+                (Some(file), index)
+            }
+            Err(_) => (None, HashMap::new()),
+        };
         Cache {
-            dir: dir.into(),
+            dir,
+            old,
+            old_index,
+            new: Mutex::new(Pending::default()),
             kind: std::marker::PhantomData,
         }
     }
@@ -46,16 +91,18 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
             h.update((p.len() as u64).to_le_bytes());
             h.update(p);
         }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(format!("{key}.{EXTENSION}"))
+        hex(&h.finalize())
     }
 
     pub fn get(&self, key: &str) -> Option<T> {
         use bincode::Options;
-        let bytes = std::fs::read(self.path(key)).ok()?;
+        let bytes = match self.find(key)? {
+            At::Old { offset, len } => read_at(self.old.as_ref()?, offset, len)?,
+            At::New { offset, len } => {
+                let pending = self.new.lock().ok()?;
+                read_at(pending.file.as_ref()?.as_file(), offset, len)?
+            }
+        };
         // A damaged entry cannot make reading it claim more memory than a few times its size.
         bincode::DefaultOptions::new()
             .with_limit(bytes.len() as u64 * 16 + 4096)
@@ -63,29 +110,104 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
             .ok()
     }
 
-    /// Keeps an entry; a cache that cannot be written only costs speed.
-    pub fn put(&self, key: &str, read: &T) {
+    fn find(&self, key: &str) -> Option<At> {
+        if let Some(&(offset, len)) = self.old_index.get(key) {
+            return Some(At::Old { offset, len });
+        }
+        let pending = self.new.lock().ok()?;
+        let &(offset, len) = pending.index.get(key)?;
+        Some(At::New { offset, len })
+    }
+
+    /// Keeps an entry (in the store once [`Cache::keep_only`] writes it); a cache that cannot
+    /// be written only costs speed.
+    pub fn put(&self, key: &str, value: &T) {
         use bincode::Options;
-        if let Ok(bytes) = bincode::DefaultOptions::new().serialize(read) {
-            let _ = crate::stage::write_atomic(&self.path(key), &bytes);
+        if key.len() > u16::MAX as usize {
+            return;
+        }
+        let Ok(mut pending) = self.new.lock() else {
+            return;
+        };
+        if pending.broken {
+            return;
+        }
+        if pending.file.is_none() {
+            let made = std::fs::create_dir_all(&self.dir)
+                .ok()
+                .and_then(|()| crate::stage::temp_file(&self.dir, ".tmp").ok());
+            match made {
+                Some(f) => pending.file = Some(f),
+                None => {
+                    pending.broken = true;
+                    return;
+                }
+            }
+        }
+        let offset = pending.len;
+        // Serialized straight into the file: a large reading is not copied into memory first.
+        let wrote = pending.file.as_mut().map(|f| {
+            let file = f.as_file_mut();
+            let mut w = BufWriter::with_capacity(64 * 1024, &*file);
+            let done = bincode::DefaultOptions::new()
+                .serialize_into(&mut w, value)
+                .map_err(std::io::Error::other)
+                .and_then(|()| w.flush());
+            drop(w);
+            done.and_then(|()| std::io::Seek::stream_position(file))
+        });
+        match wrote {
+            Some(Ok(end)) if end - offset < MAX_ENTRY => {
+                pending.len = end;
+                pending
+                    .index
+                    .insert(key.to_string(), (offset, end - offset));
+            }
+            _ => pending.broken = true,
         }
     }
 
-    /// Removes the entries this build did not use (old versions of chapters), and what killed
-    /// runs left half-written.
+    /// Writes the store with the entries this build used (and only those: old versions of
+    /// chapters go), and removes what killed runs left half-written. Nothing is written when
+    /// the store already holds exactly these entries.
     pub fn keep_only(&self, used: &HashSet<String>) {
         crate::stage::sweep(&self.dir);
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+        let Ok(mut pending) = self.new.lock() else {
             return;
         };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-            // Whatever else is here is an old entry, of this format or an earlier one; hidden
-            // names are other runs' temporaries, which `sweep` sees to.
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            if !hidden && path.is_file() && !used.contains(stem) {
-                let _ = std::fs::remove_file(&path);
+        let kept: Vec<(&String, At)> = {
+            let mut v: Vec<(&String, At)> = used
+                .iter()
+                .filter_map(|k| {
+                    if let Some(&(offset, len)) = self.old_index.get(k) {
+                        Some((k, At::Old { offset, len }))
+                    } else {
+                        let &(offset, len) = pending.index.get(k)?;
+                        Some((k, At::New { offset, len }))
+                    }
+                })
+                .collect();
+            // In key order: the same entries make the same file.
+            v.sort_by(|a, b| a.0.cmp(b.0));
+            v
+        };
+        let unchanged = kept.len() == self.old_index.len()
+            && kept.iter().all(|(_, at)| matches!(at, At::Old { .. }));
+        if !unchanged {
+            let pending_file = pending.file.as_ref().map(|f| f.as_file());
+            let _ = write_store(&self.dir, self.old.as_ref(), pending_file, &kept);
+        }
+        pending.file = None;
+        pending.index.clear();
+        pending.len = 0;
+        // What an earlier seihon kept here, a file an entry.
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.ends_with(".bin") && name != STORE && !name.starts_with('.') {
+                    let _ = std::fs::remove_file(entry.path());
+                }
             }
         }
     }
@@ -93,6 +215,124 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// How many entries the store held when the cache was opened.
+    pub fn len(&self) -> usize {
+        self.old_index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.old_index.is_empty()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// The store's index: each entry is `[key length: u16][key][length: u64][bytes]`. A store cut
+/// short (a full disk, a killed run) gives the entries before the cut.
+fn read_index(file: &File) -> Option<HashMap<String, (u64, u64)>> {
+    let total = file.metadata().ok()?.len();
+    let mut r = BufReader::with_capacity(64 * 1024, file);
+    let mut magic = vec![0; MAGIC.len()];
+    r.read_exact(&mut magic).ok()?;
+    if magic != MAGIC {
+        return None;
+    }
+    let mut index = HashMap::new();
+    let mut at = MAGIC.len() as u64;
+    loop {
+        let mut klen = [0; 2];
+        if r.read_exact(&mut klen).is_err() {
+            break;
+        }
+        let mut key = vec![0; u16::from_le_bytes(klen) as usize];
+        let mut len = [0; 8];
+        if r.read_exact(&mut key).is_err() || r.read_exact(&mut len).is_err() {
+            break;
+        }
+        let len = u64::from_le_bytes(len);
+        let offset = at + 2 + key.len() as u64 + 8;
+        if len >= MAX_ENTRY || offset + len > total {
+            break;
+        }
+        let Ok(key) = String::from_utf8(key) else {
+            break;
+        };
+        index.insert(key, (offset, len));
+        if r.seek_relative(len as i64).is_err() {
+            break;
+        }
+        at = offset + len;
+    }
+    Some(index)
+}
+
+fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
+    let mut bytes = vec![0; usize::try_from(len).ok()?];
+    read_exact_at(file, &mut bytes, offset).ok()?;
+    Some(bytes)
+}
+
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::os::windows::fs::FileExt;
+        let mut done = 0;
+        while done < buf.len() {
+            match file.seek_read(&mut buf[done..], offset + done as u64)? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => done += n,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes the store anew from the entries kept (from the old store or this run's pending file).
+fn write_store(
+    dir: &Path,
+    old: Option<&File>,
+    pending: Option<&File>,
+    kept: &[(&String, At)],
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = crate::stage::temp_file(dir, ".tmp").map_err(std::io::Error::other)?;
+    let mut w = BufWriter::with_capacity(256 * 1024, tmp.as_file());
+    w.write_all(MAGIC)?;
+    let mut buf = vec![0u8; 256 * 1024];
+    for (key, at) in kept {
+        let (file, offset, len) = match *at {
+            At::Old { offset, len } => (old, offset, len),
+            At::New { offset, len } => (pending, offset, len),
+        };
+        let file = file.ok_or_else(|| std::io::Error::other("no file"))?;
+        w.write_all(&(key.len() as u16).to_le_bytes())?;
+        w.write_all(key.as_bytes())?;
+        w.write_all(&len.to_le_bytes())?;
+        let mut done = 0u64;
+        while done < len {
+            let n = (len - done).min(buf.len() as u64) as usize;
+            read_exact_at(file, &mut buf[..n], offset + done)?;
+            w.write_all(&buf[..n])?;
+            done += n as u64;
+        }
+    }
+    w.flush()?;
+    drop(w);
+    tmp.persist(dir.join(STORE)).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// One value of a kind (`name`) kept in `dir` for this seihon: none when there is none, or it
@@ -199,7 +439,7 @@ impl PageKeys {
             h.update((p.len() as u64).to_le_bytes());
             h.update(p);
         }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        hex(&h.finalize())
     }
 
     /// The key of one page: its bulk (a chapter's document) by its serialized form, the rest by
@@ -226,7 +466,7 @@ impl PageKeys {
         // it went, and its `Debug` form follows.
         let _ = bincode::Options::serialize_into(bincode::DefaultOptions::new(), &mut h, bulk);
         let _ = std::fmt::write(&mut h, format_args!("{rest:?}"));
-        h.0.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        hex(&h.0.finalize())
     }
 }
 
@@ -237,7 +477,8 @@ mod tests {
     #[test]
     fn entries_round_trip_and_unused_ones_are_removed() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = ChapterCache::new(dir.path().join("c"));
+        let at = dir.path().join("c");
+        let cache = ChapterCache::new(&at);
         let (doc, found) =
             crate::reader::markdown::read("# 見出し\n\n本文[^x]。\n", Path::new("a.md"));
         let k1 = ChapterCache::key(&[b"a.md", b"# x"]);
@@ -248,14 +489,44 @@ mod tests {
         );
         assert!(cache.get(&k1).is_none());
         cache.put(&k1, &(doc.clone(), found.clone()));
-        assert_eq!(cache.get(&k1), Some((doc.clone(), found)));
+        assert_eq!(
+            cache.get(&k1),
+            Some((doc.clone(), found.clone())),
+            "kept in this run"
+        );
         let k2 = ChapterCache::key(&[b"b.md"]);
-        cache.put(&k2, &(doc, Vec::new()));
-        // A damaged entry is a miss, not an error.
-        std::fs::write(cache.path(&k2), b"{").unwrap();
-        assert!(cache.get(&k2).is_none());
+        cache.put(&k2, &(doc.clone(), Vec::new()));
+        cache.keep_only(&HashSet::from([k1.clone(), k2.clone()]));
+        let names = |d: &Path| {
+            let mut v: Vec<String> = std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(names(&at), [STORE], "one file, no temporaries left");
+
+        // The next run finds both; keeping one drops the other.
+        let cache = ChapterCache::new(&at);
+        assert_eq!(cache.get(&k1), Some((doc.clone(), found.clone())));
+        assert!(cache.get(&k2).is_some());
         cache.keep_only(&HashSet::from([k1.clone()]));
-        assert!(cache.path(&k1).is_file());
-        assert!(!cache.path(&k2).exists());
+        let cache = ChapterCache::new(&at);
+        assert!(cache.get(&k2).is_none());
+        assert_eq!(cache.get(&k1), Some((doc.clone(), found.clone())));
+
+        // A store cut short keeps what is whole; a damaged one is a miss, not an error.
+        let store = at.join(STORE);
+        let bytes = std::fs::read(&store).unwrap();
+        std::fs::write(&store, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(ChapterCache::new(&at).get(&k1).is_none());
+        std::fs::write(&store, b"{").unwrap();
+        assert!(ChapterCache::new(&at).get(&k1).is_none());
+
+        // Entries an earlier seihon kept a file each are removed.
+        std::fs::write(at.join(format!("{k2}.bin")), b"old").unwrap();
+        ChapterCache::new(&at).keep_only(&HashSet::new());
+        assert_eq!(names(&at), [STORE]);
     }
 }

@@ -292,10 +292,22 @@ impl Progress {
         let now = std::time::Instant::now();
         if self.report {
             let ms = now.duration_since(self.since).as_secs_f64() * 1000.0;
-            eprintln!("timing: {:<18} {ms:8.1} ms", self.step.name());
+            eprintln!(
+                "timing: {:<18} {ms:8.1} ms{}",
+                self.step.name(),
+                peak_memory().map_or(String::new(), |m| format!("  (peak {m} MiB so far)"))
+            );
         }
         self.since = now;
     }
+}
+
+/// The process's peak resident memory so far, in MiB (Linux), for `SEIHON_TIMINGS`.
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
 }
 
 /// The build, noting in `at` the step it is at and in `log` what its programs print.
@@ -668,8 +680,11 @@ fn run(
             .push(item(&format!("css-{}", i + 1), href, "text/css", ""));
     }
     for (i, res) in resolved.resources.iter().enumerate() {
-        pkg.tree
-            .copy(format!("{PACKAGE_DIR}/{}", res.href), &res.source);
+        let at = format!("{PACKAGE_DIR}/{}", res.href);
+        match &res.bytes {
+            Some(bytes) => pkg.tree.add(at, bytes.clone()),
+            None => pkg.tree.copy(at, &res.source),
+        }
         pkg.manifest.push(item(
             &format!("res-{}", i + 1),
             &res.href,
@@ -1203,10 +1218,20 @@ fn read_cached(
     src: &ChapterSource,
     cache: &crate::cache::ChapterCache,
 ) -> (crate::cache::Read, Option<String>, bool) {
-    let bytes = match (&src.part_title, std::fs::read(&src.path)) {
-        (None, Ok(bytes)) => bytes,
-        // Part pages cost nothing; unreadable files are reported by reading.
-        _ => return (read_chapter(book, src), None, false),
+    if src.part_title.is_some() {
+        // Part pages cost nothing.
+        return (read_chapter(book, src, None), None, false);
+    }
+    let bytes = match crate::source::read(&src.path) {
+        Ok(bytes) => bytes,
+        Err(why) => {
+            let f = Finding::error(Location::file(&src.rel), why.message("file"));
+            let f = match why.hint() {
+                Some(h) => f.with_hint(h),
+                None => f,
+            };
+            return ((Document::new(&src.rel), vec![f]), None, false);
+        }
     };
     let settings = match src.format {
         Format::Review => format!("{:?}", book.review.clone().unwrap_or_default()),
@@ -1221,7 +1246,7 @@ fn read_cached(
     if let Some(hit) = cache.get(&key) {
         return (hit, Some(key), true);
     }
-    let mut read = read_chapter(book, src);
+    let mut read = read_chapter(book, src, Some(bytes));
     // Read documents wait in memory for every other chapter (the resolver needs them all).
     read.0.shrink_to_fit();
     // A chapter with errors is read again next time, so its messages always come fresh.
@@ -1231,22 +1256,18 @@ fn read_cached(
     (read, Some(key), false)
 }
 
-fn read_chapter(book: &Book, src: &ChapterSource) -> (Document, Vec<Finding>) {
+/// Reads a chapter from its `bytes` (a part page has none).
+fn read_chapter(
+    book: &Book,
+    src: &ChapterSource,
+    bytes: Option<Vec<u8>>,
+) -> (Document, Vec<Finding>) {
     let empty = || Document::new(&src.rel);
     if let Some(title) = &src.part_title {
         return (part_page(src, title), Vec::new());
     }
-    let bytes = match std::fs::read(&src.path) {
-        Ok(b) => b,
-        Err(e) => {
-            return (
-                empty(),
-                vec![Finding::error(
-                    Location::file(&src.rel),
-                    format!("cannot read this file: {e}"),
-                )],
-            );
-        }
+    let Some(bytes) = bytes else {
+        return (empty(), Vec::new());
     };
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,

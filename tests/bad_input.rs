@@ -92,49 +92,78 @@ fn missing_chapter_file_is_named_with_its_line() {
     );
 }
 
+/// Builds the sample book broken by `edit`: a defect seihon renders around is a warning, the
+/// EPUB is built and valid, and `seihon release` refuses it. Returns the build's output.
+fn break_and_warn(edit: impl FnOnce(&Path)) -> String {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    edit(&book);
+    let out = project.seihon(&["build", "neko"]);
+    let all = text(&out);
+    assert!(out.status.success(), "exit {:?}: {all}", out.status.code());
+    let messages = epubcheck(&project.epub("neko"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    let release = project.seihon(&["release", "neko", "--version", "1.0"]);
+    assert_eq!(release.status.code(), Some(1), "{}", text(&release));
+    assert!(
+        text(&release).contains("a release admits no warnings"),
+        "{}",
+        text(&release)
+    );
+    all
+}
+
 #[test]
-fn unreadable_image_is_reported_where_it_is_used() {
-    let (out, _p) = break_and_build(|b| {
+fn unreadable_image_is_a_warning_where_it_is_used() {
+    let all = break_and_warn(|b| {
         std::fs::write(b.join("images/pipeline.png"), b"this is not a PNG").unwrap()
     });
-    let all = text(&out);
-    assert!(all.contains("books/neko/ch02.md:5:1"), "{all}");
+    assert!(all.contains("books/neko/ch02.md:5:1: warning:"), "{all}");
     assert!(all.contains("cannot be read"), "{all}");
 }
 
 #[test]
-fn missing_image_is_reported_where_it_is_used() {
-    let (out, _p) =
-        break_and_build(|b| std::fs::remove_file(b.join("images/pipeline.png")).unwrap());
+fn missing_image_is_a_warning_where_it_is_used() {
+    let all = break_and_warn(|b| std::fs::remove_file(b.join("images/pipeline.png")).unwrap());
     assert!(
-        text(&out).contains(
-            "books/neko/ch02.md:5:1: error: the image `images/pipeline.png` does not exist"
+        all.contains(
+            "books/neko/ch02.md:5:1: warning: the image `images/pipeline.png` does not exist"
         ),
-        "{}",
-        text(&out)
+        "{all}"
     );
 }
 
 #[test]
-fn broken_link_and_undefined_footnote_are_located() {
-    let (out, _p) = break_and_build(|b| {
-        edit_file(&b.join("ch01.md"), |t| {
-            t.replace(
-                "[^numbering]。",
-                "[^nothere]。 [x](ch09.md) [y](ch02.md#nowhere)",
-            )
-        })
+fn broken_link_and_undefined_footnote_are_located_warnings_and_keep_their_text() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    edit_file(&book.join("ch01.md"), |t| {
+        t.replace(
+            "[^numbering]。",
+            "[^nothere]。 [リンク先なし](ch09.md) [見出しなし](ch02.md#nowhere)",
+        )
     });
+    let out = project.seihon(&["build", "neko"]);
     let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    for want in [
+        "warning: the footnote `[^nothere]` is never defined",
+        "`ch09.md`, which is not a chapter of this book",
+        "`#nowhere`",
+    ] {
+        assert!(all.contains(want), "{want}: {all}");
+    }
+    let page = read_entry(&project.epub("neko"), "item/xhtml/ch01.xhtml");
     assert!(
-        all.contains("footnote `[^nothere]` is never defined"),
-        "{all}"
+        page.contains("[^nothere]") && page.contains("リンク先なし") && page.contains("見出しなし"),
+        "{page}"
     );
     assert!(
-        all.contains("`ch09.md`, which is not a chapter of this book"),
-        "{all}"
+        !page.contains("ch09") && !page.contains("nowhere"),
+        "{page}"
     );
-    assert!(all.contains("`#nowhere`"), "{all}");
+    let messages = epubcheck(&project.epub("neko"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
 
 #[test]

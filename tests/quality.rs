@@ -329,8 +329,8 @@ sys.exit(1 if found else 0)
 fn reports_name_the_step_that_failed() {
     let project = TempProject::new();
     let book = sample(&project);
-    // A reference to a footnote that does not exist is found while reading.
-    append_at(&book.join("ch01.md"), "See [^nonote].\n");
+    // HTML that is never closed is found while reading.
+    append_at(&book.join("ch01.md"), "See <nonote>x.\n");
     let (out, report) = json_report(&project, &["build"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(report["books"][0]["failed_stage"], "read", "{report}");

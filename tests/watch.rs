@@ -113,8 +113,8 @@ fn watch_serves_rebuilds_reports_and_recovers() {
         watching.log()
     );
 
-    // An undefined footnote is an error at its line: reported, the last good book still served.
-    let broken = format!("{edited}\n壊れた参照です[^nonote]。\n");
+    // HTML never closed is an error at its line: reported, the last good book still served.
+    let broken = format!("{edited}\n壊れたタグです<nonote>。\n");
     let line = broken.lines().count() as u64;
     std::fs::write(&chapter, &broken).unwrap();
     let state = wait_for("the failed build", &watching, || {

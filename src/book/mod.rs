@@ -3,6 +3,7 @@
 //!
 //! Both files are read into typed structs that deny unknown keys, so a typo is an error at its
 //! line and column with the nearest valid key suggested, never a silently ignored setting.
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -14,6 +15,7 @@ use crate::error::{Error, Finding, Location, Result};
 pub mod docbook;
 pub mod outputs;
 pub mod review;
+mod review_keys;
 
 /// The project's `seihon.yml` (optional): folders and defaults for every book.
 #[derive(Debug, Clone, Deserialize)]
@@ -668,6 +670,11 @@ fn resolve(
     };
 
     let mut chapters = Vec::new();
+    // One look-up per chapter, however many there are: a set for the duplicate check, the
+    // book folder's real path found once.
+    let mut listed: HashSet<PathBuf> = HashSet::new();
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut real_dirs = RealDirs::default();
     for (list, role) in [
         (&file.frontmatter, Role::Front),
         (&file.chapters, Role::Body),
@@ -677,10 +684,10 @@ fn resolve(
         for entry in list {
             let rel = PathBuf::from(entry.value.trim());
             let loc = at(shown, &entry.referenced);
-            match check_book_file(root, &rel) {
-                Ok(path) => match Format::from_path(&rel) {
+            match check_book_file_in(root, &real_root, &[], &rel, &mut real_dirs) {
+                Ok(FoundFile { path, .. }) => match Format::from_path(&rel) {
                     Some(format) => {
-                        if chapters.iter().any(|c: &ChapterSource| c.rel == rel) {
+                        if !listed.insert(rel.clone()) {
                             findings.push(Finding::error(
                                 loc,
                                 format!("`{}` is listed twice", rel.display()),

@@ -68,9 +68,10 @@ fn read_yaml(path: &Path, shown: &Path) -> Result<(Value, String)> {
 
 /// Where `key:` is written in a YAML file (first occurrence), for messages about its value.
 fn key_location(text: &str, shown: &Path, key: &str) -> Location {
+    let (plain, item) = (format!("{key}:"), format!("- {key}:"));
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
-        if trimmed.starts_with(&format!("{key}:")) || trimmed.starts_with(&format!("- {key}:")) {
+        if trimmed.starts_with(&plain) || trimmed.starts_with(&item) {
             let col = line.len() - trimmed.len() + 1;
             return Location::new(shown, i as u32 + 1, col as u32);
         }
@@ -105,6 +106,7 @@ fn load_config(
     from: Option<&Location>,
     chain: &mut Vec<PathBuf>,
     texts: &mut Vec<(PathBuf, String)>,
+    found: &mut Vec<Finding>,
 ) -> Result<Value> {
     let shown = display_path(Path::new("."), &dir.join(file));
     let here = || from.cloned().unwrap_or_else(|| Location::file(&shown));
@@ -128,13 +130,20 @@ fn load_config(
         ))
     })?;
     let (mut value, text) = read_yaml(&path, &shown)?;
+    found.extend(super::review_keys::check(&value, &text, &shown));
     chain.push(file.to_path_buf());
     let mut merged = Value::Object(Default::default());
     if let Some(inherit) = value.as_object_mut().and_then(|o| o.remove("inherit")) {
         let inherit_at = key_location(&text, &shown, "inherit");
         for parent in strings(&inherit) {
-            let parent_value =
-                load_config(dir, Path::new(&parent), Some(&inherit_at), chain, texts)?;
+            let parent_value = load_config(
+                dir,
+                Path::new(&parent),
+                Some(&inherit_at),
+                chain,
+                texts,
+                found,
+            )?;
             merge(&mut merged, parent_value);
         }
     }
@@ -174,8 +183,35 @@ fn names(v: &Value) -> Vec<(String, Option<String>)> {
     }
 }
 
+/// What a value is, in words, for messages about its shape.
+fn shape(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "it is a mapping",
+        Value::Array(_) => "it is a list holding something else",
+        Value::Bool(_) => "it is true or false",
+        _ => "it is something else",
+    }
+}
+
+/// Whether `v` is a name as Re:VIEW takes one: a string, `{name: …, file-as: …}`, or a list of
+/// those.
+fn is_names(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::String(_) | Value::Number(_) => true,
+        Value::Object(o) => {
+            o.get("name")
+                .is_some_and(|n| n.is_string() || n.is_number())
+                && o.keys().all(|k| k == "name" || k == "file-as")
+                && o.get("file-as")
+                    .is_none_or(|f| f.is_string() || f.is_null())
+        }
+        Value::Array(a) => a.iter().all(|v| !v.is_array() && is_names(v)),
+        Value::Bool(_) => false,
+    }
+}
+
 /// MARC relator codes Re:VIEW accepts as config keys, in its colophon order.
-const ROLES: &[&str] = &[
+pub(super) const ROLES: &[&str] = &[
     "aut", "csl", "trl", "dsr", "ill", "cov", "edt", "pbl", "prt", "pht",
 ];
 
@@ -183,7 +219,15 @@ const ROLES: &[&str] = &[
 /// Warnings (settings seihon does not honour) are returned beside the book.
 pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
     let mut texts = Vec::new();
-    let mut cfg = load_config(dir, config, None, &mut Vec::new(), &mut texts)?;
+    let mut warnings = Vec::new();
+    let mut cfg = load_config(
+        dir,
+        config,
+        None,
+        &mut Vec::new(),
+        &mut texts,
+        &mut warnings,
+    )?;
     let shown_config = display_path(Path::new("."), &dir.join(config));
     let config_text = texts.last().map(|(_, t)| t.clone()).unwrap_or_default();
     let at = |key: &str| key_location(&config_text, &shown_config, key);
@@ -192,9 +236,22 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         merge(&mut cfg, epub);
     }
     let get = |k: &str| cfg.get(k);
-    let mut warnings = Vec::new();
     let mut errors = Vec::new();
 
+    // Names of the wrong shape would silently leave the metadata: said at their line, as in
+    // book.yml.
+    let name_keys = ["booktitle", "subtitle", "pbl", "a-pbl"]
+        .into_iter()
+        .map(String::from)
+        .chain(ROLES.iter().flat_map(|r| [r.to_string(), format!("a-{r}")]));
+    for key in name_keys {
+        if let Some(v) = get(&key).filter(|v| !is_names(v)) {
+            errors.push(
+                Finding::error(at(&key), format!("`{key}:` is not a name or a list of names ({})", shape(v)))
+                    .with_hint(format!("write `{key}: 山田太郎`, `{key}: [山田太郎, 佐藤花子]` or `{key}: {{name: 山田太郎, file-as: ヤマダタロウ}}`")),
+            );
+        }
+    }
     let (title, _) = get("booktitle")
         .map(names)
         .and_then(|n| n.into_iter().next())
@@ -245,10 +302,10 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     let date = match date {
         Some(d) if super::Date::parse(&d).is_some() => Some(d),
         Some(d) => {
-            warnings.push(Finding::warning(
-                at("date"),
-                format!("`{d}` is not a YYYY-MM-DD date; it is left out of the metadata"),
-            ));
+            errors.push(
+                Finding::error(at("date"), format!("`{d}` is not a date"))
+                    .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
+            );
             None
         }
         None => None,
@@ -261,12 +318,9 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     let isbn = string(get("isbn")).and_then(|i| match super::normalize_isbn(&i) {
         Ok(i) => Some(i),
         Err(why) => {
-            warnings.push(
-                Finding::warning(
-                    at("isbn"),
-                    format!("`{i}` is not a valid ISBN ({why}); it is left out"),
-                )
-                .with_hint(super::isbn_hint(&i)),
+            errors.push(
+                Finding::error(at("isbn"), format!("`{i}` is not a valid ISBN: {why}"))
+                    .with_hint(super::isbn_hint(&i)),
             );
             None
         }
@@ -478,47 +532,55 @@ fn chapters(
     errors: &mut Vec<Finding>,
 ) -> Vec<ChapterSource> {
     let mut out: Vec<ChapterSource> = Vec::new();
-    let add = |file: &str, role: Role, errors: &mut Vec<Finding>, out: &mut Vec<ChapterSource>| {
-        // `contentdir: .` must not show up as `./ch01.re` in messages.
-        let rel: PathBuf = contentdir
-            .join(file.trim())
-            .components()
-            .filter(|c| !matches!(c, std::path::Component::CurDir))
-            .collect();
-        let loc = key_location(text, shown, file.trim());
-        let loc = if loc.line == 0 {
-            line_of(text, shown, file.trim())
-        } else {
-            loc
-        };
-        match check_book_file(dir, &rel) {
-            Ok(path) if rel.extension().is_some_and(|e| e == "re") => {
-                if out.iter().any(|c| c.rel == rel) {
-                    let again = nth_line_of(text, shown, file.trim(), 1);
-                    errors.push(Finding::error(
-                        if again.line > 0 { again } else { loc },
-                        format!(
-                            "`{file}` is listed twice in the catalog (first at line {})",
-                            line_of(text, shown, file.trim()).line
-                        ),
-                    ));
+    // Each chapter is looked up once (a catalog may list 100,000): a set for the duplicate check,
+    // the book folder's real path found once, and a line searched for only when it is reported.
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let real_root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let mut real_dirs = crate::book::RealDirs::default();
+    let mut add =
+        |file: &str, role: Role, errors: &mut Vec<Finding>, out: &mut Vec<ChapterSource>| {
+            // `contentdir: .` must not show up as `./ch01.re` in messages.
+            let rel: PathBuf = contentdir
+                .join(file.trim())
+                .components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect();
+            let loc = || {
+                let loc = key_location(text, shown, file.trim());
+                if loc.line == 0 {
+                    line_of(text, shown, file.trim())
                 } else {
-                    out.push(ChapterSource {
-                        rel,
-                        path,
-                        role,
-                        format: Format::Review,
-                        part_title: None,
-                    });
+                    loc
                 }
+            };
+            match crate::book::check_book_file_in(dir, &real_root, &[], &rel, &mut real_dirs) {
+                Ok(found) if rel.extension().is_some_and(|e| e == "re") => {
+                    if !seen.insert(rel.clone()) {
+                        let again = nth_line_of(text, shown, file.trim(), 1);
+                        errors.push(Finding::error(
+                            if again.line > 0 { again } else { loc() },
+                            format!(
+                                "`{file}` is listed twice in the catalog (first at line {})",
+                                line_of(text, shown, file.trim()).line
+                            ),
+                        ));
+                    } else {
+                        out.push(ChapterSource {
+                            rel,
+                            path: found.path,
+                            role,
+                            format: Format::Review,
+                            part_title: None,
+                        });
+                    }
+                }
+                Ok(_) => errors.push(Finding::error(loc(), format!("`{file}` is not a .re file"))),
+                Err(why) => errors.push(Finding::error(
+                    loc(),
+                    format!("the chapter file `{}` {why}", rel.display()),
+                )),
             }
-            Ok(_) => errors.push(Finding::error(loc, format!("`{file}` is not a .re file"))),
-            Err(why) => errors.push(Finding::error(
-                loc,
-                format!("the chapter file `{}` {why}", rel.display()),
-            )),
-        }
-    };
+        };
     let list = |key: &str| -> Vec<Value> {
         catalog
             .get(key)
@@ -688,6 +750,7 @@ mod tests {
             None,
             &mut Vec::new(),
             &mut Vec::new(),
+            &mut Vec::new(),
         )
         .unwrap();
         assert_eq!(v["booktitle"], "Base");
@@ -704,6 +767,7 @@ mod tests {
             dir.path(),
             Path::new("a.yml"),
             None,
+            &mut Vec::new(),
             &mut Vec::new(),
             &mut Vec::new(),
         )

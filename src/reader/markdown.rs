@@ -79,7 +79,7 @@ fn too_deep(
             Event::Start(_) => {
                 depth += 1;
                 if depth > MAX_DEPTH {
-                    let pos = lines.pos(text, range.start);
+                    let pos = pos_at(lines, text, range.start);
                     return Some(
                         Finding::error(
                             Location::new(shown, pos.line, pos.col),
@@ -98,24 +98,11 @@ fn too_deep(
     None
 }
 
-struct LineIndex {
-    starts: Vec<usize>,
-}
+use crate::lines::LineIndex;
 
-impl LineIndex {
-    fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
-    }
-
-    fn pos(&self, text: &str, offset: usize) -> Pos {
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.starts[line - 1];
-        let end = offset.min(text.len()).max(start);
-        let col = text.get(start..end).map_or(1, |s| s.chars().count() + 1);
-        Pos::new(line as u32, col as u32)
-    }
+fn pos_at(lines: &LineIndex, text: &str, offset: usize) -> Pos {
+    let (line, col) = lines.line_col(text, offset);
+    Pos::new(line, col)
 }
 
 struct Reader<'a> {
@@ -152,7 +139,7 @@ fn is_block_start(tag: &Tag) -> bool {
 
 impl<'a> Reader<'a> {
     fn pos(&self, offset: usize) -> Pos {
-        self.lines.pos(self.text, offset)
+        pos_at(&self.lines, self.text, offset)
     }
 
     fn location(&self, pos: Pos) -> Location {
@@ -476,11 +463,15 @@ impl<'a> Reader<'a> {
                             }
                             None => inline.pos,
                         };
-                        self.error(
-                            pos,
-                            format!("the footnote `{written}` is never defined"),
-                            &format!("add a line `{written}: …` with the note's text"),
-                        );
+                        // The text stays as written, as for every note to nothing.
+                        let f = Finding::warning(
+                            self.location(pos),
+                            format!(
+                                "the footnote `{written}` is never defined; it is shown as written"
+                            ),
+                        )
+                        .with_hint(format!("add a line `{written}: …` with the note's text"));
+                        self.findings.push(f);
                         rest = &after[end..];
                     }
                     _ => rest = after,

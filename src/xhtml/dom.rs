@@ -400,32 +400,20 @@ fn resolve_reference(name: &str) -> Result<char, String> {
 /// Maps byte offsets to line and column.
 struct LineIndex<'a> {
     text: &'a str,
-    starts: Vec<usize>,
+    index: crate::lines::LineIndex,
 }
 
 impl<'a> LineIndex<'a> {
     fn new(text: &'a str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            index: crate::lines::LineIndex::new(text),
+        }
     }
 
     fn pos(&self, offset: usize) -> Pos {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.starts.get(line - 1).copied().unwrap_or(0);
-        let col = self
-            .text
-            .get(start..offset)
-            .map_or(0, |s| s.chars().count())
-            + 1;
-        Pos {
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-            col: u32::try_from(col).unwrap_or(u32::MAX),
-        }
+        let (line, col) = self.index.line_col(self.text, offset);
+        Pos { line, col }
     }
 }
 

@@ -17,6 +17,7 @@ mod ids;
 mod image_check;
 mod labels;
 mod remote;
+mod svg;
 mod visit;
 
 pub(crate) use ids::normalize;
@@ -83,6 +84,8 @@ pub struct Resource {
     pub media_type: &'static str,
     /// Where the book first refers to it, for messages.
     pub first_use: Location,
+    /// What goes into the EPUB when it is not the file as it is (an SVG without its scripts).
+    pub bytes: Option<Vec<u8>>,
 }
 
 #[derive(Debug)]
@@ -702,6 +705,11 @@ impl Linker<'_, '_> {
         let mut note_refs: Vec<(String, Location)> = Vec::new();
         let mut endnote_refs: Vec<(String, Location)> = Vec::new();
         let mut doc = std::mem::replace(&mut ch.doc, Document::new(&shown));
+        // A reference to a note never defined keeps its text as written (reported below).
+        let defined = |notes: &[Footnote]| -> HashSet<String> {
+            notes.iter().map(|f| f.label.clone()).collect()
+        };
+        let (foot_labels, end_labels) = (defined(&doc.footnotes), defined(&doc.endnotes));
         visit_all_inlines_mut(&mut doc, &mut |inline| {
             // Made only for the inlines that need it: most are text.
             let pos = inline.pos;
@@ -718,21 +726,36 @@ impl Linker<'_, '_> {
                                 content: std::mem::take(content),
                             };
                         }
-                        None => {
-                            if let Some(new) = self.link(href, ci, &dir, &loc()) {
-                                *href = new;
+                        None => match self.link(href, ci, &dir, &loc()) {
+                            Some(new) => *href = new,
+                            // A link to nowhere (reported): its text stays, without the link.
+                            None => {
+                                inline.kind = InlineKind::Span {
+                                    class: "unlinked".into(),
+                                    content: std::mem::take(content),
+                                };
                             }
-                        }
+                        },
                     }
                 }
-                InlineKind::Image(img) => match self.image(img, ci, &dir, &loc(), format) {
+                InlineKind::Image(img) => match self.image(img, ci, &dir, &loc()) {
                     Some(new) => img.src = new,
                     // A missing icon was reported; its alt text stands in for it.
                     None => inline.kind = InlineKind::Text(img.alt.clone()),
                 },
                 InlineKind::Raw(nodes) => remote::keep_inside(nodes, &loc(), &mut self.warnings),
-                InlineKind::FootnoteRef(label) => note_refs.push((label.clone(), loc())),
-                InlineKind::EndnoteRef(label) => endnote_refs.push((label.clone(), loc())),
+                InlineKind::FootnoteRef(label) => {
+                    note_refs.push((label.clone(), loc()));
+                    if !foot_labels.contains(label.as_str()) {
+                        inline.kind = InlineKind::Text(note_syntax(format, label, false));
+                    }
+                }
+                InlineKind::EndnoteRef(label) => {
+                    endnote_refs.push((label.clone(), loc()));
+                    if !end_labels.contains(label.as_str()) {
+                        inline.kind = InlineKind::Text(note_syntax(format, label, true));
+                    }
+                }
                 InlineKind::Ref {
                     kind,
                     target,
@@ -747,7 +770,7 @@ impl Linker<'_, '_> {
         visit_blocks_mut(&mut doc.blocks, &mut |b| {
             let loc = || Location::new(&shown, b.pos.line, b.pos.col);
             match &mut b.kind {
-                BlockKind::Figure(f) => match self.image(&f.image, ci, &dir, &loc(), format) {
+                BlockKind::Figure(f) => match self.image(&f.image, ci, &dir, &loc()) {
                     Some(new) => f.image.src = new,
                     None => f.image.src.clear(),
                 },
@@ -770,11 +793,7 @@ impl Linker<'_, '_> {
         shown: &Path,
         end: bool,
     ) -> Vec<(String, u32)> {
-        let syntax = |label: &str| match (format, end) {
-            (Format::Review, false) => format!("@<fn>{{{label}}}"),
-            (Format::Review, true) => format!("@<endnote>{{{label}}}"),
-            _ => format!("[^{label}]"),
-        };
+        let syntax = |label: &str| note_syntax(format, label, end);
         let kind = if end { "endnote" } else { "footnote" };
         let mut numbers: Vec<(String, u32)> = Vec::new();
         for (label, loc) in refs {
@@ -783,10 +802,13 @@ impl Linker<'_, '_> {
                     Format::Review => format!("add `//{kind}[{label}][…]` with the note's text"),
                     _ => format!("add a line `[^{label}]: …` with the note's text"),
                 };
-                self.errors.push(
-                    Finding::error(
+                self.warnings.push(
+                    Finding::warning(
                         loc,
-                        format!("the {kind} `{}` is never defined", syntax(&label)),
+                        format!(
+                            "the {kind} `{}` is never defined; it is shown as written",
+                            syntax(&label)
+                        ),
                     )
                     .with_hint(hint),
                 );
@@ -881,8 +903,8 @@ impl Linker<'_, '_> {
             match self.by_source.get(&rel).copied().or_else(by_output) {
                 Some(i) => i,
                 None => {
-                    self.errors.push(
-                        Finding::error(loc.clone(), format!("this link points to `{path}`, which is not a chapter of this book"))
+                    self.warnings.push(
+                        Finding::warning(loc.clone(), format!("this link points to `{path}`, which is not a chapter of this book; its text is shown without the link"))
                             .with_hint("link to a chapter's source file (e.g. `ch02.md#section`), or write a full URL starting with https://"),
                     );
                     return None;
@@ -916,8 +938,8 @@ impl Linker<'_, '_> {
                             Some((_, id)) => format!("did you mean `#{id}`?"),
                             None => "give the heading an id (`## Title {#id}`, `=={id} Title`) and link to it".into(),
                         };
-                        self.errors.push(
-                            Finding::error(loc.clone(), format!("this link points to `#{written}`, but no heading or element has that id there"))
+                        self.warnings.push(
+                            Finding::warning(loc.clone(), format!("this link points to `#{written}`, but no heading or element has that id there; its text is shown without the link"))
                                 .with_hint(hint),
                         );
                         return None;
@@ -940,14 +962,7 @@ impl Linker<'_, '_> {
 
     /// Maps an image to its place in the EPUB, relative to the chapter's XHTML. `None` when it
     /// cannot be used (reported here).
-    fn image(
-        &mut self,
-        img: &Image,
-        ci: usize,
-        dir: &Path,
-        loc: &Location,
-        format: Format,
-    ) -> Option<String> {
+    fn image(&mut self, img: &Image, ci: usize, dir: &Path, loc: &Location) -> Option<String> {
         // A Re:VIEW image id is found by checking candidates: the one found is checked already.
         let (rel, found) = if img.by_id {
             match self.find_review_image(&img.src, ci) {
@@ -965,11 +980,11 @@ impl Linker<'_, '_> {
             }
         } else {
             if has_scheme(&img.src) {
-                self.errors.push(
-                    Finding::error(
+                self.warnings.push(
+                    Finding::warning(
                         loc.clone(),
                         format!(
-                            "the image `{}` is on the web; an EPUB must contain its images",
+                            "the image `{}` is on the web; an EPUB must contain its images, so its text alternative is shown in its place",
                             img.src
                         ),
                     )
@@ -997,8 +1012,9 @@ impl Linker<'_, '_> {
         };
         let FoundFile { path, meta } = match checked {
             Ok(file) => file,
-            // Real DocBook books name images they do not ship: the alt text stands in, marked.
-            Err(why) if format == Format::DocBook => {
+            // Real books name images they do not ship, or keep them beside the book folder: the
+            // alt text stands in, marked (an image outside is never read, let alone packed).
+            Err(why) => {
                 self.warnings.push(
                     Finding::warning(loc.clone(), format!("the image `{src}` {why}")).with_hint(
                         "its text alternative is shown in its place; `seihon release` refuses this",
@@ -1006,27 +1022,20 @@ impl Linker<'_, '_> {
                 );
                 return None;
             }
-            Err(why) => {
-                self.errors.push(Finding::error(
-                    loc.clone(),
-                    format!("the image `{src}` {why}"),
-                ));
-                return None;
-            }
         };
         let Some(media_type) = media_type(&rel).filter(|t| t.starts_with("image/")) else {
-            self.errors.push(
-                Finding::error(
+            self.warnings.push(
+                Finding::warning(
                     loc.clone(),
-                    format!("`{src}` is not an image type an EPUB can show"),
+                    format!("`{src}` is not an image type an EPUB can show; its text alternative is shown in its place"),
                 )
                 .with_hint("use PNG, JPEG, GIF, SVG or WebP"),
             );
             return None;
         };
         if media_type != "image/svg+xml" && !self.readable(&path, &meta, media_type) {
-            self.errors.push(
-                Finding::error(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file", media_type.trim_start_matches("image/").to_uppercase()))
+            self.warnings.push(
+                Finding::warning(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file; its text alternative is shown in its place", media_type.trim_start_matches("image/").to_uppercase()))
                     .with_hint("export the image again from its original"),
             );
             return None;
@@ -1035,6 +1044,22 @@ impl Linker<'_, '_> {
             Some(href) => href,
             None => format!("assets/{}", rel.to_string_lossy().replace('\\', "/")),
         };
+        // An SVG loses what an EPUB may not carry, said once at its first use.
+        let bytes = if media_type == "image/svg+xml" {
+            let cleaned = std::fs::read(&path).ok().and_then(|b| svg::clean(&b));
+            cleaned.map(|c| {
+                self.warnings.push(
+                    Finding::warning(
+                        loc.clone(),
+                        format!("the image `{src}` has {}, which an EPUB may not carry; it is packed without", join_words(&c.removed)),
+                    )
+                    .with_hint("save the SVG again without scripts (e.g. as plain SVG) to keep the file as it is"),
+                );
+                c.bytes
+            })
+        } else {
+            None
+        };
         self.resources.insert(
             rel.clone(),
             Resource {
@@ -1042,6 +1067,7 @@ impl Linker<'_, '_> {
                 href: href.clone(),
                 media_type,
                 first_use: loc.clone(),
+                bytes,
             },
         );
         Some(format!("../{href}"))
@@ -1317,12 +1343,31 @@ impl Linker<'_, '_> {
             // The DocBook reader already reported the missing target; the text stays.
             Err(_) if self.format_of(ci) == Format::DocBook => InlineKind::Text(target.to_string()),
             Err(message) => {
-                self.errors.push(Finding::error(loc.clone(), format!("cannot resolve the reference `{target}`: {message}")).with_hint(
+                self.warnings.push(Finding::warning(loc.clone(), format!("cannot resolve the reference `{target}`: {message}; its id is shown in its place")).with_hint(
                     "check the id (it is case-sensitive); for another chapter write `chapter|id`, e.g. `@<list>{ch02|sample}`",
                 ));
                 InlineKind::Text(target.to_string())
             }
         }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_words(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A note reference as its author wrote it (`[^1]`, `@<fn>{x}`): what is shown for one whose
+/// note is never defined.
+fn note_syntax(format: Format, label: &str, end: bool) -> String {
+    match (format, end) {
+        (Format::Review, false) => format!("@<fn>{{{label}}}"),
+        (Format::Review, true) => format!("@<endnote>{{{label}}}"),
+        _ => format!("[^{label}]"),
     }
 }
 

@@ -46,13 +46,13 @@ try {
   console.log(`edited: the new paragraph appeared after ${reloads} reload(s)`);
 
   // 2. A syntax error shows in the page with its file and line.
-  const broken = `${edited}\n壊れた脚注の参照[^nonote]です。\n`;
-  const line = broken.split("\n").findIndex((l) => l.includes("[^nonote]")) + 1;
+  const broken = `${edited}\n壊れたタグ<nonote>です。\n`;
+  const line = broken.split("\n").findIndex((l) => l.includes("<nonote>")) + 1;
   writeFileSync(source, broken);
   const where = `ch01.md:${line}:`;
   await overlay.filter({ hasText: where }).waitFor({ state: "visible", timeout: STEP });
   const said = await overlay.innerText();
-  if (!said.includes("nonote")) throw new Error(`the overlay does not name the footnote: ${said}`);
+  if (!said.includes("nonote")) throw new Error(`the overlay does not name the element: ${said}`);
   // The last good book is still shown under the overlay.
   await page.getByText(marker).waitFor({ state: "visible", timeout: STEP });
   await page.screenshot({ path: join(shots, "2-error.png"), fullPage: false });

@@ -175,14 +175,15 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
         }
     };
     let file = l.register(&canon);
-    let text = match std::fs::read(&canon) {
+    let text = match crate::source::read(&canon) {
         Ok(bytes) => l.decode(file, bytes),
-        Err(e) => {
+        Err(why) => {
             let loc = Location::file(l.files[file as usize].clone());
-            l.findings.push(Finding::error(
-                loc,
-                format!("cannot read the DocBook file: {e}"),
-            ));
+            let f = Finding::error(loc, why.message("DocBook file"));
+            l.findings.push(match why.hint() {
+                Some(h) => f.with_hint(h),
+                None => f,
+            });
             return l.finish(None);
         }
     };
@@ -304,29 +305,17 @@ fn is_name(s: &str) -> bool {
         && chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '-' | '.'))
 }
 
-pub(super) struct LineIndex {
-    starts: Vec<usize>,
-}
+/// Byte offsets → positions in one file's text.
+pub(super) struct LineIndex(crate::lines::LineIndex);
 
 impl LineIndex {
     pub(super) fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
+        LineIndex(crate::lines::LineIndex::new(text))
     }
 
     pub(super) fn pos(&self, text: &str, offset: usize) -> Pos {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.starts.get(line - 1).copied().unwrap_or(0);
-        let col = text.get(start..offset).map_or(0, |s| s.chars().count()) + 1;
-        Pos::new(
-            u32::try_from(line).unwrap_or(u32::MAX),
-            u32::try_from(col).unwrap_or(u32::MAX),
-        )
+        let (line, col) = self.0.line_col(text, offset);
+        Pos::new(line, col)
     }
 }
 
@@ -483,11 +472,19 @@ impl Loader {
                 format!("the {what} `{href}` is a folder, not a file"),
             ));
         }
-        let bytes = std::fs::read(&canon).map_err(|e| {
-            Finding::error(
+        let bytes = crate::source::read(&canon).map_err(|why| match why {
+            crate::source::ReadError::Io(e) => Finding::error(
                 loc.clone(),
-                format!("cannot read the {what} file `{href}`: {e}"),
+                format!(
+                    "cannot read the {what} file `{href}`: {}",
+                    crate::error::plain_io(&e)
+                ),
+            ),
+            too_large => Finding::error(
+                loc.clone(),
+                format!("the {what} file `{href}`: {}", too_large.message("file")),
             )
+            .with_hint(too_large.hint().unwrap_or_default()),
         })?;
         let file = self.register(&canon);
         let text = self.decode(file, bytes);
