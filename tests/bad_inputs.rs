@@ -1808,10 +1808,15 @@ fn yaml_cases() -> Vec<Case> {
             4,
             "title: Tiny\nlanguage: en\nchapters: [ch01.md]\ncover: images/cover.png\n",
         ),
-        yml(
-            "missing stylesheet",
-            4,
-            "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nstylesheets: [style/x.css]\n",
+        // Built without it, as a Re:VIEW book without its config.yml style sheet.
+        case(
+            "book.yml missing stylesheet",
+            TinyMd,
+            Expect::Warning("books/tmd/book.yml".into(), 4),
+            put(
+                "book.yml",
+                "title: Tiny\nlanguage: en\nchapters: [ch01.md]\nstylesheets: [style/x.css]\n",
+            ),
         ),
         yml(
             "tab indentation",
@@ -2801,4 +2806,41 @@ fn a_chapter_over_the_size_bound_is_refused_at_the_file() {
         "{all}"
     );
     assert_eq!(std::fs::read(project.epub("tmd")).unwrap(), before);
+}
+
+/// A control character in an id (a heading's label, a link to it) is shown as U+FFFD with a
+/// warning at its place, in every format: the id stays one the nav and the page agree on, and
+/// epubcheck finds nothing (`nav.xhtml#a\u{1}b` was an invalid EPUB from a build that exited 0).
+#[test]
+fn control_characters_in_ids_leave_a_valid_epub() {
+    let project = TempProject::new();
+    let md = make_base(&project, Base::TinyMd);
+    write(
+        &md,
+        "ch01.md",
+        "# One {#one}\n\n## Two {#a\u{1}b}\n\nSee [two](#a\u{1}b).\n",
+    );
+    let re = make_base(&project, Base::TinyRe);
+    write(
+        &re,
+        "ch01.re",
+        "= One\n\n=={x\u{2}y} Two\n\nSee @<hd>{x\u{2}y}.\n",
+    );
+    for (id, file) in [("tmd", "books/tmd/ch01.md"), ("tre", "books/tre/ch01.re")] {
+        let out = seihon(&project, &["build", id]);
+        let all = text(&out);
+        assert!(out.status.success(), "{all}");
+        assert!(
+            all.lines().any(|l| located(l, file, Some(3), "warning")),
+            "{all}"
+        );
+        let messages = epubcheck(&project.epub(id));
+        assert!(messages.is_empty(), "{id}: {}", messages.join("\n"));
+        let nav = read_entry(&project.epub(id), "item/nav.xhtml");
+        assert!(
+            !nav.chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{nav}"
+        );
+    }
 }

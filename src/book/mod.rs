@@ -426,7 +426,7 @@ impl Book {
 
     fn open_any(path: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
         if path.is_dir() && path.join("book.yml").is_file() {
-            return Book::load(path, project).map(|b| (b, Vec::new()));
+            return Book::load(path, project);
         }
         if path.is_dir() && review::is_review_project(path) {
             return review::load(path, Path::new("config.yml"), project);
@@ -518,8 +518,8 @@ impl Book {
             || holds_files_ending(dir, &["md", "markdown", "re", "xml", "docbook", "dbk"])
     }
 
-    /// Loads `root/book.yml`. `display_root` is how paths are shown in messages.
-    pub fn load(root: &Path, project: &ProjectConfig) -> Result<Book> {
+    /// Loads `root/book.yml`, with the warnings about it (settings the book is built without).
+    pub fn load(root: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
         let config_path = root.join("book.yml");
         let shown = display_path(Path::new("."), &config_path);
         let bytes = std::fs::read(&config_path).map_err(|e| {
@@ -562,8 +562,9 @@ fn resolve(
     shown: &Path,
     chapters_line: u32,
     project: &ProjectConfig,
-) -> Result<Book> {
+) -> Result<(Book, Vec<Finding>)> {
     let mut findings = Vec::new();
+    let mut warnings = Vec::new();
 
     let language = file.language.value.trim().to_string();
     if !is_language_tag(&language) {
@@ -755,9 +756,13 @@ fn resolve(
                 at(shown, &s.referenced),
                 format!("`{}` is not a .css file", rel.display()),
             )),
-            Err(why) => findings.push(Finding::error(
+            // As a missing image: the book is built without it (a release refuses it).
+            Err(why) => warnings.push(Finding::warning(
                 at(shown, &s.referenced),
-                format!("the style sheet `{}` {why}", rel.display()),
+                format!(
+                    "the style sheet `{}` {why}; the book is built without it",
+                    rel.display()
+                ),
             )),
         }
     }
@@ -769,35 +774,38 @@ fn resolve(
         Writing::Vertical => Direction::Rtl,
         Writing::Horizontal => Direction::Ltr,
     });
-    Ok(Book {
-        id,
-        root: root.to_path_buf(),
-        config_path: shown.to_path_buf(),
-        meta: Metadata {
-            title: file.title,
-            subtitle: file.subtitle,
-            language,
-            identifier,
-            creators,
-            publisher: file.publisher,
-            date,
-            history: file.history,
-            isbn,
-            rights: file.rights,
-            writing: file.writing,
-            direction,
+    Ok((
+        Book {
+            id,
+            root: root.to_path_buf(),
+            config_path: shown.to_path_buf(),
+            meta: Metadata {
+                title: file.title,
+                subtitle: file.subtitle,
+                language,
+                identifier,
+                creators,
+                publisher: file.publisher,
+                date,
+                history: file.history,
+                isbn,
+                rights: file.rights,
+                writing: file.writing,
+                direction,
+            },
+            chapters,
+            cover,
+            stylesheets,
+            toc_depth: file.toc_depth.unwrap_or(project.toc_depth).clamp(1, 6),
+            secnolevel: file.secnolevel,
+            review: None,
+            docbook: None,
+            filters: file.filters,
+            checks: file.checks,
+            shared_dirs: Vec::new(),
         },
-        chapters,
-        cover,
-        stylesheets,
-        toc_depth: file.toc_depth.unwrap_or(project.toc_depth).clamp(1, 6),
-        secnolevel: file.secnolevel,
-        review: None,
-        docbook: None,
-        filters: file.filters,
-        checks: file.checks,
-        shared_dirs: Vec::new(),
-    })
+        warnings,
+    ))
 }
 
 /// A path the book names must be a readable file inside the book folder: no `..` or absolute

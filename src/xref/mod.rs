@@ -380,22 +380,24 @@ impl Resolver<'_> {
     /// as Re:VIEW would write duplicate ids); across chapters a clash is renamed silently, so
     /// every id in the book stays unique and links still find their target.
     fn claim(&mut self, id: String, ci: usize, loc: &Location) -> String {
+        // What the output may carry: links written with the same id find it all the same.
+        let safe = fragment_safe(&id);
         if let Some(first) = self.first_use[ci].get(&id) {
             // The DocBook reader reports duplicates book-wide, with both files; don't repeat it.
             if self.infos[ci].format == Format::DocBook {
-                return self.generate(&id, ci);
+                return self.generate(&safe, ci);
             }
             self.warnings.push(
                 Finding::warning(loc.clone(), format!("the id `{id}` is used twice in this chapter"))
                     .with_hint(format!("it is first used at {first}; references find the first one. Give each its own id")),
             );
-            return self.generate(&id, ci);
+            return self.generate(&safe, ci);
         }
         self.first_use[ci].insert(id.clone(), loc.clone());
-        let output = if self.ids.contains_key(&id) {
-            self.generate(&id, ci)
+        let output = if self.ids.contains_key(&safe) {
+            self.generate(&safe, ci)
         } else {
-            id.clone()
+            safe
         };
         self.ids.insert(output.clone(), ci);
         self.local[ci].insert(id, output.clone());
@@ -1350,6 +1352,21 @@ impl Linker<'_, '_> {
             }
         }
     }
+}
+
+/// An id as a URL fragment may carry it: the replacement character (what a control character
+/// in the source became, already reported), controls and spaces are `_` (epubcheck RSC-020).
+fn fragment_safe(id: &str) -> String {
+    if !id.chars().any(unsafe_in_fragment) {
+        return id.to_string();
+    }
+    id.chars()
+        .map(|c| if unsafe_in_fragment(c) { '_' } else { c })
+        .collect()
+}
+
+fn unsafe_in_fragment(c: char) -> bool {
+    c == '\u{FFFD}' || c.is_control() || c.is_whitespace()
 }
 
 /// `a`, `a and b`, `a, b and c`.
