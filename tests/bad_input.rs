@@ -1,6 +1,6 @@
 //! Bad input: each mistake an editor can make gives exit 1 or 2, the file, line and column in
 //! plain words, never a panic, and the previous EPUB stays as it was.
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! 2, no panic (even with `RUST_BACKTRACE=1`), and, where a good build came first, leave the
 //! previous EPUB byte for byte as it was. CRLF, tabs and a UTF-8 BOM are not mistakes: the
 //! "survives" cases check that they build, with the same text as the plain book.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -6,7 +6,7 @@
 //! Needs node, Debian's `chromium` and `npm ci --prefix tests/browser`; `bash .ci/run` installs
 //! them. Without them this test fails and says how to get them: it never passes silently.
 #![cfg(unix)]
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! `seihon build` end to end: sample books through the real binary, checked by the real
 //! epubcheck, byte for byte.
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -1,6 +1,6 @@
 //! The chapter cache: a rebuild reads only the chapters that changed, and what it makes is
 //! exactly what a build from scratch makes.
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -8,7 +8,7 @@
 //! EPUB was replaced, adding trials aimed at that moment when the first ones did not.
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;

@@ -1,7 +1,7 @@
 //! The DocBook checker: each defect real books carry is a finding at its file and line, and the
 //! EPUB is still built and valid. Unsafe input (a billion-laughs file, an entity outside the
 //! book folder, an XInclude loop) is refused with a clear error and no panic.
-mod support;
+use crate::support;
 
 use support::*;
 

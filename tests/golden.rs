@@ -1,6 +1,6 @@
 //! Golden XHTML for each construct of each reader: `fixtures/<format>/<name>.<ext>` is read,
 //! resolved and written as a one-chapter book, and the chapter's body must equal
-//! `<name>.xhtml` beside it. `SEIHON_BLESS=1 cargo test --test golden` rewrites the expected
+//! `<name>.xhtml` beside it. `SEIHON_BLESS=1 cargo test --test suite golden` rewrites the expected
 //! files (review the diff!).
 use std::path::{Path, PathBuf};
 

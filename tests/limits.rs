@@ -1,7 +1,7 @@
 //! Limits: a book's images and hooks stay inside its folder (through `..` or symlinks) unless
 //! the project lists a shared folder (an image outside is never read: its text stands in, with
 //! a warning; a hook outside is refused); hooks that flood their output are stopped.
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
+use crate::support;
 
 use seihon::mail::{
     self, BookRun, Login, MailConfig, MailError, RunInfo, Sent, TlsMode, TransportKind, Trigger,

@@ -1,6 +1,6 @@
 //! Book and project options: vertical writing, a book's own cover, template overrides and the
 //! project's seihon.yml, each checked in the EPUB and by the real epubcheck.
-mod support;
+use crate::support;
 
 use support::*;
 

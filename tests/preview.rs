@@ -1,6 +1,6 @@
 //! The preview area `public/<id>/`: the EPUB, its unpacked pages and an index, swapped in
 //! whole; a failed build keeps the last good preview byte for byte, marked stale.
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! House style and quality gates through the real binary: the three kinds of filter, book hooks,
 //! built-in checks pointing at the source, and the machine-readable reports.
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,5 +1,5 @@
 //! `seihon release`: the EPUB for sale — strict, checked by epubcheck, versioned, reproducible.
-mod support;
+use crate::support;
 
 use sha2::Digest;
 use support::*;

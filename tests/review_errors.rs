@@ -1,7 +1,7 @@
 //! Re:VIEW mistakes are reported like a good compiler: every problem in the book at once, each
 //! at its file:line:col in plain words. Errors fail the build and keep the previous EPUB;
 //! defects Re:VIEW only warns about are warnings, and the EPUB stays valid.
-mod support;
+use crate::support;
 
 use std::path::Path;
 

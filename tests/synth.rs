@@ -1,6 +1,6 @@
 //! The synthetic book generator writes, in each format, a book that builds without a finding
 //! and passes epubcheck, with every chapter and cross-reference in place.
-mod support;
+use crate::support;
 
 use seihon::synth::{Format, generate};
 use support::*;

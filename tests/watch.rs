@@ -2,7 +2,7 @@
 //! script, a save rebuilds it once, a mistake is reported with its file and line while the
 //! last good book stays served, the fix brings the page back, and Ctrl-C stops cleanly.
 #![cfg(unix)]
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! The workflows are read as YAML and their structure checked; the shell steps that turn
 //! `seihon list --json` into a matrix are run for real, with the real binary on PATH.
 #![cfg(unix)]
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,24 @@
+//! Every integration test, in one test binary: one link of the library and its dependencies
+//! instead of one per file (19 binaries took ~650 MB and relinked them all on every library
+//! edit). Each file below is a module; `support` is their shared helpers.
+mod support;
+
+mod bad_input;
+mod bad_inputs;
+mod browser;
+mod build;
+mod cache;
+mod corpus;
+mod crash_safety;
+mod docbook_findings;
+mod golden;
+mod limits;
+mod mail;
+mod options;
+mod preview;
+mod quality;
+mod release;
+mod review_errors;
+mod synth;
+mod watch;
+mod workflow;
