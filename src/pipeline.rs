@@ -1218,18 +1218,14 @@ fn read_cached(
     src: &ChapterSource,
     cache: &crate::cache::ChapterCache,
 ) -> (crate::cache::Read, Option<String>, bool) {
-    if src.part_title.is_some() {
+    if let Some(title) = &src.part_title {
         // Part pages cost nothing.
-        return (read_chapter(book, src, None), None, false);
+        return ((part_page(src, title), Vec::new()), None, false);
     }
     let bytes = match crate::source::read(&src.path) {
         Ok(bytes) => bytes,
         Err(why) => {
-            let f = Finding::error(Location::file(&src.rel), why.message("file"));
-            let f = match why.hint() {
-                Some(h) => f.with_hint(h),
-                None => f,
-            };
+            let f = why.finding(Location::file(&src.rel), "file");
             return ((Document::new(&src.rel), vec![f]), None, false);
         }
     };
@@ -1246,7 +1242,7 @@ fn read_cached(
     if let Some(hit) = cache.get(&key) {
         return (hit, Some(key), true);
     }
-    let mut read = read_chapter(book, src, Some(bytes));
+    let mut read = read_chapter(book, src, bytes);
     // Read documents wait in memory for every other chapter (the resolver needs them all).
     read.0.shrink_to_fit();
     // A chapter with errors is read again next time, so its messages always come fresh.
@@ -1256,19 +1252,9 @@ fn read_cached(
     (read, Some(key), false)
 }
 
-/// Reads a chapter from its `bytes` (a part page has none).
-fn read_chapter(
-    book: &Book,
-    src: &ChapterSource,
-    bytes: Option<Vec<u8>>,
-) -> (Document, Vec<Finding>) {
+/// Reads a chapter from its file's `bytes`.
+fn read_chapter(book: &Book, src: &ChapterSource, bytes: Vec<u8>) -> (Document, Vec<Finding>) {
     let empty = || Document::new(&src.rel);
-    if let Some(title) = &src.part_title {
-        return (part_page(src, title), Vec::new());
-    }
-    let Some(bytes) = bytes else {
-        return (empty(), Vec::new());
-    };
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {

@@ -33,6 +33,15 @@ impl ReadError {
             ReadError::Io(_) => None,
         }
     }
+
+    /// The error at `at`, with its hint.
+    pub fn finding(&self, at: crate::error::Location, what: &str) -> crate::error::Finding {
+        let f = crate::error::Finding::error(at, self.message(what));
+        match self.hint() {
+            Some(h) => f.with_hint(h),
+            None => f,
+        }
+    }
 }
 
 /// The bytes of `path`, or why not. A file that grows while it is read is cut at the bound

@@ -179,11 +179,7 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
         Ok(bytes) => l.decode(file, bytes),
         Err(why) => {
             let loc = Location::file(l.files[file as usize].clone());
-            let f = Finding::error(loc, why.message("DocBook file"));
-            l.findings.push(match why.hint() {
-                Some(h) => f.with_hint(h),
-                None => f,
-            });
+            l.findings.push(why.finding(loc, "DocBook file"));
             return l.finish(None);
         }
     };
