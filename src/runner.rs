@@ -726,13 +726,20 @@ mod tests {
                 stderr.contains("a process it started in the background"),
                 "{stderr}"
             );
-            // The background process was stopped, not left to run (at most a zombie).
+            // The background process was stopped, not left to run (at most a zombie). A
+            // SIGKILL is delivered asynchronously, so the process may still show as running
+            // for a moment after it was sent: wait a little for it to go.
             let pid = std::fs::read_to_string(&pid_file).unwrap();
-            let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
-            assert!(
-                stat.as_ref().map_or(true, |s| s.contains(") Z ")),
-                "still running: {stat:?}"
-            );
+            let stat_path = format!("/proc/{}/stat", pid.trim());
+            let gone =
+                |stat: &std::io::Result<String>| stat.as_ref().map_or(true, |s| s.contains(") Z "));
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let mut stat = std::fs::read_to_string(&stat_path);
+            while !gone(&stat) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+                stat = std::fs::read_to_string(&stat_path);
+            }
+            assert!(gone(&stat), "still running: {stat:?}");
             std::fs::remove_file(&pid_file).unwrap();
         }
     }
