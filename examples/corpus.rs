@@ -2,7 +2,9 @@
 //! measured against its sources and its reference EPUB, one line a book.
 //!
 //!   bash bench/corpus [--detail] [BOOK…]
-//!   cargo run --release --example corpus -- [--detail] [--seihon PATH] [--jobs N] [BOOK…]
+//!   cargo run --release --example corpus -- [--detail] [--seihon PATH] [--jobs N] [--keep DIR] [BOOK…]
+//!
+//! `--keep DIR` keeps a copy of every EPUB built, as `DIR/<book>.epub`.
 //!
 //! The corpus is `$SEIHON_CORPUS` (default `../shared/corpus`); the expected outcomes are
 //! `tests/corpus/expected.yml`. Exit 0 when every book meets its entry, 1 when one does not
@@ -13,7 +15,7 @@ mod harness;
 use std::path::PathBuf;
 use std::time::Duration;
 
-const USAGE: &str = "usage: corpus [--detail] [--seihon PATH] [--jobs N] [BOOK…]";
+const USAGE: &str = "usage: corpus [--detail] [--seihon PATH] [--jobs N] [--keep DIR] [BOOK…]";
 
 fn main() {
     match run() {
@@ -32,11 +34,13 @@ fn run() -> Result<bool, String> {
     let mut seihon = root.join("target/release/seihon");
     let mut jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut only = Vec::new();
+    let mut keep = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--detail" => detail = true,
             "--seihon" => seihon = args.next().ok_or(USAGE)?.into(),
+            "--keep" => keep = Some(PathBuf::from(args.next().ok_or(USAGE)?)),
             "--jobs" => {
                 jobs = args
                     .next()
@@ -77,6 +81,7 @@ fn run() -> Result<bool, String> {
         seihon,
         epubcheck: harness::run::Epubchecker::new(harness::run::epubcheck_jar()?, jobs.div_ceil(2)),
         timeout: Duration::from_secs(300),
+        keep,
     };
     let outcomes = harness::run::trials(&settings, &books, jobs)?;
     print!("{}", harness::table::render(&outcomes, &expected, detail));

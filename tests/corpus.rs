@@ -33,6 +33,7 @@ fn every_corpus_book_meets_its_expected_outcome() {
         seihon: PathBuf::from(env!("CARGO_BIN_EXE_seihon")),
         epubcheck: harness::run::Epubchecker::new(jar, jobs.div_ceil(2)),
         timeout: Duration::from_secs(600),
+        keep: None,
     };
     let outcomes =
         harness::run::trials(&settings, &manifest.books, jobs).unwrap_or_else(|e| panic!("{e}"));

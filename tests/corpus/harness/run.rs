@@ -19,6 +19,9 @@ pub struct Settings {
     pub epubcheck: Epubchecker,
     /// A build taking longer than this is stopped and counts as failed.
     pub timeout: Duration,
+    /// Where to keep a copy of each built EPUB, as `<book>.epub` (`corpus --keep DIR`): to
+    /// compare two versions of seihon byte for byte.
+    pub keep: Option<PathBuf>,
 }
 
 /// epubcheck's verdict on one EPUB.
@@ -211,6 +214,11 @@ pub fn trial(settings: &Settings, book: &Book) -> Result<Outcome, String> {
     let Some(epub_path) = epub.filter(|_| built) else {
         return Ok(outcome);
     };
+    if let Some(keep) = &settings.keep {
+        std::fs::create_dir_all(keep)
+            .and_then(|()| std::fs::copy(&epub_path, keep.join(format!("{}.epub", book.name))))
+            .map_err(|e| format!("keeping the EPUB in {}: {e}", keep.display()))?;
+    }
     outcome.epubcheck = Some(settings.epubcheck.check(&epub_path)?);
     let view = epub::read(&epub_path)?;
     outcome.counts = Some(view.counts);
