@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use crate::book::Book;
 use crate::error::{Error, Finding, Location};
-use crate::pipeline::{self, BuildOptions, Project};
+use crate::pipeline::{self, BuildOptions};
+use crate::project::Project;
 use crate::report::{self, BookReport};
 
 /// The books a command names: every book of the project when none is named.
@@ -242,31 +243,28 @@ pub fn report_targets(reports: &[String]) -> Result<Vec<(String, PathBuf)>, Stri
     reports
         .iter()
         .map(|r| match r.split_once(':') {
-            Some((kind @ ("json" | "junit"), path)) if !path.is_empty() => {
+            Some((kind @ ("json" | "junit" | "sarif"), path)) if !path.is_empty() => {
                 Ok((kind.to_string(), PathBuf::from(path)))
             }
             _ => Err(format!(
-                "error: `--report {r}` is not a report; write `--report json:PATH` or `--report junit:PATH`"
+                "error: `--report {r}` is not a report; write `--report json:PATH`, `--report junit:PATH` or `--report sarif:PATH`"
             )),
         })
         .collect()
 }
 
-/// Writes the requested reports, and annotations under GitHub Actions; 1 when one could not
-/// be written.
+/// Writes the requested reports, each whole or not at all (a reader never sees half a
+/// report), and annotations under GitHub Actions; 1 when one could not be written.
 pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::BookReport]) -> u8 {
     let mut code = 0;
     for (kind, path) in targets {
-        let text = if kind == "json" {
-            report::json(book_reports)
-        } else {
-            report::junit(book_reports)
+        let text = match kind.as_str() {
+            "json" => report::json(book_reports),
+            "sarif" => report::sarif(book_reports),
+            _ => report::junit(book_reports),
         };
-        if let Err(e) = std::fs::write(path, text) {
-            eprintln!(
-                "error: cannot write the {kind} report to {}: {e}",
-                path.display()
-            );
+        if let Err(e) = crate::stage::write_atomic(path, text.as_bytes()) {
+            eprintln!("error: cannot write the {kind} report: {e}");
             code = 1;
         }
     }

@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use rayon::prelude::*;
 
 use crate::batch::{self, Outcome};
-use crate::pipeline::{BuildOptions, Project};
+use crate::pipeline::BuildOptions;
+use crate::project::Project;
 use crate::report;
 
 /// Where the last run's result per book is kept, to tell a "fixed" book from one that was

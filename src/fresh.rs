@@ -12,7 +12,8 @@ use std::time::UNIX_EPOCH;
 use sha2::{Digest, Sha256};
 
 use crate::batch::Outcome;
-use crate::pipeline::{BuildOptions, Project};
+use crate::pipeline::BuildOptions;
+use crate::project::Project;
 use crate::report::BookReport;
 
 /// What the last successful build of a book left, under `build/.cache/fresh/`.

@@ -1,8 +1,9 @@
 //! Hooks: a book's own programs in `hooks/`, run at fixed stages of its build.
 //!
-//! `pre-build` (before reading), `post-convert` (after the XHTML is written, before staging —
-//! the staged tree exists from the previous build or not at all), `pre-pack` (the final
-//! adjustment: the staged tree is complete and what the hook leaves there is packed) and
+//! `pre-build` (before reading; the staged tree is the previous build's, or none), `post-convert`
+//! (the converted book has just been staged: the first look at the new tree), `pre-pack` (the
+//! final adjustment, after every other hook: what it leaves in the staged tree is what the check
+//! programs read and what is packed) and
 //! `post-pack` (the new EPUB exists at a temporary path, and replaces the last one only when
 //! the hook succeeds). Each runs with the staged tree as working directory and the
 //! book in the environment; a non-zero exit fails the book with the hook's output in the log.

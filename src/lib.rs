@@ -23,6 +23,7 @@ pub mod linkcheck;
 pub mod mail;
 pub mod pages;
 pub mod pipeline;
+pub mod project;
 pub mod publish;
 pub mod reader;
 pub mod report;

@@ -6,7 +6,8 @@ use clap::{Args, Parser, Subcommand};
 use seihon::batch;
 use seihon::book::Book;
 use seihon::error::Error;
-use seihon::pipeline::{self, Project};
+use seihon::pipeline;
+use seihon::project::Project;
 use seihon::scaffold::{self, NewFormat};
 
 // A build makes millions of small allocations (9 million, 2.4 GB in all, for a 50-chapter
@@ -55,7 +56,7 @@ struct BuildArgs {
     /// Do not run the books' hooks.
     #[arg(long)]
     no_hooks: bool,
-    /// Also write a report: `json:PATH` or `junit:PATH` (may be repeated).
+    /// Also write a report: `json:PATH`, `junit:PATH` or `sarif:PATH` (may be repeated).
     #[arg(long, value_name = "KIND:PATH")]
     report: Vec<String>,
     /// Also run epubcheck on the EPUB (needs Java and epubcheck 5.3.0); its errors fail the
@@ -87,7 +88,9 @@ impl BuildArgs {
 enum Command {
     /// Build books into dist/<id>.epub (every book under books/ when none is named).
     Build(BuildArgs),
-    /// Run everything but packing: reading, filters, checks and hooks before packing.
+    /// Run everything but packing: reading, filters, checks, the pre-build, post-convert and
+    /// pre-pack hooks and the check programs, on a scratch copy of the EPUB's tree; build/ and
+    /// dist/ are left as they are (the post-pack hook, which needs the EPUB, does not run).
     Check(BuildArgs),
     /// The CI job: build every book (in parallel), write logs and reports under build/, mail
     /// the log of a failed book to the production list.

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::batch::Outcome;
 use crate::book::Book;
 use crate::error::{Error, Result};
-use crate::pipeline::{Kept, Project};
+use crate::project::{Kept, Project};
 use crate::report::ReportFinding;
 use crate::stage::Source;
 use crate::xhtml::dom;

@@ -17,7 +17,8 @@ use sha2::{Digest, Sha256};
 
 use crate::batch;
 use crate::error::{Error, Finding, Location};
-use crate::pipeline::{BuildOptions, Project};
+use crate::pipeline::BuildOptions;
+use crate::project::Project;
 use crate::publish;
 use crate::report::{self, ReportFinding};
 use crate::serve::{self, Finished, Preview};

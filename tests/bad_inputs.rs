@@ -1934,6 +1934,24 @@ fn yaml_cases() -> Vec<Case> {
                 )
             },
         ),
+        case(
+            "book.yml listing a DocBook file as a chapter",
+            Neko,
+            err(Neko, "book.yml", neko_line("chapters:")),
+            |d: &Path| {
+                std::fs::write(
+                    d.join("part.xml"),
+                    "<chapter xmlns=\"http://docbook.org/ns/docbook\"><title>T</title><para>x</para></chapter>\n",
+                )
+                .unwrap();
+                replace(
+                    d,
+                    "book.yml",
+                    "ch03-english.md]",
+                    "ch03-english.md, part.xml]",
+                )
+            },
+        ),
         // seihon.yml.
         project("unknown key", 1, b"book_dir: books\n").keep(),
         project(

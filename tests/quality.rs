@@ -112,6 +112,75 @@ fn a_pre_pack_hook_changes_the_packed_epub_and_no_hooks_skips_it() {
     );
 }
 
+/// `seihon check` runs everything but packing: the hooks that edit the staged tree run on a
+/// scratch copy of it and the check programs read what they left, while build/ and dist/ stay
+/// as they were.
+#[test]
+fn check_runs_the_hooks_and_check_programs_on_a_scratch_tree() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let epub = std::fs::read(project.epub("neko")).unwrap();
+    let staged = project.path().join("build/neko/item/xhtml/titlepage.xhtml");
+    let staged_before = std::fs::read(&staged).unwrap();
+
+    // The hooks each leave a mark in the tree they are given; the check program finds both.
+    write_exec(
+        &book.join("hooks/post-convert"),
+        "#!/bin/sh\nset -e\ntest -f mimetype\necho converted > post-convert.txt\n",
+    );
+    write_exec(
+        &book.join("hooks/pre-pack"),
+        "#!/bin/sh\nset -e\ntest -f post-convert.txt\nsed -i 's|製本入門|製本入門 (adjusted)|' item/xhtml/titlepage.xhtml\necho \"pre-pack ran in $SEIHON_STAGE\"\n",
+    );
+    std::fs::create_dir_all(book.join("checks")).unwrap();
+    std::fs::write(
+        book.join("checks/adjusted.py"),
+        r#"for n, line in enumerate(open("item/xhtml/titlepage.xhtml", encoding="utf-8"), 1):
+    if "adjusted" in line:
+        print(f"item/xhtml/titlepage.xhtml:{n}: warning: the pre-pack hook adjusted the title")
+        break
+"#,
+    )
+    .unwrap();
+    let out = project.seihon(&["check"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(all.contains("pre-pack ran in pre-pack"), "hook log: {all}");
+    assert!(
+        all.contains("warning: [adjusted] the pre-pack hook adjusted the title"),
+        "the check program read the hooks' tree: {all}"
+    );
+    assert_eq!(
+        std::fs::read(project.epub("neko")).unwrap(),
+        epub,
+        "dist/ untouched"
+    );
+    assert_eq!(
+        std::fs::read(&staged).unwrap(),
+        staged_before,
+        "build/ untouched"
+    );
+    assert!(!project.path().join("build/neko/post-convert.txt").exists());
+
+    // A failing pre-pack hook fails the check, as it would fail the build.
+    write_exec(
+        &book.join("hooks/pre-pack"),
+        "#!/bin/sh
+echo 'not today' >&2
+exit 4
+",
+    );
+    let (out, report) = json_report(&project, &["check"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("the pre-pack hook failed"), "{all}");
+    assert_eq!(report["books"][0]["failed_stage"], "pre-pack hook");
+    let out = project.seihon(&["check", "--no-hooks"]);
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 #[test]
 fn a_hanging_hook_is_stopped_with_a_clear_error() {
     let project = TempProject::new();

@@ -687,6 +687,20 @@ fn resolve(
             let loc = at(shown, &entry.referenced);
             match check_book_file_in(root, &real_root, &[], &rel, &mut real_dirs) {
                 Ok(FoundFile { path, .. }) => match Format::from_path(&rel) {
+                    // A DocBook book is one document across files, read from its main file:
+                    // its files are not chapters to list.
+                    Some(Format::DocBook) => findings.push(
+                        Finding::error(
+                            loc,
+                            format!(
+                                "`{}` is a DocBook file; a DocBook book is built from its main file, not from a list of chapters",
+                                rel.display()
+                            ),
+                        )
+                        .with_hint(
+                            "take book.yml out of the folder (a folder holding one DocBook main file is a book), or build the main file itself: seihon build path/to/book.xml",
+                        ),
+                    ),
                     Some(format) => {
                         if !listed.insert(rel.clone()) {
                             findings.push(Finding::error(

@@ -1,0 +1,302 @@
+//! Assemble the package: the written chapters → the EPUB's whole tree in memory, with the
+//! generated pages (cover, title page, nav, colophon from the templates), style sheets, images,
+//! the NCX and the package document listing them in its manifest and spine.
+use std::path::Path;
+
+use crate::book::Book;
+use crate::epub;
+use crate::error::{Error, Location, Result};
+use crate::pages::{self, ManifestItem, SpineItem};
+use crate::stage::{self, Tree};
+use crate::xhtml::write;
+use crate::xref::{self, Chapter, Resolved};
+
+use super::chapters::{CoverImage, Templates, Written};
+use super::page::{Checked, checked_xhtml};
+
+/// The book's EPUB, assembled from its written chapters: cover, title page, nav, chapters and
+/// colophon in reading order, then the style sheets, images, NCX and package document.
+pub(super) fn package(
+    book: &Book,
+    resolved: &Resolved,
+    templates: &Templates,
+    written: Written,
+) -> Result<Package> {
+    let tera = &templates.tera;
+    let page_ctx = &templates.ctx;
+    let mut pkg = Package::default();
+    pkg.tree.add("mimetype", epub::MIMETYPE);
+    pkg.tree.add("META-INF/container.xml", CONTAINER_XML);
+
+    let cover_href = pkg.add_cover(book, written.cover)?;
+    let mut ctx = page_ctx.for_page(pages::COVER_PAGE);
+    ctx.insert("cover_href", &cover_href);
+    pkg.add_page(
+        "cover",
+        pages::COVER_PAGE,
+        pages::render(tera, "cover.xhtml", &ctx)?,
+        "cover.xhtml",
+    )?;
+    let ctx = page_ctx.for_page(pages::TITLE_PAGE);
+    pkg.add_page(
+        "titlepage",
+        pages::TITLE_PAGE,
+        pages::render(tera, "titlepage.xhtml", &ctx)?,
+        "titlepage.xhtml",
+    )?;
+    let ctx = page_ctx.for_page(pages::NAV);
+    let nav = checked_xhtml(&pages::render(tera, "nav.xhtml", &ctx)?, "nav.xhtml")?;
+    let properties = join_props("nav", &nav.properties);
+    pkg.add_checked("nav", pages::NAV, Checked { properties, ..nav });
+
+    let mut has_ruby = false;
+    for (ch, page) in resolved.chapters.iter().zip(written.pages) {
+        let (href, checked) = page?;
+        has_ruby |= checked.ruby;
+        pkg.add_checked(&chapter_id(ch), &href, checked);
+    }
+    let ctx = page_ctx.for_page(pages::COLOPHON_PAGE);
+    pkg.add_page(
+        "colophon",
+        pages::COLOPHON_PAGE,
+        pages::render(tera, "colophon.xhtml", &ctx)?,
+        "colophon.xhtml",
+    )?;
+
+    // Style sheets and images.
+    let css = pages::render(tera, "book.css", &page_ctx.for_page(pages::CSS))?
+        + &crate::highlight::stylesheet();
+    pkg.tree.add(format!("{PACKAGE_DIR}/{}", pages::CSS), css);
+    pkg.manifest.push(item("css", pages::CSS, "text/css", ""));
+    for (i, (rel, href)) in book
+        .stylesheets
+        .iter()
+        .zip(&templates.stylesheets)
+        .enumerate()
+    {
+        pkg.tree
+            .copy(format!("{PACKAGE_DIR}/{href}"), book.root.join(rel));
+        pkg.manifest
+            .push(item(&format!("css-{}", i + 1), href, "text/css", ""));
+    }
+    for (i, res) in resolved.resources.iter().enumerate() {
+        let at = format!("{PACKAGE_DIR}/{}", res.href);
+        match &res.bytes {
+            Some(bytes) => pkg.tree.add(at, bytes.clone()),
+            None => pkg.tree.copy(at, &res.source),
+        }
+        pkg.manifest.push(item(
+            &format!("res-{}", i + 1),
+            &res.href,
+            res.media_type,
+            "",
+        ));
+    }
+
+    // Navigation for EPUB 2 readers, then the package document that lists everything.
+    let mut ctx = page_ctx.for_page(pages::NCX);
+    let mut points = vec![
+        NcxPoint {
+            href: pages::COVER_PAGE.into(),
+            label: page_ctx.label("cover"),
+        },
+        NcxPoint {
+            href: pages::NAV.into(),
+            label: page_ctx.label("toc"),
+        },
+    ];
+    points.extend(resolved.chapters.iter().map(|c| NcxPoint {
+        href: c.href(),
+        label: c.title.clone(),
+    }));
+    points.push(NcxPoint {
+        href: pages::COLOPHON_PAGE.into(),
+        label: page_ctx.label("colophon"),
+    });
+    ctx.insert("ncx_points", &points);
+    pkg.tree.add(
+        format!("{PACKAGE_DIR}/{}", pages::NCX),
+        pages::render(tera, "toc.ncx", &ctx)?,
+    );
+    pkg.manifest
+        .push(item("ncx", pages::NCX, "application/x-dtbncx+xml", ""));
+
+    let mut ctx = page_ctx.for_page(OPF);
+    ctx.insert("manifest", &pkg.manifest);
+    ctx.insert("spine", &pkg.spine);
+    ctx.insert("has_images", &(!resolved.resources.is_empty()));
+    ctx.insert("has_ruby", &has_ruby);
+    let isbn_identifier = book
+        .meta
+        .isbn
+        .as_ref()
+        .map(|i| format!("urn:isbn:{}", i.replace(['-', ' '], "")))
+        .filter(|urn| *urn != book.meta.identifier);
+    ctx.insert("isbn_identifier", &isbn_identifier);
+    pkg.tree.add(
+        format!("{PACKAGE_DIR}/{OPF}"),
+        pages::render(tera, "package.opf", &ctx)?,
+    );
+    Ok(pkg)
+}
+
+/// The package folder inside the EPUB and the package document's name in it.
+pub const PACKAGE_DIR: &str = "item";
+pub const OPF: &str = "standard.opf";
+
+const CONTAINER_XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+<rootfiles>
+<rootfile full-path="item/standard.opf" media-type="application/oebps-package+xml"/>
+</rootfiles>
+</container>
+"#;
+
+/// The EPUB being assembled: its files, and the manifest and spine that list them.
+#[derive(Default)]
+pub(super) struct Package {
+    pub tree: Tree,
+    manifest: Vec<ManifestItem>,
+    spine: Vec<SpineItem>,
+    /// XHTML pages as written, with their source positions (`data-seihon-src`), by path in
+    /// the EPUB: what checks read, and how a finding in the staged page finds its source.
+    pub marked: std::collections::BTreeMap<String, String>,
+}
+
+impl Package {
+    /// The EPUB's files as checks see them: pages with their source positions, style sheets
+    /// and documents as text, other resources only by name.
+    pub fn check_view(&self) -> crate::check::Files<'_> {
+        use std::borrow::Cow;
+        self.tree
+            .entries()
+            .map(|(path, content)| {
+                let bytes = match (self.marked.get(path), content) {
+                    (Some(marked), _) => Cow::Borrowed(marked.as_bytes()),
+                    (None, stage::Content::Bytes(b)) => Cow::Borrowed(b.as_slice()),
+                    (None, stage::Content::Copy(from)) if path.ends_with(".css") => {
+                        Cow::Owned(std::fs::read(from).unwrap_or_default())
+                    }
+                    (None, stage::Content::Copy(_)) => Cow::Borrowed(&[][..]),
+                };
+                (path.to_string(), bytes)
+            })
+            .collect()
+    }
+
+    /// Adds an XHTML page: the marked text is kept for checks, the staged one loses the marks.
+    fn add_xhtml(&mut self, path: String, marked: String) {
+        self.tree.add(path.clone(), write::strip_sources(&marked));
+        self.marked.insert(path, marked);
+    }
+}
+
+impl Package {
+    /// Adds a generated page to the tree, the manifest and (in reading order) the spine.
+    fn add_page(&mut self, id: &str, href: &str, xhtml: String, template: &str) -> Result<()> {
+        let checked = checked_xhtml(&xhtml, template)?;
+        self.add_checked(id, href, checked);
+        Ok(())
+    }
+
+    /// Adds a checked page to the tree, the manifest and (in reading order) the spine.
+    fn add_checked(&mut self, id: &str, href: &str, checked: Checked) {
+        self.manifest.push(ManifestItem {
+            id: id.into(),
+            href: href.into(),
+            media_type: "application/xhtml+xml".into(),
+            properties: checked.properties,
+        });
+        self.spine.push(SpineItem {
+            idref: id.into(),
+            linear: true,
+        });
+        self.add_xhtml(format!("{PACKAGE_DIR}/{href}"), checked.text);
+    }
+
+    /// Adds the cover image: the rendered one, or the book's own once it is found to be an
+    /// image an EPUB can carry. Gives its href in the package.
+    fn add_cover(&mut self, book: &Book, cover: CoverImage) -> Result<String> {
+        match cover {
+            CoverImage::Rendered(png) => {
+                let png = png?;
+                self.tree
+                    .add(format!("{PACKAGE_DIR}/{}", pages::GENERATED_COVER), png);
+                self.manifest.push(item(
+                    "cover-image",
+                    pages::GENERATED_COVER,
+                    "image/png",
+                    "cover-image",
+                ));
+                Ok(pages::GENERATED_COVER.to_string())
+            }
+            CoverImage::File(rel) => {
+                let href = cover_file(book, rel)?;
+                let media_type = xref::media_type(rel).unwrap_or("image/png");
+                self.tree
+                    .copy(format!("{PACKAGE_DIR}/{href}"), book.root.join(rel));
+                self.manifest
+                    .push(item("cover-image", &href, media_type, "cover-image"));
+                Ok(href)
+            }
+        }
+    }
+}
+
+/// Where the book's own cover image goes in the package, once it is found to be a PNG, JPEG,
+/// GIF, SVG or WebP image that can be read.
+fn cover_file(book: &Book, rel: &Path) -> Result<String> {
+    let loc = Location::file(&book.config_path);
+    let Some(media_type) = xref::media_type(rel).filter(|t| t.starts_with("image/")) else {
+        return Err(Error::at(
+            loc,
+            format!(
+                "the cover `{}` is not a PNG, JPEG, GIF, SVG or WebP image",
+                rel.display()
+            ),
+        ));
+    };
+    if media_type != "image/svg+xml" && imagesize::size(book.root.join(rel)).is_err() {
+        return Err(Error::at(
+            loc,
+            format!(
+                "the cover image `{}` cannot be read: the file is damaged or not an image",
+                rel.display()
+            ),
+        ));
+    }
+    Ok(format!(
+        "image/cover.{}",
+        rel.extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("png")
+            .to_ascii_lowercase()
+    ))
+}
+
+#[derive(serde::Serialize)]
+struct NcxPoint {
+    href: String,
+    label: String,
+}
+
+fn item(id: &str, href: &str, media_type: &str, properties: &str) -> ManifestItem {
+    ManifestItem {
+        id: id.into(),
+        href: href.into(),
+        media_type: media_type.into(),
+        properties: properties.into(),
+    }
+}
+
+fn join_props(a: &str, b: &str) -> String {
+    if b.is_empty() {
+        a.to_string()
+    } else {
+        format!("{a} {b}")
+    }
+}
+
+fn chapter_id(ch: &Chapter) -> String {
+    format!("c-{}", ch.stem)
+}

@@ -1,0 +1,220 @@
+//! Write and filter: the resolved chapters → one finished XHTML page each (written, put in the
+//! chapter template, run through the filter chain and checked), in parallel, with the cover
+//! image rendered beside them. Pages are kept in `build/.cache/pages/` by what they depend on.
+use std::path::Path;
+
+use rayon::prelude::*;
+use tera::Tera;
+
+use crate::book::{Book, Cover};
+use crate::doc::Document;
+use crate::error::{Error, Result};
+use crate::filter::{Chain, FilterContext};
+use crate::pages::{self, PageContext};
+use crate::project::{Kept, Project};
+use crate::xhtml::{dom, write};
+use crate::xref::{Chapter, Resolved};
+
+use super::BuildOptions;
+use super::page::{Checked, filtered_xhtml};
+use super::read::how_much_again;
+
+/// What every page of a book is made with: the templates and the book's page context.
+pub(super) struct Templates {
+    pub tera: Tera,
+    /// A hash of the templates' texts: editing one renders every page again.
+    digest: String,
+    pub ctx: PageContext,
+    /// The book's own style sheets, as linked from its pages.
+    pub stylesheets: Vec<String>,
+}
+
+impl Templates {
+    /// The project's and the book's templates, and the context of the build at `time`.
+    pub fn load(
+        project: &Project,
+        book: &Book,
+        resolved: &Resolved,
+        time: i64,
+        opts: &BuildOptions,
+    ) -> Result<Self> {
+        let (tera, digest) = pages::load_templates_with_digest(&project.root, &book.root)?;
+        let ctx = PageContext::new(book, &resolved.chapters, &crate::epub::iso8601(time))
+            .with_version(opts.release.as_deref());
+        let stylesheets = book
+            .stylesheets
+            .iter()
+            .map(|s| format!("assets/{}", s.to_string_lossy().replace('\\', "/")))
+            .collect();
+        Ok(Templates {
+            tera,
+            digest,
+            ctx,
+            stylesheets,
+        })
+    }
+}
+
+/// The cover going into the EPUB: rendered from the cover template, or the book's own image.
+pub(super) enum CoverImage<'a> {
+    Rendered(Result<Vec<u8>>),
+    File(&'a Path),
+}
+
+/// The written chapters, in reading order (each with its href), and the cover.
+pub(super) struct Written<'a> {
+    pub pages: Vec<Result<(String, Checked)>>,
+    pub cover: CoverImage<'a>,
+}
+
+/// Writes every chapter's page, taking unchanged ones from the page cache. A chapter's
+/// document is let go once its page is made: the documents are the largest thing a build
+/// holds, and nothing after this reads them.
+pub(super) fn write<'a>(
+    project: &Project,
+    book: &'a Book,
+    chain: &Chain,
+    templates: &Templates,
+    resolved: &mut Resolved,
+    log: &mut Vec<String>,
+) -> Written<'a> {
+    let ja = book.meta.language.starts_with("ja");
+    let write_page = |ch: &Chapter| -> Result<Checked> {
+        let mut ctx = templates.ctx.for_page(&ch.href());
+        ctx.insert("title", &ch.title);
+        ctx.insert("body_class", write::section_type(ch.source.role));
+        ctx.insert("stylesheets", &templates.stylesheets);
+        let body = dom::serialize_nodes(&write::write_chapter(ch, ja));
+        ctx.insert("body", &body);
+        let text = pages::render(&templates.tera, "chapter.xhtml", &ctx)?;
+        let fctx = FilterContext {
+            book_id: book.id.clone(),
+            chapter: ch.href(),
+            language: ch
+                .lang
+                .clone()
+                .unwrap_or_else(|| book.meta.language.clone()),
+            book_root: book.root.clone(),
+        };
+        filtered_xhtml(&text, "chapter.xhtml", Some((chain, &fctx, &ch.source.rel)))
+    };
+    // Finished pages are kept by what they depend on: a rebuild writes only the chapters that
+    // changed (or whose references into other chapters did). Not with an external filter,
+    // whose output may depend on anything.
+    let cache = chain.fingerprint().map(|filters| {
+        let keys = crate::cache::PageKeys::new(&[
+            templates.digest.as_bytes(),
+            filters,
+            format!("{:?}", templates.ctx.context()).as_bytes(),
+            format!(
+                "{:?} {ja} {:?} {:?}",
+                templates.stylesheets, book.id, book.meta.language
+            )
+            .as_bytes(),
+            book.root.as_os_str().as_encoded_bytes(),
+        ]);
+        (
+            keys,
+            crate::cache::Cache::<Checked>::new(project.kept_dir(Kept::Pages, &book.id)),
+        )
+    });
+    let keys: Vec<Option<String>> = resolved
+        .chapters
+        .par_iter()
+        .map(|ch| {
+            // Every field: a field added to `Chapter` must be added to the key (or this fails
+            // to compile).
+            let Chapter {
+                doc,
+                source,
+                stem,
+                title,
+                toc,
+                footnotes,
+                endnotes,
+                lang,
+                number,
+            } = ch;
+            let rest = (source, stem, title, toc, footnotes, endnotes, lang, number);
+            cache.as_ref().map(|(keys, _)| keys.key(doc, &rest))
+        })
+        .collect();
+    // Each page, and whether it was written (not taken from the cache).
+    let write_chapters = || -> Vec<(Result<(String, Checked)>, bool)> {
+        resolved
+            .chapters
+            .par_iter_mut()
+            .zip(&keys)
+            .map(|(ch, key)| {
+                let made = match (&cache, key) {
+                    (Some((_, cache)), Some(key)) if let Some(hit) = cache.get(key) => {
+                        (Ok((ch.href(), hit)), false)
+                    }
+                    _ => {
+                        let page = write_page(ch);
+                        if let (Some((_, cache)), Some(key), Ok(page)) = (&cache, key, &page) {
+                            cache.put(key, page);
+                        }
+                        (page.map(|p| (ch.href(), p)), true)
+                    }
+                };
+                ch.doc = Document::new(&ch.doc.source);
+                made
+            })
+            .collect()
+    };
+    // The generated cover is rendered beside the chapters: it takes as long as a dozen.
+    let (cover, chapter_pages) = rayon::join(
+        || match &book.cover {
+            Cover::Generated => CoverImage::Rendered(
+                pages::cover_svg(&templates.tera, &templates.ctx, book)
+                    .and_then(|svg| cover_png(project, &svg)),
+            ),
+            Cover::Image(rel) => CoverImage::File(rel),
+        },
+        write_chapters,
+    );
+    if let Some((_, cache)) = &cache {
+        cache.keep_only(&keys.iter().flatten().cloned().collect());
+    }
+    let written: Vec<String> = resolved
+        .chapters
+        .iter()
+        .zip(&chapter_pages)
+        .filter(|(_, (_, written))| *written)
+        .map(|(ch, _)| ch.source.rel.display().to_string())
+        .collect();
+    log.push(how_much_again(
+        "wrote",
+        "chapter pages",
+        &written,
+        chapter_pages.len(),
+        "the others are as they were",
+    ));
+    Written {
+        pages: chapter_pages.into_iter().map(|(page, _)| page).collect(),
+        cover,
+    }
+}
+
+/// The generated cover as PNG: rendering takes as long as writing a dozen chapters, so the
+/// image is kept in `build/.cache/covers/` by the SVG's hash and rendered only when the SVG
+/// (title, authors, template) changes.
+fn cover_png(project: &Project, svg: &str) -> Result<Vec<u8>> {
+    let key = crate::cache::ChapterCache::key(&[svg.as_bytes()]);
+    let cached = project.cache_file("covers").join(format!("{key}.png"));
+    if let Ok(png) = std::fs::read(&cached)
+        && png.starts_with(b"\x89PNG\r\n\x1a\n")
+    {
+        return Ok(png);
+    }
+    let png = crate::cover::render_png(svg)
+        .map_err(|e| Error::Template {
+            name: "cover.svg".into(),
+            message: e.to_string(),
+        })?
+        .png;
+    // Only a speed-up: a cover that cannot be kept is rendered again next time.
+    let _ = crate::stage::write_atomic(&cached, &png);
+    Ok(png)
+}

@@ -1,0 +1,159 @@
+//! Check: the assembled package → findings. The built-in checks read the pages with their
+//! source positions before anything is staged (a book that fails them leaves the previous
+//! build as it was); the house's and the book's check programs read the staged tree; epubcheck
+//! reads the packed EPUB.
+use std::path::Path;
+
+use crate::book::Book;
+use crate::check::programs::CheckProgram;
+use crate::check::{self, CheckSettings, Level};
+use crate::error::{Error, Finding, Location, Result, Severity};
+use crate::project::{Kept, Project};
+
+use super::BuildOptions;
+use super::assemble::Package;
+use super::load::Loaded;
+
+/// The checks a book runs, at the levels its project and book set.
+pub(super) struct Checks {
+    pub settings: CheckSettings,
+    programs: Vec<CheckProgram>,
+}
+
+impl Checks {
+    /// Whether there are check programs (which read the staged tree, so images there must be
+    /// copies, not links into the manuscript).
+    pub fn has_programs(&self) -> bool {
+        !self.programs.is_empty()
+    }
+}
+
+/// Runs the built-in checks (and, on request, the external link check) over the package.
+pub(super) fn built_in(
+    project: &Project,
+    book: &Book,
+    pkg: &Package,
+    opts: &BuildOptions,
+) -> Result<(Checks, Vec<Finding>)> {
+    let programs = check::programs::discover(&project.root, &book.root);
+    let mut settings = settings(project, book, &programs)?;
+    if opts.external_links {
+        settings.external_links = Some(crate::linkcheck::LinkCheckOptions {
+            // One cache for the project: books often link to the same pages.
+            cache_path: Some(project.cache_file("external-links.json")),
+            ..Default::default()
+        });
+    }
+    let found = check::run_checks(
+        &check::EpubFiles {
+            files: &pkg.check_view(),
+            cache: Some(&project.kept_dir(Kept::Checks, &book.id)),
+        },
+        &settings,
+    );
+    Ok((Checks { settings, programs }, found))
+}
+
+/// Runs the check programs over the staged `tree`, their findings mapped back to the source
+/// lines of the pages they name. What they print goes to the log.
+pub(super) fn programs(
+    loaded: &Loaded,
+    checks: &Checks,
+    tree: &Path,
+    pkg: &Package,
+    log: &mut Vec<String>,
+) -> Vec<Finding> {
+    let mut map = check::SourceMap::new(&pkg.marked);
+    let mut found = Vec::new();
+    for program in &checks.programs {
+        let level = checks.settings.program_level(&program.name);
+        if level == Level::Off {
+            continue;
+        }
+        let ran = check::programs::run(
+            program,
+            tree,
+            crate::hooks::environment(&loaded.book, tree, &loaded.output),
+            loaded.program_limit,
+            level,
+            &mut map,
+        );
+        log.push(ran.log);
+        found.extend(ran.findings);
+    }
+    found
+}
+
+/// epubcheck on a packed EPUB, its findings at their source lines.
+pub(super) struct EpubcheckRun<'a> {
+    settings: &'a CheckSettings,
+    book: &'a Book,
+    marked: &'a std::collections::BTreeMap<String, String>,
+    /// The EPUB's final path, named by findings that have no place of their own.
+    output: &'a Path,
+}
+
+impl<'a> EpubcheckRun<'a> {
+    pub fn new(checks: &'a Checks, loaded: &'a Loaded, pkg: &'a Package) -> Self {
+        EpubcheckRun {
+            settings: &checks.settings,
+            book: &loaded.book,
+            marked: &pkg.marked,
+            output: &loaded.output,
+        }
+    }
+
+    pub fn run(&self, packed: &Path) -> Result<Vec<Finding>> {
+        let level = self.settings.level(check::CheckId::Epubcheck);
+        if level == Level::Off {
+            return Ok(Vec::new());
+        }
+        let checker = crate::epubcheck::Epubcheck::locate().map_err(|why| {
+            Error::Config(
+                Finding::error(
+                    Location::file(&self.book.config_path),
+                    format!("epubcheck was asked for, but {why}"),
+                )
+                .with_hint(crate::epubcheck::INSTALL_HINT),
+            )
+        })?;
+        let messages = checker
+            .run(packed, std::time::Duration::from_secs(EPUBCHECK_TIME_LIMIT))
+            .map_err(|why| {
+                Error::Book(vec![
+                    Finding::error(
+                        Location::file(self.output),
+                        format!("epubcheck could not check the EPUB: {why}"),
+                    )
+                    .with_hint(crate::epubcheck::INSTALL_HINT),
+                ])
+            })?;
+        let mut found = crate::epubcheck::findings(&messages, self.marked, self.output);
+        if level == Level::Warning {
+            for f in &mut found {
+                f.severity = Severity::Warning;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// How long epubcheck may take on one book (seconds); large books take about a minute.
+const EPUBCHECK_TIME_LIMIT: u64 = 900;
+
+/// Check levels: the project's, then the book's own.
+fn settings(project: &Project, book: &Book, programs: &[CheckProgram]) -> Result<CheckSettings> {
+    let mut settings = CheckSettings {
+        programs: programs.iter().map(|p| p.name.clone()).collect(),
+        ..Default::default()
+    };
+    for (name, level) in project.config.checks.iter().chain(&book.checks) {
+        settings.set(name, *level).map_err(|why| {
+            Error::Config(
+                Finding::error(Location::file(&book.config_path), why)
+                    .with_hint("see the README for the check names"),
+            )
+        })?;
+    }
+    Ok(settings)
+}

@@ -1,0 +1,337 @@
+//! The pipeline: one book from its folder to `dist/<id>.epub`, stage by stage.
+//!
+//! load → pre-build hook → read → resolve → write and filter (chapters in parallel) →
+//! assemble the package → built-in checks → stage → post-convert and pre-pack hooks → check
+//! programs → pack (post-pack hook, epubcheck). Each stage is a module of its own with one
+//! entry point; [`run`] only passes one stage's output to the next and gathers the findings,
+//! each of which [`gate`] lets through or stops the build on.
+mod assemble;
+mod chapters;
+mod checking;
+mod load;
+mod pack;
+mod page;
+mod read;
+mod staging;
+
+use std::path::{Path, PathBuf};
+
+use crate::book::{Book, Role};
+use crate::error::{Error, Finding, Result, Severity};
+use crate::hooks;
+use crate::project::Project;
+
+pub use assemble::{OPF, PACKAGE_DIR};
+pub use pack::checksum_path;
+pub use read::read_docbook_metadata;
+
+/// What a successful build produced.
+#[derive(Debug)]
+pub struct Built {
+    pub id: String,
+    pub epub: PathBuf,
+    pub chapters: usize,
+    pub warnings: Vec<Finding>,
+    /// What the book's hooks printed, for the build log.
+    pub log: Vec<String>,
+    /// Whether the EPUB was written (not for `seihon check`).
+    pub packed: bool,
+}
+
+/// The build's fixed time: `SOURCE_DATE_EPOCH` when set, else the book's date, else 2000-01-01.
+pub fn build_time(book: &Book) -> i64 {
+    if let Some(t) = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+    {
+        return t;
+    }
+    book.meta
+        .date
+        .as_deref()
+        .and_then(crate::book::Date::parse)
+        .map_or(946_684_800, |d| d.unix_seconds())
+}
+
+/// Builds one book folder into its EPUB.
+pub fn build(project: &Project, book_dir: &Path) -> std::result::Result<Built, Failure> {
+    build_with(project, book_dir, &BuildOptions::default())
+}
+
+/// The step of a build, for reports and mail: which one failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Reading book.yml (or config.yml, the DocBook main file) and the project settings.
+    Load,
+    /// One of the book's hooks.
+    Hook(hooks::Stage),
+    /// Reading the manuscripts and resolving references.
+    Read,
+    /// Writing XHTML, running the filters, making the generated pages.
+    Convert,
+    /// The built-in checks (and external links on request).
+    Check,
+    /// Writing the EPUB's tree under build/.
+    Stage,
+    /// The house's and the book's check programs.
+    CheckPrograms,
+    /// Packing the EPUB.
+    Pack,
+    /// epubcheck, on request.
+    Epubcheck,
+}
+
+impl Step {
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Load => "load",
+            Step::Hook(hooks::Stage::PreBuild) => "pre-build hook",
+            Step::Hook(hooks::Stage::PostConvert) => "post-convert hook",
+            Step::Hook(hooks::Stage::PrePack) => "pre-pack hook",
+            Step::Hook(hooks::Stage::PostPack) => "post-pack hook",
+            Step::Read => "read",
+            Step::Convert => "convert",
+            Step::Check => "checks",
+            Step::Stage => "stage",
+            Step::CheckPrograms => "check programs",
+            Step::Pack => "pack",
+            Step::Epubcheck => "epubcheck",
+        }
+    }
+}
+
+/// A build that failed: at which step, and why.
+#[derive(Debug)]
+pub struct Failure {
+    pub step: Step,
+    pub error: Error,
+    /// What the book's programs printed before it failed, for the build log.
+    pub log: Vec<String>,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+/// How a build runs (command-line flags).
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Run the book's hooks (`--no-hooks` turns them off).
+    pub hooks: bool,
+    /// Stage and pack the EPUB; `seihon check` runs everything else.
+    pub pack: bool,
+    /// Run epubcheck on the packed EPUB (`--epubcheck`); its errors fail the book.
+    pub epubcheck: bool,
+    /// Check that every web address answers (`--external-links`).
+    pub external_links: bool,
+    /// A release of this version (`seihon release`): the version stamped into the colophon
+    /// and the package, warnings are errors, epubcheck runs, and the EPUB goes to
+    /// `dist/release/<id>-<version>.epub` with a SHA-256 file beside it.
+    pub release: Option<String>,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            hooks: true,
+            pack: true,
+            epubcheck: false,
+            external_links: false,
+            release: None,
+        }
+    }
+}
+
+/// Builds one book folder into its EPUB, with options.
+pub fn build_with(
+    project: &Project,
+    book_dir: &Path,
+    opts: &BuildOptions,
+) -> std::result::Result<Built, Failure> {
+    let mut r = Run {
+        project,
+        opts,
+        at: Progress::new(),
+        log: Vec::new(),
+        findings: Vec::new(),
+    };
+    let result = run(&mut r, book_dir);
+    r.at.finish();
+    let log = r.log.into_iter().filter(|l| !l.trim().is_empty()).collect();
+    match result {
+        Ok(built) => Ok(Built { log, ..built }),
+        Err(error) => Err(Failure {
+            step: r.at.step,
+            error,
+            log,
+        }),
+    }
+}
+
+/// The step a build is at, and, with `SEIHON_TIMINGS=1`, how long each took (on stderr): the
+/// figures the benchmark script reads.
+struct Progress {
+    step: Step,
+    since: std::time::Instant,
+    report: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            step: Step::Load,
+            since: std::time::Instant::now(),
+            report: std::env::var_os("SEIHON_TIMINGS").is_some_and(|v| v == "1"),
+        }
+    }
+
+    fn enter(&mut self, step: Step) {
+        self.finish();
+        self.step = step;
+    }
+
+    fn finish(&mut self) {
+        let now = std::time::Instant::now();
+        if self.report {
+            let ms = now.duration_since(self.since).as_secs_f64() * 1000.0;
+            eprintln!(
+                "timing: {:<18} {ms:8.1} ms{}",
+                self.step.name(),
+                peak_memory().map_or(String::new(), |m| format!("  (peak {m} MiB so far)"))
+            );
+        }
+        self.since = now;
+    }
+}
+
+/// The process's peak resident memory so far, in MiB (Linux), for `SEIHON_TIMINGS`.
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// The build. Each line is a stage taking the output of the one before; the stage modules say
+/// what each does.
+fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
+    let (project, opts) = (r.project, r.opts);
+    let mut loaded = load::load(project, book_dir, opts)?;
+    r.findings.append(&mut loaded.warnings);
+    r.hook(&loaded, hooks::Stage::PreBuild, &loaded.stage_dir)?;
+    r.enter(Step::Load);
+    let chain = load::filter_chain(project, &loaded.book)?;
+    r.enter(Step::Read);
+    let read = read::read(project, &mut loaded.book, &mut r.log);
+    let mut resolved = read::resolve(project, &loaded.book, read)?;
+    r.findings.append(&mut resolved.warnings);
+    r.enter(Step::Convert);
+    let (book, time) = (&loaded.book, build_time(&loaded.book));
+    let templates = chapters::Templates::load(project, book, &resolved, time, opts)?;
+    let written = chapters::write(project, book, &chain, &templates, &mut resolved, &mut r.log);
+    let mut pkg = assemble::package(book, &resolved, &templates, written)?;
+    r.enter(Step::Check);
+    let (checks, found) = checking::built_in(project, book, &pkg, opts)?;
+    r.gate(found)?;
+    r.enter(Step::Stage);
+    let touched = checks.has_programs() || loaded.has_hooks();
+    let staged = staging::stage(project, &loaded, &mut pkg, opts.pack, touched)?;
+    r.hook(&loaded, hooks::Stage::PostConvert, staged.dir())?;
+    r.hook(&loaded, hooks::Stage::PrePack, staged.dir())?;
+    r.enter(Step::CheckPrograms);
+    let found = checking::programs(&loaded, &checks, staged.dir(), &pkg, &mut r.log);
+    r.gate(found)?;
+    let epubcheck = checking::EpubcheckRun::new(&checks, &loaded, &pkg);
+    if opts.pack {
+        r.enter(Step::Pack);
+        pack::pack(r, &loaded, staged.dir(), time, &epubcheck)?;
+    } else if opts.epubcheck {
+        r.enter(Step::Epubcheck);
+        r.gate(pack::epubcheck_scratch(
+            &loaded,
+            staged.dir(),
+            time,
+            &epubcheck,
+        )?)?;
+    }
+    Ok(r.built(&loaded, resolved.chapters.len()))
+}
+
+/// A build under way: its project and options, the step it is at, what the book's programs
+/// printed, and every finding so far (in order: loading's, reading's, resolving's, the
+/// checks').
+struct Run<'a> {
+    project: &'a Project,
+    opts: &'a BuildOptions,
+    at: Progress,
+    log: Vec<String>,
+    findings: Vec<Finding>,
+}
+
+impl Run<'_> {
+    fn enter(&mut self, step: Step) {
+        self.at.enter(step);
+    }
+
+    /// Adds a step's findings: see [`gate`].
+    fn gate(&mut self, found: Vec<Finding>) -> Result<()> {
+        gate(self.opts, &mut self.findings, found)
+    }
+
+    /// What the build made, with its warnings (the log is added by [`build_with`]).
+    fn built(&mut self, loaded: &load::Loaded, chapters: usize) -> Built {
+        Built {
+            id: loaded.book.id.clone(),
+            epub: loaded.output.clone(),
+            chapters,
+            warnings: std::mem::take(&mut self.findings),
+            log: Vec::new(),
+            packed: self.opts.pack,
+        }
+    }
+
+    /// Runs the book's hook for `stage` in `tree`, if it has one.
+    fn hook(&mut self, loaded: &load::Loaded, stage: hooks::Stage, tree: &Path) -> Result<()> {
+        self.enter(Step::Hook(stage));
+        self.log.extend(loaded.hook(stage, tree)?);
+        Ok(())
+    }
+}
+
+/// Adds a step's findings to the build's and stops the build when there is an error among
+/// them, or, for a release, any finding at all (a release admits no warnings).
+fn gate(opts: &BuildOptions, all: &mut Vec<Finding>, new: Vec<Finding>) -> Result<()> {
+    all.extend(new);
+    if all.iter().any(|f| f.severity == Severity::Error) {
+        return Err(Error::Book(std::mem::take(all)));
+    }
+    if opts.release.is_some() && !all.is_empty() {
+        let promoted = std::mem::take(all)
+            .into_iter()
+            .map(|mut f| {
+                f.severity = Severity::Error;
+                let why = "a release admits no warnings";
+                f.hint = Some(match f.hint {
+                    Some(h) => format!("{h}; {why}"),
+                    None => why.to_string(),
+                });
+                f
+            })
+            .collect();
+        return Err(Error::Book(promoted));
+    }
+    Ok(())
+}
+
+/// Role of a chapter in reading order, for callers that list the book's contents.
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Front => "front",
+        Role::Body => "body",
+        Role::Part => "part",
+        Role::Appendix => "appendix",
+        Role::Back => "back",
+    }
+}

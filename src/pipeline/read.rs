@@ -1,0 +1,290 @@
+//! Read and resolve: the book's sources → one document per chapter (read in parallel, each
+//! kept in `build/.cache/chapters/` by its bytes and settings) → the resolved book (numbers,
+//! references, notes and images, see [`xref`]).
+use std::collections::HashMap;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::book::{Book, ChapterSource, Format};
+use crate::doc::Document;
+use crate::error::{Error, Finding, Location, Result, Severity};
+use crate::project::{Kept, Project};
+use crate::reader;
+use crate::xref;
+
+/// What reading a book gives: its chapters, the problems found, and the texts of
+/// cross-reference targets (see [`xref::resolve_with`]).
+pub(super) struct ReadBook {
+    docs: Vec<(ChapterSource, Document)>,
+    findings: Vec<Finding>,
+    xref_texts: HashMap<String, String>,
+}
+
+/// Reads every chapter of the book. A DocBook book is one document across files: it is read
+/// whole, then split into chapters, which fills in the book's chapters and metadata.
+pub(super) fn read(project: &Project, book: &mut Book, log: &mut Vec<String>) -> ReadBook {
+    if let Some(main) = book.docbook.clone() {
+        return read_docbook(book, &main);
+    }
+    let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
+    let read: Vec<(crate::cache::Read, Option<String>, bool)> = book
+        .chapters
+        .par_iter()
+        .map(|src| read_cached(book, src, &cache))
+        .collect();
+    let fresh: Vec<String> = book
+        .chapters
+        .iter()
+        .zip(&read)
+        .filter(|(_, (_, _, hit))| !hit)
+        .map(|(src, _)| src.rel.display().to_string())
+        .collect();
+    // How much was read again: the measure of "work is not done twice".
+    log.push(how_much_again(
+        "read",
+        "chapters",
+        &fresh,
+        read.len(),
+        "the others are unchanged",
+    ));
+    cache.keep_only(&read.iter().filter_map(|(_, k, _)| k.clone()).collect());
+    let mut findings = Vec::new();
+    let mut docs = Vec::with_capacity(read.len());
+    for (src, ((doc, found), _, _)) in book.chapters.iter().zip(read) {
+        findings.extend(found);
+        docs.push((src.clone(), doc));
+    }
+    ReadBook {
+        docs,
+        findings,
+        xref_texts: HashMap::new(),
+    }
+}
+
+/// Resolves the book read, even after reading problems, so that one build reports every
+/// mistake at once. The warnings come in order: reading's, in chapter order, then the
+/// resolver's.
+pub(super) fn resolve(project: &Project, book: &Book, read: ReadBook) -> Result<xref::Resolved> {
+    let ReadBook {
+        docs,
+        mut findings,
+        xref_texts,
+    } = read;
+    let images_kept = project.kept_dir(Kept::Images, &book.id);
+    let mut images = xref::ImageChecks::load(&images_kept);
+    let resolved = xref::resolve_remembering(book, docs, &xref_texts, &mut images);
+    images.save(&images_kept);
+    let has_errors = findings.iter().any(|f| f.severity == Severity::Error);
+    match resolved {
+        Ok(mut r) if !has_errors => {
+            findings.append(&mut r.warnings);
+            r.warnings = findings;
+            Ok(r)
+        }
+        Ok(r) => {
+            findings.extend(r.warnings);
+            Err(Error::Book(findings))
+        }
+        Err(more) => {
+            findings.extend(more);
+            Err(Error::Book(findings))
+        }
+    }
+}
+
+/// Reads a chapter, or takes what reading it gave last time when nothing it depends on has
+/// changed. Returns the reading, its cache key (None when not cacheable) and whether it was a hit.
+fn read_cached(
+    book: &Book,
+    src: &ChapterSource,
+    cache: &crate::cache::ChapterCache,
+) -> (crate::cache::Read, Option<String>, bool) {
+    if let Some(title) = &src.part_title {
+        // Part pages cost nothing.
+        return ((part_page(src, title), Vec::new()), None, false);
+    }
+    let bytes = match crate::source::read(&src.path) {
+        Ok(bytes) => bytes,
+        Err(why) => {
+            let f = why.finding(Location::file(&src.rel), "file");
+            return ((Document::new(&src.rel), vec![f]), None, false);
+        }
+    };
+    let settings = match src.format {
+        Format::Review => format!("{:?}", book.review.clone().unwrap_or_default()),
+        _ => String::new(),
+    };
+    let key = crate::cache::ChapterCache::key(&[
+        src.rel.to_string_lossy().as_bytes(),
+        format!("{:?}", src.format).as_bytes(),
+        settings.as_bytes(),
+        &bytes,
+    ]);
+    if let Some(hit) = cache.get(&key) {
+        return (hit, Some(key), true);
+    }
+    let mut read = read_chapter(book, src, bytes);
+    // Read documents wait in memory for every other chapter (the resolver needs them all).
+    read.0.shrink_to_fit();
+    // A chapter with errors is read again next time, so its messages always come fresh.
+    if !read.1.iter().any(|f| f.severity == Severity::Error) {
+        cache.put(&key, &read);
+    }
+    (read, Some(key), false)
+}
+
+/// Reads a chapter from its file's `bytes`.
+fn read_chapter(book: &Book, src: &ChapterSource, bytes: Vec<u8>) -> (Document, Vec<Finding>) {
+    let empty = || Document::new(&src.rel);
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let (line, col) =
+                crate::error::line_col(&String::from_utf8_lossy(&e.as_bytes()[..valid]), valid);
+            let f = Finding::error(
+                Location::new(&src.rel, line, col),
+                "this file is not UTF-8 text",
+            )
+            .with_hint("save the file as UTF-8 (in most editors: Save As… → Encoding: UTF-8)");
+            return (empty(), vec![f]);
+        }
+    };
+    let unusable = crate::error::unusable_char_findings(&text, &src.rel);
+    let (doc, mut findings) = match src.format {
+        Format::Markdown => reader::markdown::read(&text, &src.rel),
+        Format::Review => {
+            let settings = book.review.clone().unwrap_or_default();
+            let opts = reader::review::ReviewOptions {
+                words: settings.words,
+                draft: settings.draft,
+                tabwidth: settings.tabwidth,
+            };
+            reader::review::read(&text, &src.rel, &opts)
+        }
+        // Refused when book.yml is loaded: DocBook files are read whole by `read_docbook`.
+        Format::DocBook => {
+            let f = Finding::error(
+                Location::file(&book.config_path),
+                format!("`{}` is a DocBook file, not a chapter", src.rel.display()),
+            );
+            (empty(), vec![f])
+        }
+    };
+    findings.splice(0..0, unusable);
+    (doc, findings)
+}
+
+/// A DocBook book's metadata and chapters, which only reading its document gives (what
+/// `seihon list` shows); the document itself is not kept.
+pub fn read_docbook_metadata(book: &mut Book) {
+    if let Some(main) = book.docbook.clone() {
+        let _ = read_docbook(book, &main);
+    }
+}
+
+/// Reads a DocBook book and fills in its chapters and metadata (the document's `info`).
+fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
+    let root = book
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| book.root.clone());
+    let (db, findings) = reader::docbook::read_sharing(&root.join(main), &root, &book.shared_dirs);
+    let meta = &mut book.meta;
+    let m = db.meta;
+    if let Some(title) = m.title.filter(|t| !t.trim().is_empty()) {
+        meta.title = title;
+    }
+    meta.subtitle = m.subtitle.or(meta.subtitle.take());
+    if let Some(lang) = m.language.filter(|l| !l.trim().is_empty()) {
+        meta.language = lang;
+    }
+    let people = m.authors.into_iter().map(|n| (n, "aut".to_string()));
+    let people = people
+        .chain(m.editors.into_iter().map(|n| (n, "edt".to_string())))
+        .chain(m.others);
+    meta.creators
+        .extend(people.map(|(name, role)| crate::book::Creator {
+            name,
+            role,
+            file_as: None,
+        }));
+    meta.publisher = m.publisher.or(meta.publisher.take());
+    meta.date = m
+        .date
+        .filter(|d| crate::book::Date::parse(d).is_some())
+        .or(meta.date.take());
+    meta.rights = m.rights.or(meta.rights.take());
+    if let Some(isbn) = m.isbn.filter(|i| crate::book::normalize_isbn(i).is_ok()) {
+        meta.isbn = Some(isbn);
+    }
+    if meta.identifier.is_empty() {
+        meta.identifier = match &meta.isbn {
+            Some(isbn) => format!("urn:isbn:{}", isbn.replace(['-', ' '], "")),
+            None => {
+                let seed = format!("seihon:docbook:{}", meta.title);
+                format!(
+                    "urn:uuid:{}",
+                    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
+                )
+            }
+        };
+    }
+    let docs: Vec<(ChapterSource, Document)> = db
+        .chapters
+        .into_iter()
+        .map(|mut c| {
+            c.doc.shrink_to_fit();
+            let source = ChapterSource {
+                rel: c.doc.source.clone(),
+                path: book.root.join(&c.doc.source),
+                role: c.role,
+                format: Format::DocBook,
+                part_title: None,
+            };
+            (source, c.doc)
+        })
+        .collect();
+    book.chapters = docs.iter().map(|(s, _)| s.clone()).collect();
+    ReadBook {
+        docs,
+        findings,
+        xref_texts: db.xref_texts,
+    }
+}
+
+/// The page of a part that has only a title (a Re:VIEW catalog part named by its title).
+fn part_page(src: &ChapterSource, title: &str) -> Document {
+    use crate::doc::{Block, BlockKind, Heading, Inline, Pos};
+    let mut doc = Document::new(&src.rel);
+    let heading = Heading {
+        level: 1,
+        id: None,
+        numbered: true,
+        in_toc: true,
+        shown: true,
+        number: None,
+        content: vec![Inline::text(title, Pos::default())],
+    };
+    doc.blocks
+        .push(Block::new(BlockKind::Heading(heading), Pos::default()));
+    doc
+}
+
+/// "read 1 of 4 chapters (ch02.md); the others are unchanged": how much of a step's work a
+/// build did again, naming the files when it was not all or nothing.
+pub(super) fn how_much_again(
+    verb: &str,
+    what: &str,
+    done: &[String],
+    total: usize,
+    rest: &str,
+) -> String {
+    let names = if done.is_empty() || done.len() == total {
+        String::new()
+    } else {
+        format!(" ({}); {rest}", done.join(", "))
+    };
+    format!("{verb} {} of {total} {what}{names}\n", done.len())
+}
