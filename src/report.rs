@@ -1,5 +1,5 @@
-//! Reports of a run over one or more books: JSON, JUnit XML, GitHub Actions annotations and
-//! plain text for people.
+//! Reports of a run over one or more books: JSON, JUnit XML, SARIF 2.1.0, GitHub Actions
+//! annotations and plain text for people.
 
 use crate::error::Finding;
 use crate::xhtml::dom::{self, Document, Element};
@@ -28,6 +28,10 @@ pub struct ReportFinding {
     pub col: u32,
     pub message: String,
     pub hint: Option<String>,
+    /// The finding's stable code (SARIF's `ruleId`), when it has one. Absent from reports
+    /// written before codes existed, hence the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 impl From<&Finding> for ReportFinding {
@@ -39,6 +43,7 @@ impl From<&Finding> for ReportFinding {
             col: f.location.col,
             message: f.message.clone(),
             hint: f.hint.clone(),
+            code: None,
         }
     }
 }
@@ -164,6 +169,244 @@ pub fn junit(reports: &[BookReport]) -> String {
         doctype: None,
         root,
     })
+}
+
+/// The schema a SARIF report names: the OASIS standard's (2.1.0 with Errata 01).
+const SARIF_SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// The rule of a finding with no code of its own, by severity.
+fn fallback_rule(severity: &str) -> &'static str {
+    match severity {
+        "error" => "seihon.error",
+        "warning" => "seihon.warning",
+        _ => "seihon.note",
+    }
+}
+
+/// The rule of a book that failed without any error finding to say why.
+const FAILED_RULE: &str = "seihon.build-failed";
+
+/// What a rule without a code is, for `tool.driver.rules`.
+fn rule_description(id: &str) -> Option<&'static str> {
+    match id {
+        "seihon.error" => Some("An error found by seihon: the book is not built."),
+        "seihon.warning" => Some("A warning found by seihon: the book is built around it."),
+        "seihon.note" => Some("A note from seihon."),
+        FAILED_RULE => Some("The book was not built."),
+        _ => None,
+    }
+}
+
+/// SARIF's `level` for a severity.
+fn sarif_level(severity: &str) -> &'static str {
+    match severity {
+        "error" => "error",
+        "warning" => "warning",
+        _ => "note",
+    }
+}
+
+/// A report path as a SARIF `artifactLocation.uri`: a relative reference with forward slashes
+/// (relative to the project, `%SRCROOT%`), or a `file:` URI for an absolute path; every byte
+/// but the unreserved characters and `/` percent-encoded, so that Japanese names, spaces, `#`,
+/// `%` and `:` give a valid URI reference that decodes back to the path.
+pub fn sarif_uri(file: &str) -> String {
+    fn encode(path: &str, out: &mut String) {
+        for b in path.bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+                out.push(char::from(b));
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    let file = file.replace('\\', "/");
+    let mut out = String::new();
+    let bytes = file.as_bytes();
+    if file.starts_with('/') {
+        out.push_str("file://");
+        encode(&file, &mut out);
+    } else if bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && &bytes[1..3] == b":/" {
+        // A Windows drive: file:///C:/…
+        out.push_str("file:///");
+        out.push_str(&file[..2]);
+        encode(&file[2..], &mut out);
+    } else {
+        encode(&file, &mut out);
+    }
+    out
+}
+
+#[derive(serde::Serialize)]
+struct SarifLog<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'a str,
+    version: &'a str,
+    runs: Vec<SarifRun<'a>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRun<'a> {
+    tool: SarifTool<'a>,
+    /// Columns are counted in characters (see lines.rs), not SARIF's default UTF-16 units.
+    column_kind: &'a str,
+    results: Vec<SarifResult>,
+}
+
+#[derive(serde::Serialize)]
+struct SarifTool<'a> {
+    driver: SarifDriver<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct SarifDriver<'a> {
+    name: &'a str,
+    version: &'a str,
+    rules: Vec<SarifRule>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRule {
+    id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    short_description: Option<SarifMessage>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult {
+    rule_id: String,
+    rule_index: usize,
+    level: &'static str,
+    message: SarifMessage,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    locations: Vec<SarifLocation>,
+}
+
+#[derive(serde::Serialize)]
+struct SarifMessage {
+    text: String,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLocation {
+    physical_location: SarifPhysicalLocation,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifPhysicalLocation {
+    artifact_location: SarifArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<SarifRegion>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifArtifactLocation {
+    uri: String,
+    /// Relative URIs are relative to the project's root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRegion {
+    start_line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_column: Option<u32>,
+}
+
+/// SARIF 2.1.0 for code scanning (GitHub, GitLab, editors): one run of seihon, one result per
+/// finding in the order the findings come, book after book, and one error result for a book
+/// that failed without an error finding, so that a failed build never gives an empty log. The
+/// rule of a result is its finding's code, else `seihon.error`/`seihon.warning`; the rules used
+/// are listed in the order they first come up. Deterministic: no times, no absolute paths but
+/// those of the findings.
+pub fn sarif(reports: &[BookReport]) -> String {
+    let mut rules: Vec<SarifRule> = Vec::new();
+    let mut rule_index = |id: &str| -> usize {
+        if let Some(i) = rules.iter().position(|r| r.id == id) {
+            return i;
+        }
+        rules.push(SarifRule {
+            id: id.to_string(),
+            short_description: rule_description(id).map(|text| SarifMessage { text: text.into() }),
+        });
+        rules.len() - 1
+    };
+    let mut results = Vec::new();
+    for r in reports {
+        for f in &r.findings {
+            let rule_id = f
+                .code
+                .clone()
+                .unwrap_or_else(|| fallback_rule(&f.severity).to_string());
+            let mut text = f.message.clone();
+            if let Some(hint) = &f.hint {
+                text.push_str(&format!(" (help: {hint})"));
+            }
+            let mut locations = Vec::new();
+            if !f.file.is_empty() {
+                let uri = sarif_uri(&f.file);
+                let relative = !uri.starts_with("file:");
+                locations.push(SarifLocation {
+                    physical_location: SarifPhysicalLocation {
+                        artifact_location: SarifArtifactLocation {
+                            uri,
+                            uri_base_id: relative.then_some("%SRCROOT%"),
+                        },
+                        region: (f.line > 0).then(|| SarifRegion {
+                            start_line: f.line,
+                            start_column: (f.col > 0).then_some(f.col),
+                        }),
+                    },
+                });
+            }
+            results.push(SarifResult {
+                rule_index: rule_index(&rule_id),
+                rule_id,
+                level: sarif_level(&f.severity),
+                message: SarifMessage { text },
+                locations,
+            });
+        }
+        if !r.ok && r.count(true) == 0 {
+            let stage = r.failed_stage.as_deref().unwrap_or("build");
+            results.push(SarifResult {
+                rule_index: rule_index(FAILED_RULE),
+                rule_id: FAILED_RULE.to_string(),
+                level: "error",
+                message: SarifMessage {
+                    text: format!("{}: failed at {stage}", r.book),
+                },
+                locations: Vec::new(),
+            });
+        }
+    }
+    let log = SarifLog {
+        schema: SARIF_SCHEMA,
+        version: "2.1.0",
+        runs: vec![SarifRun {
+            tool: SarifTool {
+                driver: SarifDriver {
+                    name: "seihon",
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules,
+                },
+            },
+            column_kind: "unicodeCodePoints",
+            results,
+        }],
+    };
+    let mut out = serde_json::to_string_pretty(&log).unwrap_or_else(|_| "{}".into());
+    out.push('\n');
+    out
 }
 
 /// GitHub's escaping of a workflow command's message; `##[`, which starts a legacy command
@@ -471,5 +714,133 @@ mod tests {
              ✗ a: failed at checks (2 errors, 1 warning)\n\
              ✓ b: built dist/b.epub\n"
         );
+    }
+
+    #[test]
+    fn sarif_uri_is_a_percent_encoded_reference() {
+        assert_eq!(sarif_uri("books/a/ch01.md"), "books/a/ch01.md");
+        assert_eq!(
+            sarif_uri("books/neko/第1章 はじめに.md"),
+            "books/neko/%E7%AC%AC1%E7%AB%A0%20%E3%81%AF%E3%81%98%E3%82%81%E3%81%AB.md"
+        );
+        // A colon in the first segment would read as a scheme; `#`, `?` and `%` as URI syntax.
+        assert_eq!(sarif_uri("a:b#c?d%e.md"), "a%3Ab%23c%3Fd%25e.md");
+        assert_eq!(sarif_uri("books\\win\\ch 1.md"), "books/win/ch%201.md");
+        assert_eq!(
+            sarif_uri("/srv/本/x y.md"),
+            "file:///srv/%E6%9C%AC/x%20y.md"
+        );
+        assert_eq!(sarif_uri("C:\\books\\a.md"), "file:///C:/books/a.md");
+    }
+
+    #[test]
+    fn sarif_results_rules_and_regions() {
+        let mut reports = sample();
+        let mut coded = finding(Severity::Warning, "books/b/第1章 はじめに.md", 7, 0, "m");
+        coded.code = Some("MD001".into());
+        reports[1].findings = vec![
+            coded,
+            finding(Severity::Warning, "books/b/book.yml", 0, 0, "no line"),
+            finding(Severity::Error, "", 0, 0, "no file"),
+        ];
+        reports.push(BookReport {
+            book: "c".into(),
+            ok: false,
+            failed_stage: Some("pack".into()),
+            epub: None,
+            findings: vec![],
+            seconds: 0.0,
+        });
+        let text = sarif(&reports);
+        assert_eq!(text, sarif(&reports), "deterministic");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["version"], "2.1.0");
+        assert!(
+            v["$schema"]
+                .as_str()
+                .unwrap()
+                .ends_with("sarif-schema-2.1.0.json")
+        );
+        let runs = v["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1);
+        let driver = &runs[0]["tool"]["driver"];
+        assert_eq!(driver["name"], "seihon");
+        assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+        let rules: Vec<&str> = driver["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                "seihon.warning",
+                "seihon.error",
+                "MD001",
+                "seihon.build-failed"
+            ]
+        );
+        let results = runs[0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), 7);
+        for r in results {
+            let i = r["ruleIndex"].as_u64().unwrap() as usize;
+            assert_eq!(r["ruleId"], rules[i], "{r}");
+        }
+        // In the order the findings come.
+        assert_eq!(results[0]["level"], "warning");
+        assert_eq!(results[0]["message"]["text"], "[image-alt] no <alt> & more");
+        let with_hint = &results[1];
+        assert_eq!(with_hint["ruleId"], "seihon.error");
+        assert_eq!(with_hint["level"], "error");
+        assert_eq!(
+            with_hint["message"]["text"],
+            "[internal-links] the link `#x` points to nothing (help: in item/xhtml/ch01.xhtml:34:5)"
+        );
+        let place = &with_hint["locations"][0]["physicalLocation"];
+        assert_eq!(place["artifactLocation"]["uri"], "books/a/ch01.md");
+        assert_eq!(place["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        assert_eq!(
+            place["region"],
+            serde_json::json!({"startLine": 12, "startColumn": 3})
+        );
+        // A code is the rule; a column of 0 is left out, a line of 0 leaves out the region.
+        assert_eq!(results[3]["ruleId"], "MD001");
+        let place = &results[3]["locations"][0]["physicalLocation"];
+        assert_eq!(
+            place["artifactLocation"]["uri"],
+            "books/b/%E7%AC%AC1%E7%AB%A0%20%E3%81%AF%E3%81%98%E3%82%81%E3%81%AB.md"
+        );
+        assert_eq!(place["region"], serde_json::json!({"startLine": 7}));
+        let place = results[4]["locations"][0]["physicalLocation"]
+            .as_object()
+            .unwrap();
+        assert_eq!(place["artifactLocation"]["uri"], "books/b/book.yml");
+        assert!(!place.contains_key("region"), "{place:?}");
+        // No file, no location.
+        assert_eq!(results[5]["message"]["text"], "no file");
+        assert!(results[5].get("locations").is_none(), "{}", results[5]);
+        // A book that failed without an error finding still gives an error.
+        assert_eq!(results[6]["ruleId"], "seihon.build-failed");
+        assert_eq!(results[6]["level"], "error");
+        assert_eq!(results[6]["message"]["text"], "c: failed at pack");
+        assert!(results[6].get("locations").is_none());
+        // An empty run is still a valid log with its one run.
+        let v: serde_json::Value = serde_json::from_str(&sarif(&[])).unwrap();
+        assert_eq!(v["runs"][0]["results"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn finding_code_is_optional_in_json() {
+        let old =
+            r#"{"severity":"warning","file":"a.md","line":1,"col":2,"message":"m","hint":null}"#;
+        let f: ReportFinding = serde_json::from_str(old).unwrap();
+        assert_eq!(f.code, None);
+        assert!(!serde_json::to_string(&f).unwrap().contains("code"));
+        let mut f = f;
+        f.code = Some("X1".into());
+        let back: ReportFinding =
+            serde_json::from_str(&serde_json::to_string(&f).unwrap()).unwrap();
+        assert_eq!(back.code.as_deref(), Some("X1"));
     }
 }

@@ -19,6 +19,7 @@ mod preview;
 mod quality;
 mod release;
 mod review_errors;
+mod sarif;
 mod synth;
 mod watch;
 mod workflow;
