@@ -50,6 +50,45 @@ fn built_in_rule_file_and_external_filters_each_change_the_output() {
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
 
+/// A house script written for the XHTML that ships works on it: seihon's source marks are not
+/// in what it reads, and a finding in what it printed is still at its manuscript line.
+#[test]
+fn an_external_filter_sees_the_page_as_it_ships_and_findings_keep_their_lines() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    let line = append_at(&book.join("ch02.md"), "サーバの設定を書きます。\n");
+    std::fs::create_dir_all(project.path().join("filters")).unwrap();
+    std::fs::write(
+        project.path().join("filters/literal.py"),
+        r##"import sys
+t = sys.stdin.read()
+if "data-seihon" in t:
+    sys.exit("the page has seihon's marks")
+t = t.replace("<p>", '<p class="x">')
+t = t.replace("サーバの設定", '<a href="#nowhere">サーバ</a>の設定')
+sys.stdout.write(t)
+"##,
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "filters: [house, literal]\nchecks: {internal-links: warning}\n",
+    )
+    .unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let ch02 = read_entry(&project.epub("neko"), "item/xhtml/ch02.xhtml");
+    assert!(ch02.contains("<p class=\"x\">"), "{ch02}");
+    assert!(!ch02.contains("data-seihon"), "{ch02}");
+    assert!(
+        all.contains(&format!(
+            "books/neko/ch02.md:{line}:1: warning: [internal-links]"
+        )),
+        "the finding is at the manuscript line: {all}"
+    );
+}
+
 fn failing_filter(script: &str, expected: &str) {
     let project = TempProject::new();
     sample(&project);

@@ -11,6 +11,9 @@
 //! | `SEIHON_BOOK_ROOT` | the book's folder (also the program's working folder) |
 //! | `SEIHON_FILTER` | the filter's name |
 //!
+//! The page it gets is the page as it will ship: seihon's own marks of source positions are
+//! taken off before and put back after (see [`super::positions`]).
+//!
 //! It runs through [`crate::runner::run`], with a time limit ([`TIME_LIMIT`]) and an output
 //! limit ([`OUTPUT_LIMIT`]). A program that fails, runs too long, prints too much, or prints
 //! something that is not a well-formed XHTML document fails the chapter with a [`FilterError`]
@@ -24,6 +27,7 @@ use std::time::Duration;
 use crate::runner::{self, RunSpec};
 use crate::xhtml::dom::{Document, parse_document, serialize_document};
 
+use super::positions::Positions;
 use super::{Filter, FilterContext, FilterError};
 
 /// How long one run of an external filter on one chapter may take.
@@ -101,6 +105,25 @@ impl Filter for ExternalFilter {
             chapter: ctx.chapter.clone(),
             message,
         };
+        let positions = Positions::take(doc);
+        let result = self.run(doc, ctx);
+        match result {
+            Ok(mut new) => {
+                positions.restore(&mut new);
+                *doc = new;
+                Ok(())
+            }
+            Err(message) => {
+                positions.restore(doc);
+                Err(fail(message))
+            }
+        }
+    }
+}
+
+impl ExternalFilter {
+    /// Runs the program on `doc`; gives the document it printed, or why it failed.
+    fn run(&self, doc: &Document, ctx: &FilterContext) -> Result<Document, String> {
         // The program runs in the book's folder: name it by an absolute path.
         let program = std::path::absolute(&self.program).unwrap_or_else(|_| self.program.clone());
         let book_root =
@@ -120,22 +143,17 @@ impl Filter for ExternalFilter {
             timeout: self.timeout,
             max_output: OUTPUT_LIMIT,
         };
-        let out = runner::run(&spec).map_err(|e| fail(e.to_string()))?;
+        let out = runner::run(&spec).map_err(|e| e.to_string())?;
         let text = String::from_utf8(out.stdout).map_err(|e| {
-            fail(format!(
+            format!(
                 "its output is not UTF-8 text (at byte {})",
                 e.utf8_error().valid_up_to()
-            ))
+            )
         })?;
         if text.trim().is_empty() {
-            return Err(fail(
-                "it printed nothing; a filter must print the whole XHTML document".into(),
-            ));
+            return Err("it printed nothing; a filter must print the whole XHTML document".into());
         }
-        let new = parse_document(&text)
-            .map_err(|e| fail(format!("its output is not well-formed XHTML: {e}")))?;
-        *doc = new;
-        Ok(())
+        parse_document(&text).map_err(|e| format!("its output is not well-formed XHTML: {e}"))
     }
 }
 

@@ -22,6 +22,7 @@ use crate::xhtml::dom::Document;
 
 pub mod builtin;
 pub mod external;
+mod positions;
 pub mod rules;
 
 /// What a filter knows about the chapter it is given.
