@@ -263,7 +263,7 @@ pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::Book
             "sarif" => report::sarif(book_reports),
             _ => report::junit(book_reports),
         };
-        if let Err(e) = crate::stage::write_atomic(path, text.as_bytes()) {
+        if let Err(e) = crate::files::write_atomic(path, text.as_bytes()) {
             eprintln!("error: cannot write the {kind} report: {e}");
             code = 1;
         }
@@ -284,13 +284,21 @@ pub fn publish_preview(
     outcome: &Outcome,
     commit: Option<&str>,
 ) -> Option<PathBuf> {
-    crate::publish::publish(project, dir, outcome, commit)
-        .inspect_err(|e| {
-            let line = format!(
-                "warning: the preview of {} was not updated: {e}",
-                dir.display()
-            );
-            eprintln!("{}", crate::console::safe(&line))
-        })
-        .ok()
+    crate::publish::publish(
+        project,
+        dir,
+        &crate::publish::Published {
+            report: &outcome.report,
+            log: &outcome.log,
+        },
+        commit,
+    )
+    .inspect_err(|e| {
+        let line = format!(
+            "warning: the preview of {} was not updated: {e}",
+            dir.display()
+        );
+        eprintln!("{}", crate::console::safe(&line))
+    })
+    .ok()
 }

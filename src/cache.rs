@@ -135,7 +135,7 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
         if pending.file.is_none() {
             let made = std::fs::create_dir_all(&self.dir)
                 .ok()
-                .and_then(|()| crate::stage::temp_file(&self.dir, ".tmp").ok());
+                .and_then(|()| crate::files::temp_file(&self.dir, ".tmp").ok());
             match made {
                 Some(f) => pending.file = Some(f),
                 None => {
@@ -171,7 +171,7 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
     /// chapters go), and removes what killed runs left half-written. Nothing is written when
     /// the store already holds exactly these entries.
     pub fn keep_only(&self, used: &HashSet<String>) {
-        crate::stage::sweep(&self.dir);
+        crate::files::sweep(&self.dir);
         let Ok(mut pending) = self.new.lock() else {
             return;
         };
@@ -308,7 +308,7 @@ fn write_store(
     kept: &[(&String, At)],
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let tmp = crate::stage::temp_file(dir, ".tmp").map_err(std::io::Error::other)?;
+    let tmp = crate::files::temp_file(dir, ".tmp").map_err(std::io::Error::other)?;
     let mut w = BufWriter::with_capacity(256 * 1024, tmp.as_file());
     w.write_all(MAGIC)?;
     let mut buf = vec![0u8; 256 * 1024];

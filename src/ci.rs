@@ -79,7 +79,7 @@ pub fn run(
         eprint!("{}", crate::console::safe(&outcome.log));
         print!("{}", crate::console::safe(&outcome.summary));
         let path = logs_dir.join(format!("{}.log", outcome.report.book));
-        if let Err(e) = crate::stage::write_atomic(&path, log.as_bytes()) {
+        if let Err(e) = crate::files::write_atomic(&path, log.as_bytes()) {
             let line = format!("warning: cannot write the log {}: {e}", path.display());
             eprintln!("{}", crate::console::safe(&line));
         }
@@ -103,7 +103,7 @@ pub fn run(
     let mut merged = previous;
     merged.extend(state);
     if let Ok(json) = serde_json::to_vec_pretty(&merged)
-        && let Err(e) = crate::stage::write_atomic(&state_path, &json)
+        && let Err(e) = crate::files::write_atomic(&state_path, &json)
     {
         eprintln!("warning: cannot keep this run's results: {e}");
     }

@@ -134,7 +134,7 @@ pub enum BlockKind {
     /// A bibliography entry. re: `//bibpaper[id][caption]{…}`; db: `biblioentry`.
     BibItem(Box<BibItem>),
     /// Raw XHTML, already checked to be well-formed (md: an HTML block; re: `//raw[|html|…]`).
-    Raw(Vec<crate::xhtml::dom::Node>),
+    Raw(Vec<crate::dom::Node>),
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
@@ -282,7 +282,7 @@ pub struct Math {
     /// The TeX source, kept as the fallback text.
     pub tex: String,
     /// Presentation MathML when the source gave it (db `mml:math`).
-    pub mathml: Option<Vec<crate::xhtml::dom::Node>>,
+    pub mathml: Option<Vec<crate::dom::Node>>,
 }
 
 /// What a cross-reference points at, which decides its generated text.
@@ -433,7 +433,7 @@ pub enum InlineKind {
     /// md: two trailing spaces or `\`; re: `@<br>`.
     LineBreak,
     /// Raw XHTML, already checked to be well-formed (md: inline HTML; re: `@<raw>`).
-    Raw(Vec<crate::xhtml::dom::Node>),
+    Raw(Vec<crate::dom::Node>),
 }
 
 impl InlineKind {
@@ -615,9 +615,9 @@ fn push_plain(inlines: &[Inline], out: &mut String) {
             InlineKind::Raw(nodes) => {
                 for n in nodes {
                     match n {
-                        crate::xhtml::dom::Node::Element(e) => out.push_str(&e.text_content()),
-                        crate::xhtml::dom::Node::Text(t) => out.push_str(t),
-                        crate::xhtml::dom::Node::Comment(_) => {}
+                        crate::dom::Node::Element(e) => out.push_str(&e.text_content()),
+                        crate::dom::Node::Text(t) => out.push_str(t),
+                        crate::dom::Node::Comment(_) => {}
                     }
                 }
             }

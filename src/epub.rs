@@ -151,7 +151,7 @@ pub fn pack_reusing(
     std::fs::create_dir_all(out_dir)
         .map_err(|e| Error::io(out_dir, "cannot create the output folder", e))?;
     // What killed runs left here goes first; a temporary EPUB is never taken for a book.
-    crate::stage::sweep(out_dir);
+    crate::files::sweep(out_dir);
     let zip_err = |e: zip::result::ZipError| {
         let e = match e {
             zip::result::ZipError::Io(e) => e,
@@ -186,7 +186,7 @@ pub fn pack_reusing(
     let memo = crcs.map(Crcs::load).unwrap_or_default();
     let time = zip_time(unix_time);
     // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
-    let tmp = crate::stage::temp_file(out_dir, ".tmp.epub")?;
+    let tmp = crate::files::temp_file(out_dir, ".tmp.epub")?;
     // Never dropped unfinished: the zip crate's drop finishes the archive and prints its own
     // message to stderr when that fails (a full disk). On an error the writer (which holds
     // only a buffer, the file being the temporary's) is left, and the temporary removed.

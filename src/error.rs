@@ -243,7 +243,7 @@ pub fn unusable_char_findings(text: &str, shown: &Path) -> Vec<Finding> {
     const LOCATED: usize = 3;
     let bad: Vec<(usize, char)> = text
         .char_indices()
-        .filter(|&(_, c)| c != '\0' && !crate::xhtml::dom::is_xml_char(c))
+        .filter(|&(_, c)| c != '\0' && !crate::dom::is_xml_char(c))
         .collect();
     let mut out: Vec<Finding> = bad
         .iter()

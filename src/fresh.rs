@@ -210,7 +210,7 @@ impl Probe {
         };
         if let Ok(json) = serde_json::to_vec(&stamp) {
             // Only a speed-up: a record that cannot be written means the next build runs.
-            let _ = crate::stage::write_atomic(&self.stamp, &json);
+            let _ = crate::files::write_atomic(&self.stamp, &json);
         }
     }
 

@@ -15,7 +15,7 @@
 //! not wrapped at all; neighbouring runs with the same class merge into one
 //! span (also across plain whitespace).
 
-use crate::xhtml::dom::{Element, Node};
+use crate::dom::{Element, Node};
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
@@ -647,7 +647,7 @@ impl Runs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xhtml::dom::{parse_fragment, serialize_element, serialize_nodes};
+    use crate::dom::{parse_fragment, serialize_element, serialize_nodes};
 
     fn text_of(nodes: &[Node]) -> String {
         let mut out = String::new();

@@ -380,7 +380,7 @@ fn load_cache(path: &Path) -> Cache {
 /// Writes the cache whole or not at all, so that an interrupted build never leaves half a file.
 fn save_cache(path: &Path, cache: &Cache) -> crate::error::Result<()> {
     let json = serde_json::to_vec_pretty(cache).unwrap_or_default();
-    crate::stage::write_atomic(path, &json)
+    crate::files::write_atomic(path, &json)
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ use serde::Serialize;
 use tera::{Context, Tera};
 
 use crate::book::{Book, Cover, Date, Direction, Writing};
+use crate::dom::{self, Element};
 use crate::error::{Error, Result};
-use crate::xhtml::dom::{self, Element};
 use crate::xref::{Chapter, TocEntry};
 
 /// Every template seihon renders, with the built-in text.

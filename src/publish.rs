@@ -10,13 +10,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::batch::Outcome;
 use crate::book::Book;
+use crate::dom;
 use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::project::{Kept, Project};
-use crate::report::ReportFinding;
-use crate::stage::Source;
-use crate::xhtml::dom;
+use crate::report::{BookReport, ReportFinding};
 
 /// `status.json`: what the index shows, for tools and for the watch server.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -48,14 +47,20 @@ pub struct Changes {
 /// The unpacked EPUB's folder inside a book's preview.
 const TREE: &str = "book";
 
+/// What a preview shows of one build: its report and its log.
+pub struct Published<'a> {
+    pub report: &'a BookReport,
+    pub log: &'a str,
+}
+
 /// Publishes one book's result into its preview folder, which it returns.
 pub fn publish(
     project: &Project,
     book_dir: &Path,
-    outcome: &Outcome,
+    built: &Published,
     commit: Option<&str>,
 ) -> Result<PathBuf> {
-    let id = book_id(project, book_dir, outcome);
+    let id = book_id(project, book_dir, built.report);
     let area = project.preview_dir();
     let dest = area.join(&id);
     std::fs::create_dir_all(&area)
@@ -63,8 +68,8 @@ pub fn publish(
     let previous: Option<Status> = std::fs::read(dest.join("status.json"))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
-    crate::stage::sweep(&area);
-    let new = crate::stage::temp_dir("preview-", &area)?;
+    crate::files::sweep(&area);
+    let new = crate::files::temp_dir("preview-", &area)?;
     // The preview before last, kept by the previous publish: its unchanged pages and images
     // stay as they are (see `stage::mirror`). Everything but its tree goes.
     let spare = project.kept_dir(Kept::SparePreview, &id);
@@ -86,7 +91,7 @@ pub fn publish(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64),
     );
-    let r = &outcome.report;
+    let r = built.report;
     let mut status = Status {
         book: id.clone(),
         ok: r.ok,
@@ -121,7 +126,7 @@ pub fn publish(
                 let tree = dest.join(TREE);
                 let files = crate::epub::list_files(&tree)?;
                 let paths: Vec<PathBuf> = files.iter().map(|rel| tree.join(rel)).collect();
-                crate::stage::mirror(
+                crate::files::mirror(
                     &new.path().join(TREE),
                     &files
                         .iter()
@@ -138,19 +143,18 @@ pub fn publish(
             }
         }
     }
-    write(&new.path().join("build.log"), outcome.log.as_bytes())?;
+    write(&new.path().join("build.log"), built.log.as_bytes())?;
     let json = serde_json::to_vec_pretty(&status).expect("status serializes");
     write(&new.path().join("status.json"), &json)?;
-    let index = index_html(project, book_dir, &status, &new.path().join(TREE), outcome)?;
+    let index = index_html(project, book_dir, &status, &new.path().join(TREE), built)?;
     write(&new.path().join("index.html"), index.as_bytes())?;
-    crate::stage::swap_in_keeping(new, &dest, Some(&spare))?;
+    crate::files::swap_in_keeping(new, &dest, Some(&spare))?;
     Ok(dest)
 }
 
 /// The preview's name: the book's id (as its EPUB is named), else its folder's name.
-fn book_id(project: &Project, book_dir: &Path, outcome: &Outcome) -> String {
-    if let Some(stem) = outcome
-        .report
+fn book_id(project: &Project, book_dir: &Path, report: &BookReport) -> String {
+    if let Some(stem) = report
         .epub
         .as_deref()
         .and_then(|e| Path::new(e).file_stem())
@@ -159,7 +163,7 @@ fn book_id(project: &Project, book_dir: &Path, outcome: &Outcome) -> String {
     }
     Book::open(book_dir, &project.config)
         .map(|(b, _)| b.id)
-        .unwrap_or_else(|_| outcome.report.book.clone())
+        .unwrap_or_else(|_| report.book.clone())
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -169,7 +173,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Preview files are never written in place (a new preview is a new folder), so a file can be
 /// a hard link to the one it copies; a copy where links are not possible.
 fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
-    crate::stage::link_or_copy(from, to)
+    crate::files::link_or_copy(from, to)
         .map_err(|e| Error::io(from, "cannot copy into the preview", e))
 }
 
@@ -224,7 +228,7 @@ fn unpack(
         .chain(&unpacked)
         .map(|(rel, path)| (rel.as_str(), Source::Link(path)))
         .collect();
-    crate::stage::mirror(to, &files)?;
+    crate::files::mirror(to, &files)?;
     drop(scratch);
     let Some(prev) = previous else {
         return Ok(None);
@@ -368,7 +372,7 @@ fn index_html(
     book_dir: &Path,
     status: &Status,
     tree: &Path,
-    outcome: &Outcome,
+    built: &Published,
 ) -> Result<String> {
     let book_root = if book_dir.is_file() {
         book_dir.parent().unwrap_or(Path::new("."))
@@ -403,7 +407,7 @@ fn index_html(
     ctx.insert("changes", &status.changes);
     ctx.insert("pages", &pages);
     ctx.insert("cover", &cover);
-    ctx.insert("log", &outcome.log);
+    ctx.insert("log", built.log);
     crate::pages::render(&tera, "preview.html", &ctx)
 }
 

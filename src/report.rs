@@ -1,8 +1,8 @@
 //! Reports of a run over one or more books: JSON, JUnit XML, SARIF 2.1.0, GitHub Actions
 //! annotations and plain text for people.
 
+use crate::dom::{self, Document, Element};
 use crate::error::Finding;
-use crate::xhtml::dom::{self, Document, Element};
 
 /// How one book's build went.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]

@@ -424,7 +424,11 @@ impl Builder {
         };
         {
             let _held = self.preview.hold_requests();
-            match publish::publish(&self.project, &self.dir, &outcome, None) {
+            let shown = publish::Published {
+                report: &outcome.report,
+                log: &outcome.log,
+            };
+            match publish::publish(&self.project, &self.dir, &shown, None) {
                 Ok(dir) => {
                     // Wherever the preview area is, what is written there is no source.
                     if let Some(area) = dir.parent().map(absolute)

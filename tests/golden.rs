@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use seihon::book::review::ReviewSettings;
 use seihon::book::{Book, ChapterSource, Cover, Direction, Format, Metadata, Role, Writing};
+use seihon::dom;
 use seihon::error::Severity;
-use seihon::xhtml::{dom, write};
+use seihon::xhtml::write;
 
 fn fixture_dir(format: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -285,8 +285,7 @@ fn checks_point_at_the_source_line_and_reports_parse_back() {
         ),
         "{report}"
     );
-    let xml =
-        seihon::xhtml::dom::parse_document(&std::fs::read_to_string(&junit).unwrap()).unwrap();
+    let xml = seihon::dom::parse_document(&std::fs::read_to_string(&junit).unwrap()).unwrap();
     let mut failures = 0;
     xml.root
         .walk(&mut |e| failures += usize::from(e.name == "failure"));

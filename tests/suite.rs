@@ -12,6 +12,7 @@ mod corpus;
 mod crash_safety;
 mod docbook_findings;
 mod golden;
+mod layers;
 mod limits;
 mod mail;
 mod options;

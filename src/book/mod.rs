@@ -38,7 +38,7 @@ pub struct ProjectConfig {
     /// Seconds a hook may run (default 120).
     pub hook_timeout: u64,
     /// Check levels for every book: check name → `error`, `warning` or `off`.
-    pub checks: std::collections::BTreeMap<String, crate::check::Level>,
+    pub checks: std::collections::BTreeMap<String, crate::config::Level>,
     /// Who gets the log when a book fails in `seihon ci`, and through which server.
     pub mail: Option<crate::mail::MailConfig>,
     /// Folders outside the books (relative to the project) that every book may take images
@@ -139,7 +139,7 @@ struct BookFile {
     filters: Option<Vec<String>>,
     /// This book's check levels, over the project's.
     #[serde(default)]
-    checks: std::collections::BTreeMap<String, crate::check::Level>,
+    checks: std::collections::BTreeMap<String, crate::config::Level>,
 }
 
 /// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
@@ -401,7 +401,7 @@ pub struct Book {
     /// The filter chain, when the book sets its own (`default` stands for the project's chain).
     pub filters: Option<Vec<String>>,
     /// The book's own check levels (over the project's).
-    pub checks: std::collections::BTreeMap<String, crate::check::Level>,
+    pub checks: std::collections::BTreeMap<String, crate::config::Level>,
     /// The project's `shared_dirs`, symlinks resolved: the only places outside `root` the
     /// book's images and hooks may come from.
     pub shared_dirs: Vec<PathBuf>,
@@ -1027,7 +1027,7 @@ fn unusable_metadata(book: &Book) -> Option<Finding> {
         .chain(m.history.iter().map(|h| h.text.as_str()));
     let bad = texts
         .flat_map(str::chars)
-        .find(|&c| !crate::xhtml::dom::is_xml_char(c))?;
+        .find(|&c| !crate::dom::is_xml_char(c))?;
     let code = u32::from(bad);
     let settings = std::fs::read_to_string(&book.config_path).unwrap_or_default();
     let escapes = [

@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use crate::dom::{self, Document, Element, Pos};
 use crate::error::{Finding, Location, Severity};
-use crate::xhtml::dom::{self, Document, Element, Pos};
 
 mod external;
 mod ids;
@@ -92,14 +92,7 @@ impl CheckId {
     }
 }
 
-/// How a check's findings count: errors fail the build, warnings are shown, `off` silences it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Error,
-    Warning,
-    Off,
-}
+pub use crate::config::Level;
 
 /// Overrides of the checks' default levels.
 #[derive(Debug, Clone, Default)]

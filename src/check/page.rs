@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 
 use super::{finding_at, source_of, walk_path};
+use crate::dom::{Document, Element, Node};
 use crate::error::{Finding, Location, Severity};
-use crate::xhtml::dom::{Document, Element, Node};
 
 /// Where something is on a page: its source position when it has one, and its XHTML position.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]

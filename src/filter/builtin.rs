@@ -7,7 +7,7 @@
 //! | `image-size` | an `img` in a `div.image` gets class `fit` when the figure has no size class (`width-…`, `height-…`) and the image no `width`/`height` |
 //! | `table-wrap` | each `table` whose parent is not a `div.table` is wrapped in one |
 //! | `house` | the house style: `table-wrap`, `image-size`, `external-links`, then `ja-spacing` when the book's language is Japanese |
-use crate::xhtml::dom::{Document, Element, Node};
+use crate::dom::{Document, Element, Node};
 
 use super::{Filter, FilterContext, FilterError};
 

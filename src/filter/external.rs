@@ -24,8 +24,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::dom::{Document, parse_document, serialize_document};
 use crate::runner::{self, RunSpec};
-use crate::xhtml::dom::{Document, parse_document, serialize_document};
 
 use super::positions::Positions;
 use super::{Filter, FilterContext, FilterError};

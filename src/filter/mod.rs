@@ -17,8 +17,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::dom::Document;
 use crate::error::{Finding, Location};
-use crate::xhtml::dom::Document;
 
 pub mod builtin;
 pub mod external;
@@ -395,7 +395,7 @@ fn unknown_name(name: &str, at: &Location, places: &[Place]) -> Finding {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::xhtml::dom::{Node, parse_document, serialize_nodes};
+    use crate::dom::{Node, parse_document, serialize_nodes};
     use std::fs;
 
     pub(crate) fn ctx(lang: &str) -> FilterContext {

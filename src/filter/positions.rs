@@ -9,7 +9,7 @@
 //! positioned ancestor's, as any unmarked element is.
 use std::collections::HashMap;
 
-use crate::xhtml::dom::{Document, Element};
+use crate::dom::{Document, Element};
 use crate::xhtml::write::SOURCE_ATTR;
 
 /// How far ahead in the page before a filter an element is looked for by name.
@@ -65,7 +65,7 @@ impl Positions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xhtml::dom::{parse_document, serialize_document};
+    use crate::dom::{parse_document, serialize_document};
 
     fn page(body: &str) -> Document {
         parse_document(&format!(

@@ -40,8 +40,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
+use crate::dom::{Document, Element, Node};
 use crate::error::{Finding, Location};
-use crate::xhtml::dom::{Document, Element, Node};
 
 use super::{Filter, FilterContext, FilterError};
 

@@ -8,11 +8,12 @@ use tera::Tera;
 
 use crate::book::{Book, Cover};
 use crate::doc::Document;
+use crate::dom;
 use crate::error::{Error, Result};
 use crate::filter::{Chain, FilterContext};
 use crate::pages::{self, PageContext};
 use crate::project::{Kept, Project};
-use crate::xhtml::{dom, write};
+use crate::xhtml::write;
 use crate::xref::{Chapter, Resolved};
 
 use super::BuildOptions;
@@ -215,6 +216,6 @@ fn cover_png(project: &Project, svg: &str) -> Result<Vec<u8>> {
         })?
         .png;
     // Only a speed-up: a cover that cannot be kept is rendered again next time.
-    let _ = crate::stage::write_atomic(&cached, &png);
+    let _ = crate::files::write_atomic(&cached, &png);
     Ok(png)
 }

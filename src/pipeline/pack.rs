@@ -62,7 +62,7 @@ pub(super) fn pack(
     if post_pack_ran {
         let _ = std::fs::remove_file(&packed_by);
     } else {
-        let _ = crate::stage::write_atomic(&packed_by, stamp().as_bytes());
+        let _ = crate::files::write_atomic(&packed_by, stamp().as_bytes());
     }
     if r.opts.release.is_some() {
         write_checksum(output)?;
@@ -92,7 +92,7 @@ fn write_checksum(epub: &Path) -> Result<()> {
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     let name = epub.file_name().unwrap_or_default().to_string_lossy();
     let path = checksum_path(epub);
-    crate::stage::write_atomic(&path, format!("{hex}  {name}\n").as_bytes())
+    crate::files::write_atomic(&path, format!("{hex}  {name}\n").as_bytes())
 }
 
 /// Where the checksum of a release EPUB goes: `<name>.epub.sha256`.

@@ -3,9 +3,9 @@
 //! needs.
 use std::path::Path;
 
+use crate::dom;
 use crate::error::{Error, Finding, Location, Result};
 use crate::filter::{Chain, FilterContext};
-use crate::xhtml::dom;
 
 /// A rendered page, checked to be well-formed XHTML, with the manifest properties it needs.
 #[derive(serde::Serialize, serde::Deserialize)]

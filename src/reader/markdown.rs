@@ -13,8 +13,8 @@ use pulldown_cmark::{
 };
 
 use crate::doc::*;
+use crate::dom;
 use crate::error::{Finding, Location};
-use crate::xhtml::dom;
 
 /// Per-chapter settings a Markdown file may give in a leading `---` YAML block.
 #[derive(Debug, Default, serde::Deserialize)]

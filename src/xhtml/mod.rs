@@ -1,3 +1,2 @@
-//! XHTML: a small owned tree over quick-xml (`dom`) and the writer from the document model.
-pub mod dom;
+//! XHTML: the writer from the document model (the tree it writes is [`crate::dom`]).
 pub mod write;

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use crate::book::Role;
 use crate::doc::*;
-use crate::xhtml::dom::{Element, Node};
+use crate::dom::{Element, Node};
 use crate::xref::{Chapter, endnote_ids, footnote_ids};
 
 /// The attribute that carries an element's source position (`ch01.md:12:1`) until staging.

@@ -1,6 +1,6 @@
 //! Names: heading ids from text, file stems, and the small URL and path helpers links need.
 use std::collections::HashSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 pub fn has_scheme(href: &str) -> bool {
     match href.split_once(':') {
@@ -34,22 +34,6 @@ pub fn percent_decode(s: &str) -> String {
         }
     }
     String::from_utf8(out).unwrap_or_else(|_| s.to_string())
-}
-
-/// Lexically normalizes a relative path (`a/./b/../c` → `a/c`); `..` past the start is kept so
-/// the containment check rejects it.
-pub fn normalize(p: &Path) -> PathBuf {
-    let mut out: Vec<Component> = Vec::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out.iter().collect()
 }
 
 /// An ASCII file stem safe in an EPUB (`第1章.md` → `chapter`); duplicates get a suffix.
@@ -109,7 +93,9 @@ pub fn slug(text: &str, stem: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::normalize;
     use std::collections::HashSet;
+    use std::path::PathBuf;
 
     #[test]
     fn slugs_keep_japanese_and_never_start_with_a_digit() {

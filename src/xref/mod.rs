@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use crate::book::{Book, ChapterSource, Format, FoundFile, RealDirs, Role, check_book_file_in};
 use crate::doc::*;
+use crate::dom;
 use crate::error::{Finding, Location};
-use crate::xhtml::dom;
 
 mod ids;
 mod image_check;
@@ -20,7 +20,7 @@ mod remote;
 mod svg;
 mod visit;
 
-pub(crate) use ids::normalize;
+pub(crate) use crate::files::normalize;
 use ids::{file_stem, has_scheme, percent_decode, slug, unique};
 pub use image_check::ImageChecks;
 use labels::Labels;

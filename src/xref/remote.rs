@@ -4,8 +4,8 @@
 //! (epubcheck: RSC-006, RSC-008, RSC-030, OPF-014). Each is a located warning, and the page
 //! degrades: a remote image shows its alt text, a remote video or frame becomes a link to it,
 //! a remote style declaration and a remote `srcset` are dropped, a `file:` link keeps its text.
+use crate::dom::{Element, Node};
 use crate::error::{Finding, Location};
-use crate::xhtml::dom::{Element, Node};
 
 /// Whether `url` leads outside the book: to the web, another host, or the file system.
 fn is_outside(url: &str) -> bool {
@@ -167,7 +167,7 @@ fn drop_remote_styles(e: &mut Element, warn: &mut impl FnMut(String)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xhtml::dom;
+    use crate::dom;
 
     fn fixed(html: &str) -> (String, usize) {
         let mut nodes = dom::parse_fragment(html).unwrap();

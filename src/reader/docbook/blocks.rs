@@ -347,7 +347,7 @@ impl<'a> Conv<'a> {
         }
         let visible = content.iter().any(|i| {
             !matches!(i.kind, InlineKind::IndexTerm(_) | InlineKind::Raw(_))
-                || matches!(&i.kind, InlineKind::Raw(n) if n.iter().any(|n| matches!(n, crate::xhtml::dom::Node::Element(e) if e.name == "math")))
+                || matches!(&i.kind, InlineKind::Raw(n) if n.iter().any(|n| matches!(n, crate::dom::Node::Element(e) if e.name == "math")))
         });
         if !visible {
             // Only index terms and anchors: anchors become blocks, index terms join the
@@ -357,7 +357,7 @@ impl<'a> Conv<'a> {
                 match i.kind {
                     InlineKind::Raw(nodes) => {
                         for n in nodes {
-                            if let crate::xhtml::dom::Node::Element(e) = n
+                            if let crate::dom::Node::Element(e) = n
                                 && let Some(id) = e.attr("id")
                             {
                                 out.push(Block::new(BlockKind::Anchor(id.to_string()), i.pos));
@@ -1080,8 +1080,7 @@ impl<'a> Conv<'a> {
     }
 
     pub(super) fn math(&mut self, el: &'a XElem) -> Math {
-        let mathml =
-            find_math(el).map(|m| vec![crate::xhtml::dom::Node::Element(to_mathml(m, true))]);
+        let mathml = find_math(el).map(|m| vec![crate::dom::Node::Element(to_mathml(m, true))]);
         let tex = ["mathphrase", "texmath", "alt"]
             .iter()
             .find_map(|n| find_desc(el, n))
@@ -1301,8 +1300,8 @@ impl<'a> Conv<'a> {
 /// A `Raw` `<a id="…"/>` for an id in inline context.
 pub(super) fn anchor_inline(id: &str, pos: Pos) -> Inline {
     Inline::new(
-        InlineKind::Raw(vec![crate::xhtml::dom::Node::Element(
-            crate::xhtml::dom::Element::new("a").with_attr("id", id),
+        InlineKind::Raw(vec![crate::dom::Node::Element(
+            crate::dom::Element::new("a").with_attr("id", id),
         )]),
         pos,
     )
@@ -1463,8 +1462,8 @@ fn find_desc<'x>(el: &'x XElem, name: &str) -> Option<&'x XElem> {
 }
 
 /// A MathML element → the XHTML DOM, unprefixed, with the MathML namespace on the root.
-pub(super) fn to_mathml(el: &XElem, root: bool) -> crate::xhtml::dom::Element {
-    use crate::xhtml::dom::{Element, Node};
+pub(super) fn to_mathml(el: &XElem, root: bool) -> crate::dom::Element {
+    use crate::dom::{Element, Node};
     let mut out = Element::new(el.local.clone());
     if root {
         out.set_attr("xmlns", "http://www.w3.org/1998/Math/MathML");

@@ -497,7 +497,7 @@ impl<'a> Conv<'a> {
                 }
             }
             "math" => out.push(Inline::new(
-                InlineKind::Raw(vec![crate::xhtml::dom::Node::Element(to_mathml(el, true))]),
+                InlineKind::Raw(vec![crate::dom::Node::Element(to_mathml(el, true))]),
                 pos,
             )),
             "co" | "coref" => {

@@ -419,7 +419,7 @@ impl<'a> Conv<'a> {
             // written climbs out of the book to them (the resolver allows that into shared
             // folders only).
             // The book folder is a real path, so both are too.
-            let real = |dir: PathBuf| crate::xref::normalize(&self.folder.join(dir));
+            let real = |dir: PathBuf| crate::files::normalize(&self.folder.join(dir));
             let joined = real(from_dir.join(src));
             return Some(relative(&joined, &real(rel_of(self.chapter_file))));
         }

@@ -531,7 +531,7 @@ fn equations_keep_mathml() {
     assert_eq!(m.id.as_deref(), Some("eq1"));
     assert_eq!(m.tex, "E=mc^2");
     let nodes = m.mathml.as_ref().unwrap();
-    let crate::xhtml::dom::Node::Element(e) = &nodes[0] else {
+    let crate::dom::Node::Element(e) = &nodes[0] else {
         panic!()
     };
     assert_eq!(e.name, "math");

@@ -2,7 +2,7 @@
 use super::{Frame, Parser, Src};
 use crate::doc::push_merged;
 use crate::doc::*;
-use crate::xhtml::dom;
+use crate::dom;
 
 /// Whether a command takes a body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

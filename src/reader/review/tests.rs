@@ -746,7 +746,7 @@ fn raw_block() {
     assert_eq!(
         nodes
             .iter()
-            .filter(|n| matches!(n, crate::xhtml::dom::Node::Element(_)))
+            .filter(|n| matches!(n, crate::dom::Node::Element(_)))
             .count(),
         2
     );
