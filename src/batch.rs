@@ -121,7 +121,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
             for line in &failure.log {
                 log.push_str(line);
             }
-            let e = &failure.error;
+            let e = &*failure.error;
             let findings = match e {
                 Error::Book(f) => f.clone(),
                 Error::Config(f) => vec![f.clone()],

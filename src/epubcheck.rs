@@ -219,12 +219,15 @@ pub fn findings(
                 hint.push_str("; ");
                 hint.push_str(s);
             }
-            out.push(Finding {
-                severity,
-                location,
-                message: format!("[epubcheck] {text}"),
-                hint: Some(hint),
-            });
+            out.push(
+                Finding::of(
+                    "epubcheck",
+                    severity,
+                    location,
+                    format!("[epubcheck] {text}"),
+                )
+                .with_hint(hint),
+            );
         }
     }
     out

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::codes::Code;
+
 /// A place in a source file. Line and column are 1-based; 0 means "unknown".
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Location {
@@ -66,6 +68,8 @@ impl fmt::Display for Severity {
 /// One problem found in a book, at a place in its sources.
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// Its kind: a [`crate::codes`] code, a built-in check's name or a check program's name.
+    pub code: std::borrow::Cow<'static, str>,
     pub severity: Severity,
     pub location: Location,
     pub message: String,
@@ -75,17 +79,33 @@ pub struct Finding {
 
 impl Finding {
     pub fn error(location: Location, message: impl Into<String>) -> Self {
-        Finding {
-            severity: Severity::Error,
-            location,
-            message: message.into(),
-            hint: None,
-        }
+        Finding::of("", Severity::Error, location, message)
     }
 
     pub fn warning(location: Location, message: impl Into<String>) -> Self {
+        Finding::of("", Severity::Warning, location, message)
+    }
+
+    /// An error of the kind `code`.
+    pub fn coded_error(code: Code, location: Location, message: impl Into<String>) -> Self {
+        Finding::of(code.name(), Severity::Error, location, message)
+    }
+
+    /// A warning of the kind `code`.
+    pub fn coded_warning(code: Code, location: Location, message: impl Into<String>) -> Self {
+        Finding::of(code.name(), Severity::Warning, location, message)
+    }
+
+    /// A finding of a built-in check or a check program, by its name.
+    pub fn of(
+        code: impl Into<std::borrow::Cow<'static, str>>,
+        severity: Severity,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Self {
         Finding {
-            severity: Severity::Warning,
+            code: code.into(),
+            severity,
             location,
             message: message.into(),
             hint: None,

@@ -8,6 +8,7 @@ pub mod book;
 pub mod cache;
 pub mod check;
 pub mod ci;
+pub mod codes;
 pub mod config;
 pub mod console;
 pub mod cover;

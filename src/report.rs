@@ -43,7 +43,7 @@ impl From<&Finding> for ReportFinding {
             col: f.location.col,
             message: f.message.clone(),
             hint: f.hint.clone(),
-            code: None,
+            code: (!f.code.is_empty()).then(|| f.code.to_string()),
         }
     }
 }
@@ -535,12 +535,7 @@ mod tests {
     use crate::error::{Location, Severity};
 
     fn finding(sev: Severity, file: &str, line: u32, col: u32, msg: &str) -> ReportFinding {
-        ReportFinding::from(&Finding {
-            severity: sev,
-            location: Location::new(file, line, col),
-            message: msg.into(),
-            hint: None,
-        })
+        ReportFinding::from(&Finding::of("", sev, Location::new(file, line, col), msg))
     }
 
     fn sample() -> Vec<BookReport> {

@@ -209,6 +209,7 @@ pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
                 f.severity = Severity::Warning;
             }
             f.message = format!("[{}] {}", id.name(), f.message);
+            f.code = id.name().into();
             out.push(f);
         }
     }

@@ -215,10 +215,13 @@ fn finding(
         None => (staged, None),
     };
     Finding {
-        severity,
-        location,
-        message: format!("[{}] {}", program.name, r.message),
         hint,
+        ..Finding::of(
+            program.name.clone(),
+            severity,
+            location,
+            format!("[{}] {}", program.name, r.message),
+        )
     }
 }
 

@@ -104,7 +104,8 @@ impl Step {
 #[derive(Debug)]
 pub struct Failure {
     pub step: Step,
-    pub error: Error,
+    /// Boxed: a failure is rare, and a build's result should stay small.
+    pub error: Box<Error>,
     /// What the book's programs printed before it failed, for the build log.
     pub log: Vec<String>,
 }
@@ -164,7 +165,7 @@ pub fn build_with(
         Ok(built) => Ok(Built { log, ..built }),
         Err(error) => Err(Failure {
             step: r.at.step,
-            error,
+            error: Box::new(error),
             log,
         }),
     }
