@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::book::Book;
+use crate::codes::{self, Code};
 use crate::error::{Error, Finding, Location};
 use crate::pipeline::{self, BuildOptions};
 use crate::project::Project;
@@ -74,7 +75,11 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 "{}: internal error in seihon ({what}); the previous EPUB, if any, is unchanged\n  help: this is a bug in seihon, not in the book; please report it with the book's files\n",
                 dir.display()
             ));
-            let finding = Finding::error(Location::file(dir), format!("internal error: {what}"));
+            let finding = Finding::error(
+                codes::INTERNAL,
+                Location::file(dir),
+                format!("internal error: {what}"),
+            );
             Outcome {
                 report: book_report(
                     project,
@@ -125,7 +130,11 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
             let findings = match e {
                 Error::Book(f) => f.clone(),
                 Error::Config(f) => vec![f.clone()],
-                other => vec![Finding::error(Location::file(dir), other.to_string())],
+                other => vec![Finding::error(
+                    code_of(other),
+                    Location::file(dir),
+                    other.to_string(),
+                )],
             };
             let report = book_report(
                 project,
@@ -158,6 +167,16 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 exit: e.exit_code() as u8,
             }
         }
+    }
+}
+
+/// The kind of a failure that carries no finding of its own: a template's, or the machine's (a
+/// file that could not be written), which no kind names better than a fault.
+fn code_of(e: &Error) -> Code {
+    match e {
+        Error::Template { .. } => codes::TEMPLATE,
+        Error::Io { .. } => codes::FILE_SYSTEM,
+        _ => codes::INTERNAL,
     }
 }
 

@@ -1,8 +1,20 @@
-//! The build caches. The chapter cache: what reading a chapter gave (its document and findings),
-//! kept by the hash of everything reading depends on (seihon's version, the file's name, format
-//! and bytes, the reader's settings). A rebuild reads only the chapters whose hash is new; `build`
-//! and `watch` share it. The page cache: a chapter's finished page (written, templated, filtered),
-//! kept by the hash of the resolved chapter and everything the page depends on ([`PageKeys`]).
+//! The build caches: what a build keeps so that the next does no work twice. All of it is under
+//! `build/.cache/` and safe to delete; a cache can only make a build faster, never different,
+//! because every entry is found by a [`Key`] of everything it depends on, and seihon's own
+//! executable is part of every key.
+//!
+//! | what (where) | kept by | why it is safe |
+//! |---|---|---|
+//! | a chapter's reading: document and findings (`chapters/<id>/`) | the file's name, format and bytes, the Re:VIEW settings | reading depends on nothing else; a chapter with errors is never kept, so its messages come fresh |
+//! | a chapter's finished page (`pages/<id>/`) | the resolved chapter (every field, by value), the page context, the templates' texts, the filter chain's fingerprint, the style sheets | no entry at all with an external filter, whose output may depend on anything |
+//! | what the checks gathered from a page (`checks/<id>/`) | the page's path and bytes | the facts are a function of the page |
+//! | image checks (`images/<id>/`) | each image's [`FileStamp`] | a file written again has a new change time |
+//! | CRC-32s of the last packed tree (`crcs/<id>/`) | each staged file's [`FileStamp`] | as above |
+//! | the generated cover as PNG (`covers/`) | the cover's SVG text | rendering depends on nothing else |
+//! | the last EPUB's stamp (`packed-by/<id>`) | this seihon, the EPUB's path and [`FileStamp`] | an EPUB a hook or anything else touched is packed anew |
+//! | the up-to-date stamp of a book (`fresh/`, see [`crate::fresh`]) | every input file's [`FileStamp`], the target, `SOURCE_DATE_EPOCH`, the commit | a book with hooks is always built |
+//! | answers of web addresses (`external-links.json`) | the address, for a day | only with `--external-links` |
+//! | the staged tree and preview before last (`spare/`, `spare-preview/`) | — | only a starting point: every file is compared before it is kept |
 //!
 //! Each cache is one file (`entries.bin` in its folder), not a file per entry: a book of 100,000
 //! chapters made 300,000 cache files a build, and creating them took most of its time. The file
@@ -79,19 +91,6 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
             new: Mutex::new(Pending::default()),
             kind: std::marker::PhantomData,
         }
-    }
-
-    /// The key of an entry: a hash of this seihon ([`exe_identity`]: entries are bincode, which
-    /// another build of the types could misread) and of the parts (each length-prefixed, so
-    /// that parts cannot run into each other).
-    pub fn key(parts: &[&[u8]]) -> String {
-        let mut h = sha2::Sha256::new();
-        let exe = exe_identity();
-        for p in std::iter::once(exe.as_bytes()).chain(parts.iter().copied()) {
-            h.update((p.len() as u64).to_le_bytes());
-            h.update(p);
-        }
-        hex(&h.finalize())
     }
 
     pub fn get(&self, key: &str) -> Option<T> {
@@ -341,7 +340,7 @@ pub fn load_one<T: serde::de::DeserializeOwned + serde::Serialize>(
     dir: &Path,
     name: &str,
 ) -> Option<T> {
-    Cache::<T>::new(dir).get(&Cache::<T>::key(&[name.as_bytes()]))
+    Cache::<T>::new(dir).get(&Key::new(name).finish()?)
 }
 
 /// Keeps `value` as the one value of its kind in `dir` (see [`load_one`]), in place of any
@@ -352,7 +351,9 @@ pub fn keep_one<T: serde::de::DeserializeOwned + serde::Serialize>(
     value: &T,
 ) {
     let cache = Cache::<T>::new(dir);
-    let key = Cache::<T>::key(&[name.as_bytes()]);
+    let Some(key) = Key::new(name).finish() else {
+        return;
+    };
     cache.put(&key, value);
     cache.keep_only(&HashSet::from([key]));
 }
@@ -406,53 +407,47 @@ impl FileStamp {
 /// (even of the same version, rebuilt) does not take.
 pub fn exe_identity() -> String {
     let exe = std::env::current_exe()
-        .and_then(std::fs::metadata)
-        .map(|m| format!("{:?} {:?}", m.len(), m.modified().ok()))
+        .ok()
+        .and_then(|p| FileStamp::of(&p))
+        .and_then(|s| serde_json::to_string(&s).ok())
         .unwrap_or_default();
     format!("{} {exe}", env!("CARGO_PKG_VERSION"))
 }
 
-/// Keys of a build's pages: a hash of what every page of the build shares (seihon's executable,
-/// templates, filters, the book's page context), extended per page with everything about the
-/// page (the resolved chapter, by its `Debug` form, which shows every field).
+/// A cache key under construction: a hash of this seihon ([`exe_identity`]: entries are
+/// bincode, which another build of the types could misread, and a rebuilt seihon may write pages
+/// differently under the same version), of what the entry is, and of everything it depends on:
+/// bytes length-prefixed, values by their serialized form, so that no two parts run into each
+/// other and no field of a value is left out. Clone a key to share what many entries depend on.
 #[derive(Clone)]
-pub struct PageKeys {
-    base: sha2::Sha256,
+pub struct Key {
+    hash: sha2::Sha256,
+    /// A value failed to serialize: the key is no key (the entry is not cached).
+    broken: bool,
 }
 
-impl PageKeys {
-    pub fn new(parts: &[&[u8]]) -> Self {
-        let mut base = sha2::Sha256::new();
-        // A rebuilt seihon may write pages differently under the same version number.
-        let exe = exe_identity();
-        for p in std::iter::once(exe.as_bytes()).chain(parts.iter().copied()) {
-            base.update((p.len() as u64).to_le_bytes());
-            base.update(p);
+impl Key {
+    /// A key for entries of the kind `what` (e.g. "chapter", "page").
+    pub fn new(what: &str) -> Key {
+        Key {
+            hash: sha2::Sha256::new(),
+            broken: false,
         }
-        PageKeys { base }
+        .bytes(exe_identity().as_bytes())
+        .bytes(what.as_bytes())
     }
 
-    /// The key of a thing given by its bytes.
-    pub fn key_of(&self, parts: &[&[u8]]) -> String {
-        let mut h = self.base.clone();
-        for p in parts {
-            h.update((p.len() as u64).to_le_bytes());
-            h.update(p);
-        }
-        hex(&h.finalize())
+    /// Adds bytes the entry depends on.
+    pub fn bytes(mut self, part: &[u8]) -> Key {
+        self.hash.update((part.len() as u64).to_le_bytes());
+        self.hash.update(part);
+        self
     }
 
-    /// The key of one page: its bulk (a chapter's document) by its serialized form, the rest by
-    /// its `Debug` form (which shows every field).
-    pub fn key(&self, bulk: &impl serde::Serialize, rest: &dyn std::fmt::Debug) -> String {
-        struct Hashing(sha2::Sha256);
-        impl std::fmt::Write for Hashing {
-            fn write_str(&mut self, s: &str) -> std::fmt::Result {
-                self.0.update(s.as_bytes());
-                Ok(())
-            }
-        }
-        impl std::io::Write for Hashing {
+    /// Adds a value the entry depends on, every field of it.
+    pub fn value(mut self, value: &impl serde::Serialize) -> Key {
+        struct Hashing<'a>(&'a mut sha2::Sha256);
+        impl std::io::Write for Hashing<'_> {
             fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
                 self.0.update(buf);
                 Ok(buf.len())
@@ -461,12 +456,18 @@ impl PageKeys {
                 Ok(())
             }
         }
-        let mut h = Hashing(self.base.clone());
-        // Writing to a hash cannot fail; a value that cannot be serialized is hashed as far as
-        // it went, and its `Debug` form follows.
-        let _ = bincode::Options::serialize_into(bincode::DefaultOptions::new(), &mut h, bulk);
-        let _ = std::fmt::write(&mut h, format_args!("{rest:?}"));
-        hex(&h.0.finalize())
+        // A value's bincode form is self-delimiting; the marker keeps it apart from bytes.
+        self.hash.update(b"\xffvalue");
+        let options = bincode::DefaultOptions::new();
+        if bincode::Options::serialize_into(options, Hashing(&mut self.hash), value).is_err() {
+            self.broken = true;
+        }
+        self
+    }
+
+    /// The key, or `None` when a part could not be taken (then nothing is cached under it).
+    pub fn finish(&self) -> Option<String> {
+        (!self.broken).then(|| hex(&self.hash.clone().finalize()))
     }
 }
 
@@ -481,11 +482,19 @@ mod tests {
         let cache = ChapterCache::new(&at);
         let (doc, found) =
             crate::reader::markdown::read("# 見出し\n\n本文[^x]。\n", Path::new("a.md"));
-        let k1 = ChapterCache::key(&[b"a.md", b"# x"]);
+        let key = |parts: &[&[u8]]| {
+            parts
+                .iter()
+                .fold(Key::new("chapter"), |k, p| k.bytes(p))
+                .finish()
+                .unwrap()
+        };
+        let k1 = key(&[b"a.md", b"# x"]);
+        assert_ne!(k1, key(&[b"a.m", b"d# x"]), "parts are delimited");
         assert_ne!(
-            k1,
-            ChapterCache::key(&[b"a.m", b"d# x"]),
-            "parts are delimited"
+            Key::new("chapter").value(&("a.md", 1u8)).finish(),
+            Key::new("chapter").value(&("a.md", 2u8)).finish(),
+            "every field of a value counts"
         );
         assert!(cache.get(&k1).is_none());
         cache.put(&k1, &(doc.clone(), found.clone()));
@@ -494,7 +503,7 @@ mod tests {
             Some((doc.clone(), found.clone())),
             "kept in this run"
         );
-        let k2 = ChapterCache::key(&[b"b.md"]);
+        let k2 = key(&[b"b.md"]);
         cache.put(&k2, &(doc.clone(), Vec::new()));
         cache.keep_only(&HashSet::from([k1.clone(), k2.clone()]));
         let names = |d: &Path| {

@@ -57,15 +57,18 @@ macro_rules! kinds {
 kinds! {
     // The book's settings and files.
     NOT_A_BOOK = "not-a-book", false, "a folder or file that is not a book, or a folder holding two DocBook main files";
-    SETTINGS_SYNTAX = "settings-syntax", false, "a settings file (book.yml, seihon.yml, config.yml, catalog.yml, locale.yml) that cannot be read: not YAML, the wrong shape, a key written twice";
-    UNKNOWN_KEY = "unknown-key", false, "an unknown key: an error in book.yml and seihon.yml, a warning in a Re:VIEW config.yml";
+    SETTINGS_SYNTAX = "settings-syntax", false, "a settings file (book.yml, seihon.yml, config.yml, catalog.yml, locale.yml, a filter's rule file) that cannot be read: not YAML, the wrong shape, a key written twice, an `inherit:` loop";
+    UNKNOWN_KEY = "unknown-key", false, "an unknown key in book.yml, seihon.yml or a rule file (with the key meant)";
+    UNKNOWN_SETTING = "unknown-setting", true, "a key in a Re:VIEW config.yml that Re:VIEW does not have either (with the key meant): as if it were not there";
     MISSING_KEY = "missing-key", false, "a key the file must have is missing";
     BAD_VALUE = "bad-value", false, "a value that is not what its key needs (a date, an ISBN, a language tag, a name, a role)";
     NOT_HONOURED = "not-honoured", true, "a Re:VIEW setting seihon does not honour";
-    CHAPTER_FILE = "chapter-file", false, "a chapter file that is missing, outside the book folder, listed twice, or of no format seihon reads";
+    CHAPTER_FILE = "chapter-file", false, "a chapter file that is missing, outside the book folder, listed twice, or of no format seihon reads; a book that lists no chapters";
+    DEFAULT_USED = "default-used", true, "a setting left out, for which Re:VIEW's default is used (a book with no `booktitle`)";
+    MISSING_FILE = "missing-file", true, "a file a setting names (a words file) that cannot be read: the book is built without it";
     MISSING_STYLESHEET = "missing-stylesheet", true, "a style sheet named in book.yml or config.yml that is missing";
     COVER_IMAGE = "cover-image", false, "a cover image that is missing or not an image";
-    OUTPUTS_OVERLAP = "outputs-overlap", false, "an output folder (build_dir, dist_dir, preview_dir) that overlaps the manuscripts or lies outside the project";
+    OUTPUTS_OVERLAP = "outputs-overlap", false, "an output folder (build_dir, dist_dir, preview_dir) that overlaps the manuscripts or lies outside the project, or a folder in its place that seihon did not make";
     INVISIBLE_CHARACTER = "invisible-character", false, "a character no EPUB can carry in the book's metadata";
     SOURCE_FILE = "source-file", false, "a manuscript file that cannot be read: too large, unreadable, not UTF-8";
     CONTROL_CHARACTER = "control-character", true, "a control character in a chapter (shown as U+FFFD)";
@@ -77,21 +80,32 @@ kinds! {
     RAW_HTML = "raw-html", false, "raw HTML in a manuscript that is not well-formed XHTML";
     DOCBOOK_XML = "docbook-xml", false, "a DocBook file that is not well-formed XML, or an entity that cannot be expanded";
     DOCBOOK_INCLUDE = "docbook-include", false, "an XInclude or external entity that is missing, outside the book, or past the bounds";
+    UNKNOWN_ENTITY = "unknown-entity", true, "an entity a DocBook file uses but never declares (or an unparsed one in text): it is kept as written";
+    MISSING_TITLE = "missing-title", true, "a heading, section or equation with no text: the table of contents shows what it can";
+    DEPRECATED_SYNTAX = "deprecated-syntax", true, "markup its format deprecates (a Re:VIEW definition term at column 1), or a line that is not a command and is ignored";
+    AUTHOR_WARNING = "author-warning", true, "a warning the manuscript itself asks for (Re:VIEW `#@warn`)";
     UNKNOWN_ELEMENT = "unknown-element", true, "a DocBook element or raw HTML element seihon does not know: its text is kept";
     // Resolving.
     BROKEN_LINK = "broken-link", true, "a link to a file that is not in the book, or to no web address: its text is kept without the link";
     BROKEN_FRAGMENT = "broken-fragment", true, "a link to an id that is not there: its text is kept without the link";
-    UNKNOWN_REFERENCE = "unknown-reference", true, "a reference (`@<list>{x}`, `xref`, `@<chap>{x}`) to an id that is not there, or to a target with no title: the id is shown";
+    UNKNOWN_REFERENCE = "unknown-reference", true, "a reference (`@<list>{x}`, `xref`, `@<chap>{x}`) to an id that is not there, or to a target with no title or number: the id is shown";
+    UNUSED_NOTE = "unused-note", true, "a note defined but never referred to: it is printed after the others";
+    REPAIRED_LINK = "repaired-link", true, "a web address seihon repaired (a space in its host name): the link goes to the repaired address";
     UNDEFINED_NOTE = "undefined-note", true, "a note reference to a note never defined: the reference is shown as written";
-    DUPLICATE_ID = "duplicate-id", true, "an id used twice in a chapter";
+    DUPLICATE_ID = "duplicate-id", true, "an id used twice in a chapter, or a bibliography id twice in the book";
+    CLEANED_IMAGE = "cleaned-image", true, "an SVG image holding what an EPUB may not carry (scripts, a DOCTYPE): it is packed without";
     MISSING_IMAGE = "missing-image", true, "an image that is missing, damaged, outside the book, or of a type an EPUB cannot show: its text alternative is shown, marked";
-    REMOTE_RESOURCE = "remote-resource", true, "raw XHTML loading from the web (`video`, `iframe`, `srcset`, `url()`) or a `file:` link: a link to it, or its text";
+    REMOTE_RESOURCE = "remote-resource", true, "an image or raw XHTML loading from the web (`video`, `iframe`, `srcset`, `url()`), or a `file:` link: a link to it, or its text";
     // Making the EPUB.
+    TOO_DEEP = "too-deep", false, "markup nested past seihon's bound (lists, blocks, elements, raw HTML)";
     TEMPLATE = "template", false, "a template that fails, or makes a page that is not well-formed XHTML";
-    FILTER = "filter", false, "a filter that fails, runs too long, or prints what is not XHTML";
-    HOOK = "hook", false, "a hook that fails or runs too long";
+    FILTER = "filter", false, "a filter that cannot be told from another of its name, fails, runs too long, or prints what is not XHTML";
+    HOOK = "hook", false, "a hook that fails or runs too long, or leaves a link or a special file in the staged tree";
     CHECK_PROGRAM = "check-program", false, "a check program that fails without reporting a problem";
+    MISSING_TOOL = "missing-tool", false, "a program seihon was asked to run is not installed (epubcheck, Java)";
     PREVIEW = "preview", true, "a preview that could not be laid out (the EPUB is built either way)";
+    BAD_ARGUMENT = "bad-argument", false, "a command-line argument seihon cannot use (a book id, a book that exists already)";
+    FILE_SYSTEM = "file-system", false, "a file seihon could not read or write (a full disk, no permission)";
     INTERNAL = "internal", false, "a fault in seihon itself: please report it";
 }
 
@@ -113,5 +127,16 @@ mod tests {
             assert_eq!(k.code.kind().code, k.code);
         }
         assert_eq!(Code::from_name("no-such-code"), None);
+    }
+
+    /// The README's table of findings is this table.
+    #[test]
+    fn the_readme_lists_every_code_with_its_level() {
+        let readme = include_str!("../README.md");
+        for k in ALL {
+            let level = if k.degrades { "warning" } else { "error" };
+            let row = format!("| `{}` | {} | {level} |", k.code, k.what);
+            assert!(readme.contains(&row), "README.md lacks the row\n{row}");
+        }
     }
 }

@@ -9,3 +9,14 @@ pub enum Level {
     Warning,
     Off,
 }
+
+impl Level {
+    /// As users write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Off => "off",
+        }
+    }
+}

@@ -12,6 +12,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipWriter};
 
 use crate::cache::FileStamp;
+use crate::codes::{self, Code};
 use crate::error::{Error, Finding, Location, Result};
 
 pub const MIMETYPE: &[u8] = b"application/epub+zip";
@@ -81,6 +82,7 @@ pub fn list_files(dir: &Path) -> Result<Vec<String>> {
                 if !inside || !target.as_ref().is_ok_and(|t| t.is_file()) {
                     let to = std::fs::read_link(entry.path()).unwrap_or_default();
                     return Err(not_regular(
+                        codes::HOOK,
                         dir,
                         &shown,
                         &format!(
@@ -92,6 +94,7 @@ pub fn list_files(dir: &Path) -> Result<Vec<String>> {
                 out.push(shown);
             } else {
                 return Err(not_regular(
+                    codes::HOOK,
                     dir,
                     &shown,
                     "not a regular file (a FIFO, a device or a socket)",
@@ -104,9 +107,10 @@ pub fn list_files(dir: &Path) -> Result<Vec<String>> {
 }
 
 /// A staged entry seihon will not read: only regular files go into an EPUB or a preview.
-fn not_regular(dir: &Path, rel: &str, what: &str) -> Error {
+fn not_regular(code: Code, dir: &Path, rel: &str, what: &str) -> Error {
     Error::Book(vec![
         Finding::error(
+            code,
             Location::file(dir.join(rel)),
             format!("the staged tree holds `{rel}`, {what}; seihon packs only regular files"),
         )

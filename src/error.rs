@@ -78,21 +78,13 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn error(location: Location, message: impl Into<String>) -> Self {
-        Finding::of("", Severity::Error, location, message)
-    }
-
-    pub fn warning(location: Location, message: impl Into<String>) -> Self {
-        Finding::of("", Severity::Warning, location, message)
-    }
-
     /// An error of the kind `code`.
-    pub fn coded_error(code: Code, location: Location, message: impl Into<String>) -> Self {
+    pub fn error(code: Code, location: Location, message: impl Into<String>) -> Self {
         Finding::of(code.name(), Severity::Error, location, message)
     }
 
     /// A warning of the kind `code`.
-    pub fn coded_warning(code: Code, location: Location, message: impl Into<String>) -> Self {
+    pub fn warning(code: Code, location: Location, message: impl Into<String>) -> Self {
         Finding::of(code.name(), Severity::Warning, location, message)
     }
 
@@ -187,9 +179,9 @@ impl Error {
         }
     }
 
-    /// One finding in the book's sources.
-    pub fn at(location: Location, message: impl Into<String>) -> Self {
-        Error::Book(vec![Finding::error(location, message)])
+    /// One error of the kind `code` in the book's sources.
+    pub fn at(code: Code, location: Location, message: impl Into<String>) -> Self {
+        Error::Book(vec![Finding::error(code, location, message)])
     }
 
     /// Exit code for this error: 2 for configuration, 1 for everything else.
@@ -218,9 +210,12 @@ const SAVE_AS_UTF8: &str = "save the file as UTF-8 (in most editors: Save As… 
 
 /// A file's bytes as text, or an error at the first place that is not UTF-8 text: a UTF-16
 /// byte order mark, a byte that is not UTF-8, or a NUL character (see [`nul_finding`]).
+/// The files read so are settings files (book.yml, seihon.yml, config.yml…), so its errors
+/// are of the kind settings-syntax (a chapter's NUL, from [`nul_finding`], is source-file).
 pub fn decode_text(bytes: Vec<u8>, shown: &Path) -> std::result::Result<String, Finding> {
     if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
         return Err(Finding::error(
+            crate::codes::SETTINGS_SYNTAX,
             Location::new(shown, 1, 1),
             "this file is UTF-16 text, not UTF-8",
         )
@@ -230,12 +225,13 @@ pub fn decode_text(bytes: Vec<u8>, shown: &Path) -> std::result::Result<String, 
         let valid = e.utf8_error().valid_up_to();
         let (line, col) = line_col(&String::from_utf8_lossy(&e.as_bytes()[..valid]), valid);
         Finding::error(
+            crate::codes::SETTINGS_SYNTAX,
             Location::new(shown, line, col),
             "this file is not UTF-8 text",
         )
         .with_hint(SAVE_AS_UTF8)
     })?;
-    match nul_finding(&text, shown) {
+    match nul_finding_of(crate::codes::SETTINGS_SYNTAX, &text, shown) {
         Some(f) => Err(f),
         None => Ok(text),
     }
@@ -245,10 +241,16 @@ pub fn decode_text(bytes: Vec<u8>, shown: &Path) -> std::result::Result<String, 
 /// is binary, or text saved as UTF-16 without a byte order mark (which is valid UTF-8 with a NUL
 /// beside every ASCII character).
 pub fn nul_finding(text: &str, shown: &Path) -> Option<Finding> {
+    nul_finding_of(crate::codes::SOURCE_FILE, text, shown)
+}
+
+/// [`nul_finding`], as an error of the kind `code`.
+fn nul_finding_of(code: Code, text: &str, shown: &Path) -> Option<Finding> {
     let at = text.find('\0')?;
     let (line, col) = line_col(text, at);
     Some(
         Finding::error(
+            code,
             Location::new(shown, line, col),
             "this file holds a NUL character, so it is not text (is it binary, or UTF-16?)",
         )
@@ -271,6 +273,7 @@ pub fn unusable_char_findings(text: &str, shown: &Path) -> Vec<Finding> {
         .map(|&(at, c)| {
             let (line, col) = line_col(text, at);
             Finding::warning(
+                crate::codes::CONTROL_CHARACTER,
                 Location::new(shown, line, col),
                 format!(
                     "the invisible character U+{:04X} cannot go into an EPUB; it is shown as \u{FFFD}",
@@ -285,6 +288,7 @@ pub fn unusable_char_findings(text: &str, shown: &Path) -> Vec<Finding> {
     {
         let (line, col) = line_col(text, at);
         out.push(Finding::warning(
+            crate::codes::CONTROL_CHARACTER,
             Location::new(shown, line, col),
             format!(
                 "{} more invisible characters from here on are shown as \u{FFFD}",
@@ -330,6 +334,7 @@ mod tests {
     #[test]
     fn finding_display_names_file_line_column() {
         let f = Finding::error(
+            crate::codes::UNKNOWN_KEY,
             Location::new("books/a/book.yml", 3, 7),
             "unknown key `titel`",
         )

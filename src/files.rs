@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 /// What a file of a mirrored folder is made of.
@@ -266,6 +267,7 @@ fn refuse_unless_replaceable(dir: &Path) -> Result<()> {
     }
     Err(Error::Config(
         Finding::error(
+            codes::OUTPUTS_OVERLAP,
             Location::file(dir),
             "this folder was not made by seihon, so seihon does not replace it",
         )

@@ -2,14 +2,13 @@
 //! build, and whose EPUB and preview are still the ones that build wrote, does nothing and
 //! reports that build again (its warnings included).
 //!
-//! Inputs are known by name, size and modification time (as make, ninja and cargo know them):
+//! Inputs are known by name and [`FileStamp`] (size, times, inode, as make, ninja and cargo know them):
 //! every file of the book folder, the project's `seihon.yml`, `templates/`, `filters/`,
 //! `checks/` and shared folders, seihon's own executable, `SOURCE_DATE_EPOCH` and the commit.
 //! A book with hooks is always built: what a hook reads is not known. `--force` builds anyway.
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
-use sha2::{Digest, Sha256};
+use crate::cache::{FileStamp, Key};
 
 use crate::batch::Outcome;
 use crate::pipeline::BuildOptions;
@@ -25,27 +24,6 @@ struct Stamp {
     preview: PathBuf,
     summary: String,
     report: BookReport,
-}
-
-#[derive(serde::Serialize, serde::Deserialize, PartialEq, Eq, Debug, Clone, Copy)]
-struct FileStamp {
-    len: u64,
-    modified_ns: u128,
-}
-
-impl FileStamp {
-    fn of(path: &Path) -> Option<FileStamp> {
-        let meta = std::fs::metadata(path).ok()?;
-        Some(FileStamp {
-            len: meta.len(),
-            modified_ns: meta
-                .modified()
-                .ok()?
-                .duration_since(UNIX_EPOCH)
-                .ok()?
-                .as_nanos(),
-        })
-    }
 }
 
 /// A book's inputs as they are before its build.
@@ -74,19 +52,12 @@ pub fn probe(
     if opts.hooks && crate::hooks::has_any(folder) {
         return None;
     }
-    let mut h = Sha256::new();
-    let mut field = |name: &str, value: &[u8]| {
-        h.update((name.len() as u64).to_le_bytes());
-        h.update(name.as_bytes());
-        h.update((value.len() as u64).to_le_bytes());
-        h.update(value);
-    };
-    field("seihon", crate::cache::exe_identity().as_bytes());
-    field("target", dir.as_os_str().as_encoded_bytes());
-    field("hooks", &[opts.hooks as u8]);
     let epoch = std::env::var_os("SOURCE_DATE_EPOCH").unwrap_or_default();
-    field("epoch", epoch.as_encoded_bytes());
-    field("commit", commit.unwrap_or("").as_bytes());
+    let mut key = Key::new("fresh")
+        .bytes(dir.as_os_str().as_encoded_bytes())
+        .value(&opts.hooks)
+        .bytes(epoch.as_encoded_bytes())
+        .bytes(commit.unwrap_or("").as_bytes());
     // The project's outputs are not inputs, even when a book lives at the project root.
     let outputs: Vec<PathBuf> = [
         &project.config.build_dir,
@@ -108,22 +79,16 @@ pub fn probe(
     files.sort();
     files.dedup();
     for path in &files {
-        let stamp = FileStamp::of(path)?;
-        field(
-            &path.to_string_lossy(),
-            &[
-                stamp.len.to_le_bytes(),
-                (stamp.modified_ns as u64).to_le_bytes(),
-            ]
-            .concat(),
-        );
+        key = key
+            .bytes(path.as_os_str().as_encoded_bytes())
+            .value(&FileStamp::of(path)?);
     }
-    let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    let place: String = Sha256::digest(dir.as_os_str().as_encoded_bytes())
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let key = key.finish()?;
+    // The stamp's file is named for the book's path: one per target.
+    let place = Key::new("fresh stamp")
+        .bytes(dir.as_os_str().as_encoded_bytes())
+        .finish()?;
+    let place = &place[..16];
     Some(Probe {
         key,
         stamp: project

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::book::Book;
+use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 use crate::runner::{self, RunSpec};
 
@@ -91,6 +92,7 @@ impl HookRun<'_> {
         if !inside {
             return Err(Error::Book(vec![
                 Finding::error(
+                    codes::HOOK,
                     Location::file(&shown),
                     format!(
                         "the {} hook is a link to `{}`, outside the book folder",
@@ -125,6 +127,7 @@ impl HookRun<'_> {
             }
             Err(e) => Err(Error::Book(vec![
                 Finding::error(
+                    codes::HOOK,
                     Location::file(&shown),
                     format!("the {} hook failed: {e}", stage.name()),
                 )

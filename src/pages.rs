@@ -54,8 +54,7 @@ pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
 /// Like [`load_templates`], with a hash of the templates' texts as loaded: what the page cache
 /// keys on, so that editing a template renders every page again.
 pub fn load_templates_with_digest(project_root: &Path, book_root: &Path) -> Result<(Tera, String)> {
-    use sha2::Digest;
-    let mut digest = sha2::Sha256::new();
+    let mut digest = crate::cache::Key::new("templates");
     let mut tera = Tera::default();
     tera.autoescape_on([".xhtml", ".opf", ".ncx", ".svg", ".html"]);
     for (name, builtin) in TEMPLATES {
@@ -68,22 +67,15 @@ pub fn load_templates_with_digest(project_root: &Path, book_root: &Path) -> Resu
                 origin = path.display().to_string();
             }
         }
-        for part in [name.as_bytes(), text.as_bytes()] {
-            digest.update((part.len() as u64).to_le_bytes());
-            digest.update(part);
-        }
+        digest = digest.bytes(name.as_bytes()).bytes(text.as_bytes());
         tera.add_raw_template(name, &text)
             .map_err(|e| Error::Template {
                 name: origin,
                 message: error_chain(&e),
             })?;
     }
-    let hex = digest
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    Ok((tera, hex))
+    // Bytes alone always make a key.
+    Ok((tera, digest.finish().unwrap_or_default()))
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -147,9 +139,24 @@ struct Landmark {
     label: String,
 }
 
+/// A context and the key of what was put in it.
+struct Keyed {
+    ctx: Context,
+    key: crate::cache::Key,
+}
+
+impl Keyed {
+    fn insert<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
+        self.key = self.key.clone().bytes(name.as_bytes()).value(&value);
+        self.ctx.insert(name, value);
+    }
+}
+
 /// What every template sees.
 pub struct PageContext {
     ctx: Context,
+    /// Everything in `ctx`, for the page cache (see [`PageContext::key`]).
+    key: crate::cache::Key,
     ja: bool,
     creators_line: String,
 }
@@ -158,7 +165,10 @@ impl PageContext {
     pub fn new(book: &Book, chapters: &[Chapter], modified: &str) -> Self {
         let meta = &book.meta;
         let ja = meta.language.starts_with("ja");
-        let mut ctx = Context::new();
+        let mut ctx = Keyed {
+            ctx: Context::new(),
+            key: crate::cache::Key::new("page context"),
+        };
         ctx.insert("book", meta);
         ctx.insert("lang", &meta.language);
         ctx.insert("ja", &ja);
@@ -243,7 +253,8 @@ impl PageContext {
         });
         ctx.insert("landmarks", &landmarks);
         PageContext {
-            ctx,
+            ctx: ctx.ctx,
+            key: ctx.key,
             ja,
             creators_line: line,
         }
@@ -264,11 +275,17 @@ impl PageContext {
     /// Stamps a release's version into every page (the colophon and package document show it).
     pub fn with_version(mut self, version: Option<&str>) -> Self {
         self.ctx.insert("version", &version);
+        self.key = self.key.bytes(b"version").value(&version);
         self
     }
 
     pub fn context(&self) -> &Context {
         &self.ctx
+    }
+
+    /// A key of everything every page sees, by value: what the page cache starts from.
+    pub fn key(&self) -> &crate::cache::Key {
+        &self.key
     }
 
     /// The context for one page: `page_href` is where the page sits inside the package folder,

@@ -532,6 +532,7 @@ pub fn human(reports: &[BookReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codes;
     use crate::error::{Location, Severity};
 
     fn finding(sev: Severity, file: &str, line: u32, col: u32, msg: &str) -> ReportFinding {
@@ -585,8 +586,10 @@ mod tests {
 
     #[test]
     fn from_finding() {
-        let f = Finding::warning(Location::new("books/a/x.md", 4, 2), "m").with_hint("h");
+        let f = Finding::warning(codes::BROKEN_LINK, Location::new("books/a/x.md", 4, 2), "m")
+            .with_hint("h");
         let r = ReportFinding::from(&f);
+        assert_eq!(r.code.as_deref(), Some("broken-link"));
         assert_eq!(r.severity, "warning");
         assert_eq!(r.file, "books/a/x.md");
         assert_eq!((r.line, r.col), (4, 2));

@@ -1,6 +1,7 @@
 //! `seihon new`: a new book folder with metadata and a first chapter, ready to build.
 use std::path::{Path, PathBuf};
 
+use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 /// Source formats `seihon new` can scaffold.
@@ -23,14 +24,19 @@ pub fn new_book(books_dir: &Path, id: &str, format: NewFormat) -> Result<PathBuf
         && id.starts_with(|c: char| c.is_ascii_alphanumeric());
     if !valid {
         return Err(Error::Config(
-            Finding::error(Location::file(id), format!("`{id}` cannot be a book id"))
-                .with_hint("use letters, digits, `-` and `_` only, e.g. `scaling-mongodb`"),
+            Finding::error(
+                codes::BAD_ARGUMENT,
+                Location::file(id),
+                format!("`{id}` cannot be a book id"),
+            )
+            .with_hint("use letters, digits, `-` and `_` only, e.g. `scaling-mongodb`"),
         ));
     }
     let dir = books_dir.join(id);
     if dir.exists() {
         return Err(Error::Config(
             Finding::error(
+                codes::BAD_ARGUMENT,
                 Location::file(&dir),
                 "this folder already exists; seihon new never overwrites a book",
             )

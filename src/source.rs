@@ -36,7 +36,7 @@ impl ReadError {
 
     /// The error at `at`, with its hint.
     pub fn finding(&self, at: crate::error::Location, what: &str) -> crate::error::Finding {
-        let f = crate::error::Finding::error(at, self.message(what));
+        let f = crate::error::Finding::error(crate::codes::SOURCE_FILE, at, self.message(what));
         match self.hint() {
             Some(h) => f.with_hint(h),
             None => f,

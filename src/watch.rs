@@ -16,6 +16,7 @@ use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, new_debouncer};
 use sha2::{Digest, Sha256};
 
 use crate::batch;
+use crate::codes::{self, Code};
 use crate::error::{Error, Finding, Location};
 use crate::pipeline::BuildOptions;
 use crate::project::Project;
@@ -441,7 +442,8 @@ impl Builder {
                 Err(e) => {
                     done.ok = false;
                     done.failed_stage = Some("publish".into());
-                    done.findings.push(finding_of(&e, &self.dir));
+                    done.findings
+                        .push(finding_of(codes::PREVIEW, &e, &self.dir));
                 }
             }
             self.preview.record(done.clone());
@@ -468,7 +470,11 @@ impl Builder {
         let findings = match e {
             Error::Book(f) => f.iter().map(ReportFinding::from).collect(),
             Error::Config(f) => vec![ReportFinding::from(f)],
-            other => vec![finding_of(other, &self.sources.config)],
+            other => vec![finding_of(
+                codes::SETTINGS_SYNTAX,
+                other,
+                &self.sources.config,
+            )],
         };
         eprintln!(
             "[{count}] seihon.yml cannot be used{what}; the preview keeps the last good build"
@@ -485,8 +491,8 @@ impl Builder {
     }
 }
 
-fn finding_of(e: &Error, file: &Path) -> ReportFinding {
-    ReportFinding::from(&Finding::error(Location::file(file), e.to_string()))
+fn finding_of(code: Code, e: &Error, file: &Path) -> ReportFinding {
+    ReportFinding::from(&Finding::error(code, Location::file(file), e.to_string()))
 }
 
 /// " (ch01.md changed)" for the result line; empty for the first build.

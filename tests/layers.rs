@@ -15,6 +15,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "lines",
             "dom",
             "error",
+            "codes",
             "files",
             "config",
             "runner",
@@ -239,4 +240,76 @@ fn imports_are_read_from_paths_and_groups_not_comments_or_tests() {
         cycle_from(&g, "a"),
         Some(vec!["a".into(), "b".into(), "a".into()])
     );
+}
+
+/// The kinds of finding (src/codes.rs) by constant name: whether each degrades.
+fn kinds() -> BTreeMap<String, bool> {
+    let text = std::fs::read_to_string(repo().join("src/codes.rs")).unwrap();
+    text.lines()
+        .filter_map(|l| {
+            let (name, rest) = l.trim().split_once(" = \"")?;
+            let (_, rest) = rest.split_once("\", ")?;
+            let degrades = rest.split(',').next()? == "true";
+            name.chars()
+                .all(|c| c.is_ascii_uppercase() || c == '_')
+                .then(|| (name.to_string(), degrades))
+        })
+        .collect()
+}
+
+/// Each place a finding is made, as `(file:line, made as a warning, code)`: a call such as
+/// `Finding::warning(codes::X, …)` or a reader's `self.error(codes::Y, …)`.
+fn made(kinds: &BTreeMap<String, bool>) -> Vec<(String, bool, String)> {
+    let mut out = Vec::new();
+    for (_, files) in modules(&repo().join("src")) {
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let mut at = 0;
+            while let Some(i) = text[at..].find("codes::") {
+                let start = at + i;
+                at = start + "codes::".len();
+                let name: String = text[at..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+                    .collect();
+                let Some(before) = text[..start].trim_end().strip_suffix('(') else {
+                    continue;
+                };
+                let call: String = before
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect::<String>()
+                    .chars()
+                    .rev()
+                    .collect();
+                let warning = call.contains("warn");
+                if !(warning || call.contains("error")) || !kinds.contains_key(&name) {
+                    continue;
+                }
+                let line = text[..start].matches('\n').count() + 1;
+                out.push((format!("{}:{line}", file.display()), warning, name));
+            }
+        }
+    }
+    out
+}
+
+/// A warning is of a kind seihon renders around, an error of one that stops the build: so
+/// that `checks:` can turn off every warning and lower none of the errors.
+#[test]
+fn findings_are_made_at_the_level_of_their_kind() {
+    let kinds = kinds();
+    assert!(kinds.len() > 30, "{kinds:?}");
+    let made = made(&kinds);
+    assert!(made.len() > 150, "{}", made.len());
+    let wrong: Vec<String> = made
+        .iter()
+        .filter(|(_, warning, name)| kinds[name] != *warning)
+        .map(|(at, warning, name)| {
+            let what = if *warning { "a warning" } else { "an error" };
+            format!("{at}: {what} of the kind {name}")
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -561,3 +561,65 @@ fn external_links_are_checked_on_request_against_a_local_server() {
     let out = project.seihon(&["build", "--external-links"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
 }
+
+/// Every kind of finding has a code, and `checks:` sets its level by that code: a defect seihon
+/// renders around may be raised to an error or turned off; one that stops the build cannot be
+/// lowered.
+#[test]
+fn findings_have_codes_whose_levels_checks_can_set() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    let image = append_at(&book.join("ch02.md"), "![猫](images/no-such-cat.png)\n");
+    let anchor = append_at(&book.join("ch02.md"), "[前の節](#no-such-section)\n");
+    let yml = book.join("book.yml");
+    let base = std::fs::read_to_string(&yml).unwrap();
+
+    let (out, report) = json_report(&project, &["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let codes: Vec<(String, u64)> = report["books"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap_or("").to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        codes.contains(&("missing-image".into(), image as u64)),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&("broken-fragment".into(), anchor as u64)),
+        "{codes:?}"
+    );
+
+    // Raised: the missing image stops the build, the stale anchor is silenced.
+    std::fs::write(
+        &yml,
+        format!("{base}checks: {{missing-image: error, broken-fragment: off}}\n"),
+    )
+    .unwrap();
+    let (out, report) = json_report(&project, &["build"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains(&format!("books/neko/ch02.md:{image}:1: error:")),
+        "{all}"
+    );
+    assert!(!all.contains("no-such-section"), "turned off: {all}");
+    assert_eq!(report["books"][0]["ok"], false);
+
+    // A kind that stops the build cannot be lowered.
+    std::fs::write(&yml, format!("{base}checks: {{unknown-key: warning}}\n")).unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert_ne!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("`unknown-key` findings stop the build"),
+        "{all}"
+    );
+}

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Book, Cover, Direction, Metadata, Writing, display_path};
+use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 const EXTENSIONS: &[&str] = &["xml", "docbook", "dbk"];
@@ -144,6 +145,7 @@ pub fn why_no_main(dir: &Path) -> Option<Finding> {
         let names: Vec<String> = roots.iter().map(|p| format!("`{}`", shown(p))).collect();
         return Some(
             Finding::error(
+                codes::NOT_A_BOOK,
                 Location::file(display_path(Path::new("."), dir)),
                 format!(
                     "this folder holds {} DocBook main files ({}), so which is the book is not clear",
@@ -170,6 +172,7 @@ pub fn why_no_main(dir: &Path) -> Option<Finding> {
             .collect();
         return Some(
             Finding::error(
+                codes::NOT_A_BOOK,
                 Location::file(display_path(Path::new("."), dir)),
                 format!(
                     "none of this folder's DocBook files is a book's main file: {}",
@@ -205,7 +208,11 @@ pub fn why_no_main(dir: &Path) -> Option<Finding> {
         None => "this file's root element is not <book>, <article> or <set>, so it is not a book's main file".into(),
     };
     Some(
-        Finding::error(Location::new(display_path(Path::new("."), file), 1, 1), message)
+        Finding::error(
+            codes::NOT_A_BOOK,
+            Location::new(display_path(Path::new("."), file), 1, 1),
+            message,
+        )
             .with_hint("a DocBook book's main file is XML text whose root element is <book> or <article>; put the right file in its place"),
     )
 }
@@ -231,6 +238,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
     if !is_root_document(main) {
         return Err(Error::Config(
             Finding::error(
+                codes::NOT_A_BOOK,
                 Location::file(display_path(Path::new("."), main)),
                 "this file is not a DocBook book or article",
             )

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
+use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 pub mod docbook;
@@ -89,6 +90,7 @@ impl ProjectConfig {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectConfig::default()),
             Err(e) => Err(Error::Config(Finding::error(
+                codes::SETTINGS_SYNTAX,
                 Location::file(&path),
                 format!("cannot read the project settings: {e}"),
             ))),
@@ -360,7 +362,7 @@ impl Format {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct ChapterSource {
     /// Path relative to the book folder, as listed.
     pub rel: PathBuf,
@@ -482,14 +484,14 @@ impl Book {
             };
             if let Some(why) = why {
                 return Err(Error::Config(
-                    Finding::error(Location::file(path), why).with_hint(
+                    Finding::error(codes::NOT_A_BOOK, Location::file(path), why).with_hint(
                         "`seihon new <id> --format markdown|review|docbook` shows a book's files",
                     ),
                 ));
             }
         }
         Err(Error::Config(
-            Finding::error(Location::file(path), "this is not a book")
+            Finding::error(codes::NOT_A_BOOK, Location::file(path), "this is not a book")
                 .with_hint("a book is a folder with a book.yml, a Re:VIEW folder with config.yml and catalog.yml, a Re:VIEW config file, or a DocBook main file (or a folder holding one)"),
         ))
     }
@@ -523,16 +525,15 @@ impl Book {
         let config_path = root.join("book.yml");
         let shown = display_path(Path::new("."), &config_path);
         let bytes = std::fs::read(&config_path).map_err(|e| {
+            let (code, message) = if e.kind() == std::io::ErrorKind::NotFound {
+                (codes::NOT_A_BOOK, "this book has no book.yml".to_string())
+            } else {
+                (codes::SETTINGS_SYNTAX, format!("cannot read book.yml: {e}"))
+            };
             Error::Config(
-                Finding::error(
-                    Location::file(&shown),
-                    if e.kind() == std::io::ErrorKind::NotFound {
-                        "this book has no book.yml".to_string()
-                    } else {
-                        format!("cannot read book.yml: {e}")
-                    },
-                )
-                .with_hint("create it with `seihon new <id> --format markdown`, or see the README"),
+                Finding::error(code, Location::file(&shown), message).with_hint(
+                    "create it with `seihon new <id> --format markdown`, or see the README",
+                ),
             )
         })?;
         let text = crate::error::decode_text(bytes, &shown).map_err(|f| Error::Book(vec![f]))?;
@@ -570,6 +571,7 @@ fn resolve(
     if !is_language_tag(&language) {
         findings.push(
             Finding::error(
+                codes::BAD_VALUE,
                 at(shown, &file.language.referenced),
                 format!("`{language}` is not a language tag"),
             )
@@ -598,6 +600,7 @@ fn resolve(
             if !CREATOR_ROLES.contains(&role.as_str()) {
                 findings.push(
                     Finding::error(
+                        codes::BAD_VALUE,
                         role_at,
                         format!("`{role}` (for {name}) is not a role seihon knows"),
                     )
@@ -621,6 +624,7 @@ fn resolve(
             None => {
                 findings.push(
                     Finding::error(
+                        codes::BAD_VALUE,
                         at(shown, &d.referenced),
                         format!("`{}` is not a date", d.value),
                     )
@@ -638,6 +642,7 @@ fn resolve(
             Err(why) => {
                 findings.push(
                     Finding::error(
+                        codes::BAD_VALUE,
                         at(shown, &s.referenced),
                         format!("`{}` is not a valid ISBN: {why}", s.value),
                     )
@@ -691,6 +696,7 @@ fn resolve(
                     // its files are not chapters to list.
                     Some(Format::DocBook) => findings.push(
                         Finding::error(
+                            codes::CHAPTER_FILE,
                             loc,
                             format!(
                                 "`{}` is a DocBook file; a DocBook book is built from its main file, not from a list of chapters",
@@ -704,6 +710,7 @@ fn resolve(
                     Some(format) => {
                         if !listed.insert(rel.clone()) {
                             findings.push(Finding::error(
+                                codes::CHAPTER_FILE,
                                 loc,
                                 format!("`{}` is listed twice", rel.display()),
                             ));
@@ -719,6 +726,7 @@ fn resolve(
                     }
                     None => findings.push(
                         Finding::error(
+                            codes::CHAPTER_FILE,
                             loc,
                             format!("seihon does not know the format of `{}`", rel.display()),
                         )
@@ -728,6 +736,7 @@ fn resolve(
                     ),
                 },
                 Err(why) => findings.push(Finding::error(
+                    codes::CHAPTER_FILE,
                     loc,
                     format!("the chapter file `{}` {why}", rel.display()),
                 )),
@@ -737,6 +746,7 @@ fn resolve(
     if chapters.is_empty() && findings.is_empty() {
         findings.push(
             Finding::error(
+                codes::CHAPTER_FILE,
                 Location::new(shown, chapters_line, 1),
                 "this book lists no chapters",
             )
@@ -751,6 +761,7 @@ fn resolve(
                 Ok(_) => Cover::Image(rel),
                 Err(why) => {
                     findings.push(Finding::error(
+                        codes::COVER_IMAGE,
                         at(shown, &c.referenced),
                         format!("the cover image `{}` {why}", rel.display()),
                     ));
@@ -767,11 +778,13 @@ fn resolve(
         match check_book_file(root, &rel) {
             Ok(_) if rel.extension().is_some_and(|e| e == "css") => stylesheets.push(rel),
             Ok(_) => findings.push(Finding::error(
+                codes::BAD_VALUE,
                 at(shown, &s.referenced),
                 format!("`{}` is not a .css file", rel.display()),
             )),
             // As a missing image: the book is built without it (a release refuses it).
             Err(why) => warnings.push(Finding::warning(
+                codes::MISSING_STYLESHEET,
                 at(shown, &s.referenced),
                 format!(
                     "the style sheet `{}` {why}; the book is built without it",
@@ -1045,6 +1058,7 @@ fn unusable_metadata(book: &Book) -> Option<Finding> {
         .unwrap_or((0, 0));
     Some(
         Finding::error(
+            codes::INVISIBLE_CHARACTER,
             Location::new(&book.config_path, at.0, at.1),
             format!("the book's metadata holds the invisible character U+{code:04X}, which no EPUB can carry"),
         )
@@ -1091,21 +1105,31 @@ pub(crate) fn parse_yaml_as<T: serde::de::DeserializeOwned>(
                     .map(|k| (strsim::jaro_winkler(field, k), *k))
                     .filter(|(score, _)| *score > 0.7)
                     .max_by(|a, b| a.0.total_cmp(&b.0));
-                let f = Finding::error(loc, format!("unknown key `{field}`"));
+                let f =
+                    Finding::error(codes::UNKNOWN_KEY, loc, format!("unknown key `{field}`"));
                 match nearest {
                     Some((_, k)) => f.with_hint(format!("did you mean `{k}`?")),
                     None => f.with_hint(format!("valid keys here: {}", expected.join(", "))),
                 }
             }
             E::SerdeMissingField { field, .. } => {
-                Finding::error(loc, format!("the required key `{field}` is missing"))
-                    .with_hint(format!("add a line `{field}: …`"))
+                Finding::error(
+                    codes::MISSING_KEY,
+                    loc,
+                    format!("the required key `{field}` is missing"),
+                )
+                .with_hint(format!("add a line `{field}: …`"))
             }
             E::SerdeUnknownVariant {
                 variant, expected, ..
-            } => Finding::error(loc, format!("`{variant}` is not one of the allowed values"))
-                .with_hint(format!("write one of: {}", expected.join(", "))),
+            } => Finding::error(
+                codes::BAD_VALUE,
+                loc,
+                format!("`{variant}` is not one of the allowed values"),
+            )
+            .with_hint(format!("write one of: {}", expected.join(", "))),
             E::DuplicateMappingKey { key, .. } => Finding::error(
+                codes::SETTINGS_SYNTAX,
                 loc,
                 match key {
                     Some(k) => format!("the key `{k}` is written twice here"),
@@ -1114,16 +1138,22 @@ pub(crate) fn parse_yaml_as<T: serde::de::DeserializeOwned>(
             )
             .with_hint("keep one of them: YAML takes each key once"),
             E::MultipleDocuments { .. } => Finding::error(
+                codes::SETTINGS_SYNTAX,
                 loc,
                 format!("a second YAML document is here, after a `---` line, but {what} are one document"),
             )
             .with_hint("remove the `---` line, or move what follows into the first document"),
             E::Budget { breach, .. } => Finding::error(
+                codes::SETTINGS_SYNTAX,
                 loc,
                 format!("this {what} file is too large or too deeply nested to read ({})", budget_words(breach)),
             )
             .with_hint("settings are short: this file may be something else, or generated by mistake"),
-            other => Finding::error(loc, plain_yaml_message(&other.to_string(), what)),
+            other => Finding::error(
+                codes::SETTINGS_SYNTAX,
+                loc,
+                plain_yaml_message(&other.to_string(), what),
+            ),
         }
     })
 }

@@ -5,6 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::ProjectConfig;
+use crate::codes;
 use crate::error::{Finding, Location};
 
 /// The output folders, by their key in `seihon.yml`.
@@ -51,10 +52,14 @@ pub fn check(root: &Path, config: &ProjectConfig, text: &str, shown: &Path) -> R
         let at = Location::new(shown, line_of_key(text, key), 1);
         let written = format!("`{key}: {}`", value.display());
         if !out.starts_with(&root) && !config.outputs_outside_project {
-            return Err(Finding::error(at, format!("{written} is outside the project folder"))
-                .with_hint(
-                    "seihon writes only inside the project; set `outputs_outside_project: true` in seihon.yml to allow it",
-                ));
+            return Err(Finding::error(
+                codes::OUTPUTS_OVERLAP,
+                at,
+                format!("{written} is outside the project folder"),
+            )
+            .with_hint(
+                "seihon writes only inside the project; set `outputs_outside_project: true` in seihon.yml to allow it",
+            ));
         }
         for (what, dir) in &kept {
             let relation = if out == *dir {
@@ -66,12 +71,15 @@ pub fn check(root: &Path, config: &ProjectConfig, text: &str, shown: &Path) -> R
             } else {
                 continue;
             };
-            return Err(Finding::error(at, format!("{written} {relation} {what}")).with_hint(
-                format!(
-                    "seihon replaces and deletes what is in its output folders, so they must be apart from the manuscripts: use a folder of its own, such as `{}`",
-                    default_of(key)
-                ),
-            ));
+            return Err(Finding::error(
+                codes::OUTPUTS_OVERLAP,
+                at,
+                format!("{written} {relation} {what}"),
+            )
+            .with_hint(format!(
+                "seihon replaces and deletes what is in its output folders, so they must be apart from the manuscripts: use a folder of its own, such as `{}`",
+                default_of(key)
+            )));
         }
         for (other_key, other_value) in &outs[..i] {
             let other = real(&root, other_value);
@@ -85,6 +93,7 @@ pub fn check(root: &Path, config: &ProjectConfig, text: &str, shown: &Path) -> R
                 continue;
             };
             return Err(Finding::error(
+                codes::OUTPUTS_OVERLAP,
                 at,
                 format!(
                     "{written} {relation} {other_key} (`{}`)",
@@ -105,6 +114,7 @@ pub fn check_book(root: &Path, config: &ProjectConfig, book: &Path) -> Result<()
         let out = real(&root, value);
         if book_real.starts_with(&out) {
             return Err(Finding::error(
+                codes::OUTPUTS_OVERLAP,
                 Location::file(book),
                 format!(
                     "this book lies inside {key} (`{}`), which builds replace and delete",

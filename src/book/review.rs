@@ -13,17 +13,24 @@ use super::{
     Book, ChapterSource, Cover, Creator, Direction, Format, HistoryEntry, Metadata, ProjectConfig,
     Role, Writing, check_book_file, display_path,
 };
+use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 /// What the Re:VIEW reader needs from the project besides the chapter text.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ReviewSettings {
     /// Where images are looked up (`imagedir`, default `images`), relative to the book folder.
     pub imagedir: PathBuf,
     /// `@<w>` dictionary from `words_file`.
+    #[serde(serialize_with = "sorted")]
     pub words: HashMap<String, String>,
     pub draft: bool,
     pub tabwidth: usize,
+}
+
+/// A map in key order: the same settings always serialize alike (the chapter cache keys on them).
+fn sorted<S: serde::Serializer>(map: &HashMap<String, String>, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&map.iter().collect::<std::collections::BTreeMap<_, _>>(), s)
 }
 
 /// Whether `dir` is a Re:VIEW project folder (a `config.yml` and a `catalog.yml`).
@@ -36,6 +43,7 @@ pub fn is_review_project(dir: &Path) -> bool {
 fn read_yaml(path: &Path, shown: &Path) -> Result<(Value, String)> {
     let bytes = std::fs::read(path).map_err(|e| {
         Error::Config(Finding::error(
+            codes::SETTINGS_SYNTAX,
             Location::file(shown),
             format!("cannot read this file: {e}"),
         ))
@@ -52,6 +60,7 @@ fn read_yaml(path: &Path, shown: &Path) -> Result<(Value, String)> {
         let msg = e.without_snippet().to_string();
         let first = msg.lines().next().unwrap_or("").to_string();
         Error::Config(Finding::error(
+            codes::SETTINGS_SYNTAX,
             loc,
             format!("this is not valid YAML: {first}"),
         ))
@@ -112,6 +121,7 @@ fn load_config(
     let here = || from.cloned().unwrap_or_else(|| Location::file(&shown));
     if chain.contains(&file.to_path_buf()) {
         return Err(Error::Config(Finding::error(
+            codes::SETTINGS_SYNTAX,
             here(),
             format!(
                 "`inherit:` makes a loop: {}",
@@ -125,6 +135,7 @@ fn load_config(
     }
     let path = check_book_file(dir, file).map_err(|why| {
         Error::Config(Finding::error(
+            codes::SETTINGS_SYNTAX,
             here(),
             format!("the settings file `{}` {why}", file.display()),
         ))
@@ -247,8 +258,12 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     for key in name_keys {
         if let Some(v) = get(&key).filter(|v| !is_names(v)) {
             errors.push(
-                Finding::error(at(&key), format!("`{key}:` is not a name or a list of names ({})", shape(v)))
-                    .with_hint(format!("write `{key}: 山田太郎`, `{key}: [山田太郎, 佐藤花子]` or `{key}: {{name: 山田太郎, file-as: ヤマダタロウ}}`")),
+                Finding::error(
+                    codes::BAD_VALUE,
+                    at(&key),
+                    format!("`{key}:` is not a name or a list of names ({})", shape(v)),
+                )
+                .with_hint(format!("write `{key}: 山田太郎`, `{key}: [山田太郎, 佐藤花子]` or `{key}: {{name: 山田太郎, file-as: ヤマダタロウ}}`")),
             );
         }
     }
@@ -257,6 +272,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         .and_then(|n| n.into_iter().next())
         .unwrap_or_else(|| {
             warnings.push(Finding::warning(
+                codes::DEFAULT_USED,
                 at("booktitle"),
                 "this book has no `booktitle`; using Re:VIEW's default title",
             ));
@@ -266,6 +282,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     if !super::is_language_tag(&language) {
         errors.push(
             Finding::error(
+                codes::BAD_VALUE,
                 at("language"),
                 format!("`{language}` is not a language tag"),
             )
@@ -275,8 +292,12 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     for key in ["secnolevel", "toclevel", "tabwidth"] {
         if get(key).is_some_and(|v| !v.is_null() && v.as_u64().is_none()) {
             errors.push(
-                Finding::error(at(key), format!("`{key}` must be a whole number"))
-                    .with_hint(format!("write e.g. `{key}: 2`")),
+                Finding::error(
+                    codes::BAD_VALUE,
+                    at(key),
+                    format!("`{key}` must be a whole number"),
+                )
+                .with_hint(format!("write e.g. `{key}: 2`")),
             );
         }
     }
@@ -303,7 +324,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         Some(d) if super::Date::parse(&d).is_some() => Some(d),
         Some(d) => {
             errors.push(
-                Finding::error(at("date"), format!("`{d}` is not a date"))
+                Finding::error(codes::BAD_VALUE, at("date"), format!("`{d}` is not a date"))
                     .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
             );
             None
@@ -319,8 +340,12 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         Ok(i) => Some(i),
         Err(why) => {
             errors.push(
-                Finding::error(at("isbn"), format!("`{i}` is not a valid ISBN: {why}"))
-                    .with_hint(super::isbn_hint(&i)),
+                Finding::error(
+                    codes::BAD_VALUE,
+                    at("isbn"),
+                    format!("`{i}` is not a valid ISBN: {why}"),
+                )
+                .with_hint(super::isbn_hint(&i)),
             );
             None
         }
@@ -357,8 +382,12 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
                 Ok(_) => Cover::Image(rel),
                 Err(why) => {
                     errors.push(
-                        Finding::error(at("coverimage"), format!("the cover image `{}` {why}", rel.display()))
-                            .with_hint("put the image in the image folder, or remove `coverimage:` to have a cover generated"),
+                        Finding::error(
+                            codes::COVER_IMAGE,
+                            at("coverimage"),
+                            format!("the cover image `{}` {why}", rel.display()),
+                        )
+                        .with_hint("put the image in the image folder, or remove `coverimage:` to have a cover generated"),
                     );
                     Cover::Generated
                 }
@@ -373,6 +402,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         match check_book_file(dir, &rel) {
             Ok(_) => stylesheets.push(rel),
             Err(why) => warnings.push(Finding::warning(
+                codes::MISSING_STYLESHEET,
                 at("stylesheet"),
                 format!("the style sheet `{css}` {why}; the book is built without it"),
             )),
@@ -396,6 +426,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
                 }
             }
             None => warnings.push(Finding::warning(
+                codes::MISSING_FILE,
                 at("words_file"),
                 format!("the words file `{file}` cannot be read"),
             )),
@@ -404,24 +435,28 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
 
     if string(get("math_format")).as_deref() == Some("imgmath") {
         warnings.push(Finding::warning(
+            codes::NOT_HONOURED,
             at("math_format"),
             "`math_format: imgmath` needs LaTeX to render equations as images; seihon shows the TeX source instead",
         ));
     }
     if string(get("math_format")).as_deref() == Some("mathml") {
         warnings.push(Finding::warning(
+            codes::NOT_HONOURED,
             at("math_format"),
             "`math_format: mathml`: seihon does not convert TeX to MathML yet; equations show their TeX source, marked as such",
         ));
     }
     if string(get("math_format")).as_deref() == Some("mathjax") {
         warnings.push(Finding::warning(
+            codes::NOT_HONOURED,
             at("math_format"),
             "`math_format: mathjax` loads a script from the web, which an EPUB must not; seihon shows the TeX source instead",
         ));
     }
     if dir.join("review-ext.rb").is_file() {
         warnings.push(Finding::warning(
+            codes::UNSUPPORTED,
             Location::file(display_path(Path::new("."), &dir.join("review-ext.rb"))),
             "this book's review-ext.rb (Ruby extensions to Re:VIEW) is not run by seihon; its changes to the output are not made",
         ));
@@ -558,6 +593,7 @@ fn chapters(
                     if !seen.insert(rel.clone()) {
                         let again = nth_line_of(text, shown, file.trim(), 1);
                         errors.push(Finding::error(
+                            codes::CHAPTER_FILE,
                             if again.line > 0 { again } else { loc() },
                             format!(
                                 "`{file}` is listed twice in the catalog (first at line {})",
@@ -574,8 +610,13 @@ fn chapters(
                         });
                     }
                 }
-                Ok(_) => errors.push(Finding::error(loc(), format!("`{file}` is not a .re file"))),
+                Ok(_) => errors.push(Finding::error(
+                    codes::CHAPTER_FILE,
+                    loc(),
+                    format!("`{file}` is not a .re file"),
+                )),
                 Err(why) => errors.push(Finding::error(
+                    codes::CHAPTER_FILE,
                     loc(),
                     format!("the chapter file `{}` {why}", rel.display()),
                 )),
@@ -598,6 +639,7 @@ fn chapters(
         if !KEYS.contains(&key.as_str()) {
             errors.push(
                 Finding::error(
+                    codes::UNKNOWN_KEY,
                     key_location(text, shown, key),
                     format!("unknown key `{key}` in the catalog"),
                 )
@@ -612,6 +654,7 @@ fn chapters(
         {
             errors.push(
                 Finding::error(
+                    codes::BAD_VALUE,
                     key_location(text, shown, key),
                     format!("`{key}:` must be a list of .re files"),
                 )
@@ -624,6 +667,7 @@ fn chapters(
     if catalog.get("CHAPS").is_none() {
         errors.push(
             Finding::error(
+                codes::MISSING_KEY,
                 Location::new(shown, 1, 1),
                 "the catalog has no `CHAPS:` list",
             )
@@ -672,7 +716,7 @@ fn chapters(
     if out.is_empty() && errors.is_empty() {
         let loc = key_location(text, shown, "CHAPS");
         errors.push(
-            Finding::error(loc, "the catalog lists no chapters")
+            Finding::error(codes::CHAPTER_FILE, loc, "the catalog lists no chapters")
                 .with_hint("list the chapters under `CHAPS:`, one `  - ch01.re` a line"),
         );
     }

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::codes;
 use crate::error::{Finding, Location};
 
 /// Keys seihon reads (see `review::load`), with the creator roles (`aut`, `a-aut`, …).
@@ -316,6 +317,7 @@ fn report<'a>(
         Some(Known::Read | Known::Quietly) => {}
         Some(Known::NotHonoured(what)) => found.push(
             Finding::warning(
+                codes::NOT_HONOURED,
                 at,
                 format!("Re:VIEW's `{key}:` setting is not honoured by seihon"),
             )
@@ -331,7 +333,14 @@ fn report<'a>(
                 Some((_, k)) => format!("did you mean `{k}:`?"),
                 None => "Re:VIEW does not know this setting either; it has no effect".into(),
             };
-            found.push(Finding::warning(at, format!("unknown setting `{key}:`")).with_hint(hint));
+            found.push(
+                Finding::warning(
+                    codes::UNKNOWN_SETTING,
+                    at,
+                    format!("unknown setting `{key}:`"),
+                )
+                .with_hint(hint),
+            );
         }
     }
 }

@@ -39,7 +39,7 @@ pub(super) fn vertical_spine(book: &Book) -> Vec<Finding> {
     if book.spine_rtl && !any_vertical && !book.spine.is_empty() {
         let pos = book.spine_pos.unwrap_or_default();
         out.push(
-            Finding::error(
+            super::found(
                 Location::new(opf.as_str(), pos.line, pos.col),
                 "the spine's page progression is right-to-left, but no page is written vertically",
             )

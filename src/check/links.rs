@@ -21,7 +21,7 @@ pub(super) fn internal_links(book: &Book) -> Vec<Finding> {
             let Some(src) = el.attr("src") else { return };
             if let Some(problem) = link_problem(book, file, src) {
                 let pos = el.pos.unwrap_or_default();
-                out.push(Finding::error(
+                out.push(super::found(
                     Location::new(file, pos.line, pos.col),
                     problem,
                 ));

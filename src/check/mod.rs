@@ -94,6 +94,12 @@ impl CheckId {
 
 pub use crate::config::Level;
 
+/// A finding of a built-in check as the check makes it: [`run_checks`] gives it its check's
+/// code and level.
+pub(crate) fn found(location: Location, message: impl Into<String>) -> Finding {
+    Finding::of("", Severity::Error, location, message)
+}
+
 /// Overrides of the checks' default levels.
 #[derive(Debug, Clone, Default)]
 pub struct CheckSettings {
@@ -102,6 +108,8 @@ pub struct CheckSettings {
     pub programs: Vec<String>,
     /// Levels set for check programs; a program's own `error`/`warning` stands otherwise.
     pub program_levels: HashMap<String, Level>,
+    /// Levels set for the other kinds of finding, by code.
+    pub codes: HashMap<crate::codes::Code, Level>,
     /// Set when external links are to be checked (`--external-links`), with how.
     pub external_links: Option<crate::linkcheck::LinkCheckOptions>,
 }
@@ -124,11 +132,22 @@ impl CheckSettings {
             .unwrap_or(Level::Error)
     }
 
-    /// Sets a check's level by the name users write; an unknown name is refused with the list
-    /// of known names.
+    /// Sets a check's level by the name users write: a built-in check, a check program, or
+    /// the code of a kind of finding (see [`crate::codes`]). An unknown name is refused with
+    /// the list of known names; a kind that stops the build cannot be lowered.
     pub fn set(&mut self, name: &str, level: Level) -> Result<(), String> {
         if let Some(id) = CheckId::from_name(name) {
             self.levels.insert(id, level);
+            return Ok(());
+        }
+        if let Some(code) = crate::codes::Code::from_name(name) {
+            if !code.kind().degrades && level != Level::Error {
+                return Err(format!(
+                    "`{name}` findings stop the build (seihon cannot make a book around them), so they cannot be set to `{}`",
+                    level.name()
+                ));
+            }
+            self.codes.insert(code, level);
             return Ok(());
         }
         if self.programs.iter().any(|p| p == name) {
@@ -156,6 +175,29 @@ impl CheckSettings {
             why.push_str(&format!(" (did you mean `{near}`?)"));
         }
         Err(why)
+    }
+}
+
+impl CheckSettings {
+    /// Findings at the levels set for their kinds: a kind turned off goes, one raised to
+    /// `error` stops the build. A kind that degrades can be set back to `warning`; a warning
+    /// made an error for a release stays one.
+    pub fn apply(&self, found: Vec<Finding>) -> Vec<Finding> {
+        if self.codes.is_empty() {
+            return found;
+        }
+        found
+            .into_iter()
+            .filter_map(|mut f| {
+                let level = crate::codes::Code::from_name(&f.code).and_then(|c| self.codes.get(&c));
+                match level {
+                    Some(Level::Off) => return None,
+                    Some(Level::Error) => f.severity = Severity::Error,
+                    Some(Level::Warning) | None => {}
+                }
+                Some(f)
+            })
+            .collect()
     }
 }
 
@@ -276,7 +318,7 @@ fn parse_file(path: &str, bytes: &[u8]) -> Result<Document, Finding> {
         Err(e) => {
             let valid = String::from_utf8_lossy(&bytes[..e.valid_up_to()]);
             let (line, col) = crate::error::line_col(&valid, valid.len());
-            return Err(Finding::error(
+            return Err(found(
                 Location::new(path, line, col),
                 "the file is not valid UTF-8 text",
             )
@@ -284,7 +326,7 @@ fn parse_file(path: &str, bytes: &[u8]) -> Result<Document, Finding> {
         }
     };
     dom::parse_document(text)
-        .map_err(|e| Finding::error(Location::new(path, e.pos.line, e.pos.col), e.message))
+        .map_err(|e| found(Location::new(path, e.pos.line, e.pos.col), e.message))
 }
 
 impl<'a> Book<'a> {
@@ -308,7 +350,7 @@ impl<'a> Book<'a> {
         use rayon::prelude::*;
         let cache = cache.map(|dir| {
             (
-                crate::cache::PageKeys::new(&[b"check facts"]),
+                crate::cache::Key::new("check facts"),
                 crate::cache::Cache::<page::PageFacts>::new(dir),
             )
         });
@@ -323,7 +365,7 @@ impl<'a> Book<'a> {
                 }
                 let key = cache
                     .as_ref()
-                    .map(|(keys, _)| keys.key_of(&[path.as_bytes(), bytes]));
+                    .and_then(|(key, _)| key.clone().bytes(path.as_bytes()).bytes(bytes).finish());
                 if let (Some((_, cache)), Some(key)) = (&cache, &key)
                     && let Some(facts) = cache.get(key)
                 {
@@ -380,7 +422,7 @@ impl<'a> Book<'a> {
         const CONTAINER: &str = "META-INF/container.xml";
         let Some(bytes) = self.files.get(CONTAINER) else {
             self.parse_errors.push(
-                Finding::error(
+                found(
                     Location::file(CONTAINER),
                     "the EPUB has no META-INF/container.xml, so readers cannot find the package document",
                 )
@@ -407,7 +449,7 @@ impl<'a> Book<'a> {
                     Some(path)
                 } else {
                     let pos = pos.unwrap_or_default();
-                    self.parse_errors.push(Finding::error(
+                    self.parse_errors.push(found(
                         Location::new(CONTAINER, pos.line, pos.col),
                         format!("the package document `{path}` named here is not in the EPUB"),
                     ));
@@ -415,7 +457,7 @@ impl<'a> Book<'a> {
                 }
             }
             _ => {
-                self.parse_errors.push(Finding::error(
+                self.parse_errors.push(found(
                     Location::file(CONTAINER),
                     "META-INF/container.xml names no package document (`rootfile full-path`)",
                 ));

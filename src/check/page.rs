@@ -43,10 +43,10 @@ impl Place {
                     hint.push_str("; ");
                     hint.push_str(a);
                 }
-                Finding::error(src.clone(), message).with_hint(hint)
+                super::found(src.clone(), message).with_hint(hint)
             }
             None => {
-                let f = Finding::error(self.xhtml.clone(), message);
+                let f = super::found(self.xhtml.clone(), message);
                 match advice {
                     Some(a) => f.with_hint(a),
                     None => f,

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{Level, SourceMap};
+use crate::codes;
 use crate::error::{Finding, Location, Severity};
 use crate::runner::{self, RunSpec};
 
@@ -179,6 +180,7 @@ pub fn run(
     {
         findings.push(
             Finding::error(
+                codes::CHECK_PROGRAM,
                 Location::file(&shown),
                 format!(
                     "the check program `{}` failed without reporting a problem: {why}",

@@ -43,7 +43,7 @@ pub(super) fn resources(book: &Book) -> Vec<Finding> {
         for (offset, url) in css_urls(&text) {
             if let Some(problem) = resource_problem(book, file, "resource", &url) {
                 let (line, col) = line_col(&text, offset);
-                out.push(Finding::error(Location::new(file, line, col), problem));
+                out.push(super::found(Location::new(file, line, col), problem));
             }
         }
     }
@@ -55,7 +55,7 @@ pub(super) fn resources(book: &Book) -> Vec<Finding> {
             };
             if missing {
                 let pos = item.pos.unwrap_or_default();
-                out.push(Finding::error(
+                out.push(super::found(
                     Location::new(opf.as_str(), pos.line, pos.col),
                     format!(
                         "the manifest lists `{}` (id `{}`), but it is not in the book",

@@ -17,6 +17,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::codes::{self, Code};
 use crate::dom::Document;
 use crate::error::{Finding, Location};
 
@@ -184,6 +185,7 @@ impl Chain {
             if !is_valid_name(name) {
                 findings.push(
                     Finding::error(
+                        codes::BAD_VALUE,
                         name_at(name),
                         format!("`{name}` is not a valid filter name"),
                     )
@@ -229,6 +231,7 @@ impl Chain {
                             .collect();
                         findings.push(
                             Finding::error(
+                                codes::FILTER,
                                 Location::file(&place.shown),
                                 format!(
                                     "more than one program could be the filter `{name}`: {}",
@@ -247,7 +250,12 @@ impl Chain {
                 Some(program) => chain
                     .steps
                     .push(Step::External(external::ExternalFilter::new(name, program))),
-                None => findings.push(unknown_name(name, &name_at(name), &places)),
+                None => findings.push(unknown_name(
+                    codes::BAD_VALUE,
+                    name,
+                    &name_at(name),
+                    &places,
+                )),
             }
         }
         if findings.is_empty() {
@@ -351,7 +359,7 @@ fn list_item_at(text: &str, key: &str, item: &str) -> Option<(u32, u32)> {
     None
 }
 
-fn unknown_name(name: &str, at: &Location, places: &[Place]) -> Finding {
+fn unknown_name(code: Code, name: &str, at: &Location, places: &[Place]) -> Finding {
     let mut looked = Vec::new();
     for p in places {
         looked.push(p.shown.join(format!("{name}.yml")).display().to_string());
@@ -389,7 +397,7 @@ fn unknown_name(name: &str, at: &Location, places: &[Place]) -> Finding {
             .join(", "),
         looked.join(", ")
     ));
-    Finding::error(at.clone(), format!("unknown filter `{name}`")).with_hint(hint)
+    Finding::error(code, at.clone(), format!("unknown filter `{name}`")).with_hint(hint)
 }
 
 #[cfg(test)]

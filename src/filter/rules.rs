@@ -40,6 +40,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
+use crate::codes::{self, Code};
 use crate::dom::{Document, Element, Node};
 use crate::error::{Finding, Location};
 
@@ -303,6 +304,7 @@ impl RuleFilter {
     pub fn load(name: &str, file: &Path, shown: &Path) -> Result<RuleFilter, Vec<Finding>> {
         let text = std::fs::read_to_string(file).map_err(|e| {
             vec![Finding::error(
+                codes::SETTINGS_SYNTAX,
                 Location::file(shown),
                 format!("cannot read the rule file: {e}"),
             )]
@@ -317,8 +319,12 @@ impl RuleFilter {
             .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
         if blank {
             return Err(vec![
-                Finding::error(Location::file(file), "the rule file has no rules")
-                    .with_hint("start it with `rules:` and a list of rules; see filters/README.md"),
+                Finding::error(
+                    codes::MISSING_KEY,
+                    Location::file(file),
+                    "the rule file has no rules",
+                )
+                .with_hint("start it with `rules:` and a list of rules; see filters/README.md"),
             ]);
         }
         let parsed: RuleFile = parse_yaml(text, file).map_err(|f| vec![f])?;
@@ -345,8 +351,8 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
     let at = loc(file, &spec.referenced);
     let s = spec.value;
     let mut findings = Vec::new();
-    let mut bad = |l: &serde_saphyr::Location, msg: String| {
-        findings.push(Finding::error(loc(file, l), msg));
+    let mut bad = |code: Code, l: &serde_saphyr::Location, msg: String| {
+        findings.push(Finding::error(code, loc(file, l), msg));
     };
 
     let mut matcher = Matcher::default();
@@ -354,7 +360,11 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         if let Some(e) = m.element {
             let v = e.value.trim();
             if v != "*" && !is_name(v) {
-                bad(&e.referenced, format!("`{v}` is not a valid element name"));
+                bad(
+                    codes::BAD_VALUE,
+                    &e.referenced,
+                    format!("`{v}` is not a valid element name"),
+                );
             } else if v != "*" {
                 matcher.element = Some(v.to_string());
             }
@@ -362,7 +372,11 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         if let Some(c) = m.class {
             matcher.classes = c.value.split_whitespace().map(str::to_string).collect();
             if matcher.classes.is_empty() {
-                bad(&c.referenced, "the class to match is empty".into());
+                bad(
+                    codes::BAD_VALUE,
+                    &c.referenced,
+                    "the class to match is empty".into(),
+                );
             }
         }
         if let Some(a) = m.attribute {
@@ -372,6 +386,7 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
             };
             if !is_name(&name) {
                 bad(
+                    codes::BAD_VALUE,
                     &a.referenced,
                     format!("`{name}` is not a valid attribute name"),
                 );
@@ -381,7 +396,7 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         if let Some(a) = m.ancestor {
             match Selector::parse(&a.value) {
                 Ok(sel) => matcher.ancestor = Some(sel),
-                Err(why) => bad(&a.referenced, why),
+                Err(why) => bad(codes::BAD_VALUE, &a.referenced, why),
             }
         }
     }
@@ -408,12 +423,17 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
                 .find(|n| what == "attribute" && !is_name(n))
             {
                 bad(
+                    codes::BAD_VALUE,
                     &w.referenced,
                     format!("`{n}` is not a valid attribute name"),
                 );
             }
             if w.value.0.is_empty() {
-                bad(&w.referenced, format!("the list of {what} names is empty"));
+                bad(
+                    codes::BAD_VALUE,
+                    &w.referenced,
+                    format!("the list of {what} names is empty"),
+                );
             }
             *slot = w.value.0;
         }
@@ -422,6 +442,7 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         for (n, v) in set.value.0 {
             if !is_name(&n) {
                 bad(
+                    codes::BAD_VALUE,
                     &set.referenced,
                     format!("`{n}` is not a valid attribute name"),
                 );
@@ -434,20 +455,25 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         if is_name(v) {
             actions.rename = Some(v.to_string());
         } else {
-            bad(&r.referenced, format!("`{v}` is not a valid element name"));
+            bad(
+                codes::BAD_VALUE,
+                &r.referenced,
+                format!("`{v}` is not a valid element name"),
+            );
         }
     }
     if let Some(w) = s.wrap {
         match Selector::parse(&w.value) {
             Ok(sel) if sel.element.is_some() => actions.wrap = Some(sel),
             Ok(_) => bad(
+                codes::BAD_VALUE,
                 &w.referenced,
                 format!(
                     "`wrap` needs an element name, such as `div{}`",
                     w.value.trim()
                 ),
             ),
-            Err(why) => bad(&w.referenced, why),
+            Err(why) => bad(codes::BAD_VALUE, &w.referenced, why),
         }
     }
     for (spec, slot) in [
@@ -460,6 +486,7 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         let InsertSpec { element, text } = spec.value;
         match (element, text) {
             (None, None) => bad(
+                codes::MISSING_KEY,
                 &spec.referenced,
                 "nothing to insert: give `text`, `element`, or both".into(),
             ),
@@ -473,10 +500,11 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
                     *slot = Some(Node::Element(e));
                 }
                 Ok(_) => bad(
+                    codes::BAD_VALUE,
                     &spec.referenced,
                     format!("the element to insert needs a name, such as `span{sel}`"),
                 ),
-                Err(why) => bad(&spec.referenced, why),
+                Err(why) => bad(codes::BAD_VALUE, &spec.referenced, why),
             },
         }
     }
@@ -497,18 +525,21 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
     if findings.is_empty() {
         if !changes && structural == 0 && !inserts {
             findings.push(
-                Finding::error(at.clone(), "this rule does nothing").with_hint(
-                    "add an action: add_class, remove_class, set_attribute, remove_attribute, \
-                     rename, wrap, unwrap, remove, insert_before, insert_after, prepend or append",
-                ),
+                Finding::error(codes::MISSING_KEY, at.clone(), "this rule does nothing")
+                    .with_hint(
+                        "add an action: add_class, remove_class, set_attribute, remove_attribute, \
+                         rename, wrap, unwrap, remove, insert_before, insert_after, prepend or append",
+                    ),
             );
         } else if structural > 1 {
             findings.push(Finding::error(
+                codes::BAD_VALUE,
                 at.clone(),
                 "a rule can do only one of `remove`, `unwrap` and `wrap`",
             ));
         } else if a.remove && changes {
             findings.push(Finding::error(
+                codes::BAD_VALUE,
                 at.clone(),
                 "this rule removes the element, so its other changes to it would be lost",
             ).with_hint("keep `remove: true` alone (with `insert_before` or `insert_after` to replace it), or drop it"));

@@ -249,6 +249,7 @@ fn cover_file(book: &Book, rel: &Path) -> Result<String> {
     let loc = Location::file(&book.config_path);
     let Some(media_type) = xref::media_type(rel).filter(|t| t.starts_with("image/")) else {
         return Err(Error::at(
+            crate::codes::COVER_IMAGE,
             loc,
             format!(
                 "the cover `{}` is not a PNG, JPEG, GIF, SVG or WebP image",
@@ -258,6 +259,7 @@ fn cover_file(book: &Book, rel: &Path) -> Result<String> {
     };
     if media_type != "image/svg+xml" && imagesize::size(book.root.join(rel)).is_err() {
         return Err(Error::at(
+            crate::codes::COVER_IMAGE,
             loc,
             format!(
                 "the cover image `{}` cannot be read: the file is damaged or not an image",

@@ -103,19 +103,16 @@ pub(super) fn write<'a>(
     // changed (or whose references into other chapters did). Not with an external filter,
     // whose output may depend on anything.
     let cache = chain.fingerprint().map(|filters| {
-        let keys = crate::cache::PageKeys::new(&[
-            templates.digest.as_bytes(),
-            filters,
-            format!("{:?}", templates.ctx.context()).as_bytes(),
-            format!(
-                "{:?} {ja} {:?} {:?}",
-                templates.stylesheets, book.id, book.meta.language
-            )
-            .as_bytes(),
-            book.root.as_os_str().as_encoded_bytes(),
-        ]);
+        let base = templates
+            .ctx
+            .key()
+            .clone()
+            .bytes(templates.digest.as_bytes())
+            .bytes(filters)
+            .value(&(&templates.stylesheets, ja, &book.id, &book.meta.language))
+            .value(&book.root);
         (
-            keys,
+            base,
             crate::cache::Cache::<Checked>::new(project.kept_dir(Kept::Pages, &book.id)),
         )
     });
@@ -137,7 +134,8 @@ pub(super) fn write<'a>(
                 number,
             } = ch;
             let rest = (source, stem, title, toc, footnotes, endnotes, lang, number);
-            cache.as_ref().map(|(keys, _)| keys.key(doc, &rest))
+            let (base, _) = cache.as_ref()?;
+            base.clone().value(doc).value(&rest).finish()
         })
         .collect();
     // Each page, and whether it was written (not taken from the cache).
@@ -202,9 +200,12 @@ pub(super) fn write<'a>(
 /// image is kept in `build/.cache/covers/` by the SVG's hash and rendered only when the SVG
 /// (title, authors, template) changes.
 fn cover_png(project: &Project, svg: &str) -> Result<Vec<u8>> {
-    let key = crate::cache::ChapterCache::key(&[svg.as_bytes()]);
-    let cached = project.cache_file("covers").join(format!("{key}.png"));
-    if let Ok(png) = std::fs::read(&cached)
+    let key = crate::cache::Key::new("cover")
+        .bytes(svg.as_bytes())
+        .finish();
+    let cached = key.map(|key| project.cache_file("covers").join(format!("{key}.png")));
+    if let Some(cached) = &cached
+        && let Ok(png) = std::fs::read(cached)
         && png.starts_with(b"\x89PNG\r\n\x1a\n")
     {
         return Ok(png);
@@ -216,6 +217,8 @@ fn cover_png(project: &Project, svg: &str) -> Result<Vec<u8>> {
         })?
         .png;
     // Only a speed-up: a cover that cannot be kept is rendered again next time.
-    let _ = crate::files::write_atomic(&cached, &png);
+    if let Some(cached) = &cached {
+        let _ = crate::files::write_atomic(cached, &png);
+    }
     Ok(png)
 }

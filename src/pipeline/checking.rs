@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::book::Book;
 use crate::check::programs::CheckProgram;
 use crate::check::{self, CheckSettings, Level};
+use crate::codes;
 use crate::error::{Error, Finding, Location, Result, Severity};
 use crate::project::{Kept, Project};
 
@@ -21,6 +22,21 @@ pub(super) struct Checks {
 }
 
 impl Checks {
+    /// The book's checks: the built-in ones and the check programs found, at the levels the
+    /// project's and the book's `checks:` set (by check, program or finding code).
+    pub fn new(project: &Project, book: &Book, opts: &BuildOptions) -> Result<Checks> {
+        let programs = check::programs::discover(&project.root, &book.root);
+        let mut settings = settings(project, book, &programs)?;
+        if opts.external_links {
+            settings.external_links = Some(crate::linkcheck::LinkCheckOptions {
+                // One cache for the project: books often link to the same pages.
+                cache_path: Some(project.cache_file("external-links.json")),
+                ..Default::default()
+            });
+        }
+        Ok(Checks { settings, programs })
+    }
+
     /// Whether there are check programs (which read the staged tree, so images there must be
     /// copies, not links into the manuscript).
     pub fn has_programs(&self) -> bool {
@@ -33,25 +49,15 @@ pub(super) fn built_in(
     project: &Project,
     book: &Book,
     pkg: &Package,
-    opts: &BuildOptions,
-) -> Result<(Checks, Vec<Finding>)> {
-    let programs = check::programs::discover(&project.root, &book.root);
-    let mut settings = settings(project, book, &programs)?;
-    if opts.external_links {
-        settings.external_links = Some(crate::linkcheck::LinkCheckOptions {
-            // One cache for the project: books often link to the same pages.
-            cache_path: Some(project.cache_file("external-links.json")),
-            ..Default::default()
-        });
-    }
-    let found = check::run_checks(
+    checks: &Checks,
+) -> Vec<Finding> {
+    check::run_checks(
         &check::EpubFiles {
             files: &pkg.check_view(),
             cache: Some(&project.kept_dir(Kept::Checks, &book.id)),
         },
-        &settings,
-    );
-    Ok((Checks { settings, programs }, found))
+        &checks.settings,
+    )
 }
 
 /// Runs the check programs over the staged `tree`, their findings mapped back to the source
@@ -111,6 +117,7 @@ impl<'a> EpubcheckRun<'a> {
         let checker = crate::epubcheck::Epubcheck::locate().map_err(|why| {
             Error::Config(
                 Finding::error(
+                    codes::MISSING_TOOL,
                     Location::file(&self.book.config_path),
                     format!("epubcheck was asked for, but {why}"),
                 )
@@ -122,6 +129,7 @@ impl<'a> EpubcheckRun<'a> {
             .map_err(|why| {
                 Error::Book(vec![
                     Finding::error(
+                        codes::MISSING_TOOL,
                         Location::file(self.output),
                         format!("epubcheck could not check the EPUB: {why}"),
                     )
@@ -150,7 +158,7 @@ fn settings(project: &Project, book: &Book, programs: &[CheckProgram]) -> Result
     for (name, level) in project.config.checks.iter().chain(&book.checks) {
         settings.set(name, *level).map_err(|why| {
             Error::Config(
-                Finding::error(Location::file(&book.config_path), why)
+                Finding::error(codes::UNKNOWN_KEY, Location::file(&book.config_path), why)
                     .with_hint("see the README for the check names"),
             )
         })?;

@@ -157,6 +157,7 @@ pub fn build_with(
         at: Progress::new(),
         log: Vec::new(),
         findings: Vec::new(),
+        levels: None,
     };
     let result = run(&mut r, book_dir);
     r.at.finish();
@@ -220,22 +221,24 @@ fn peak_memory() -> Option<u64> {
 fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let (project, opts) = (r.project, r.opts);
     let mut loaded = load::load(project, book_dir, opts)?;
-    r.findings.append(&mut loaded.warnings);
     r.hook(&loaded, hooks::Stage::PreBuild, &loaded.stage_dir)?;
     r.enter(Step::Load);
     let chain = load::filter_chain(project, &loaded.book)?;
+    let checks = checking::Checks::new(project, &loaded.book, opts)?;
+    r.levels = Some(checks.settings.clone());
+    r.add(std::mem::take(&mut loaded.warnings));
     r.enter(Step::Read);
     let read = read::read(project, &mut loaded.book, &mut r.log);
-    let mut resolved = read::resolve(project, &loaded.book, read)?;
-    r.findings.append(&mut resolved.warnings);
+    let mut resolved =
+        read::resolve(project, &loaded.book, read).map_err(|e| r.leveled_error(e))?;
+    r.add(std::mem::take(&mut resolved.warnings));
     r.enter(Step::Convert);
     let (book, time) = (&loaded.book, build_time(&loaded.book));
     let templates = chapters::Templates::load(project, book, &resolved, time, opts)?;
     let written = chapters::write(project, book, &chain, &templates, &mut resolved, &mut r.log);
     let mut pkg = assemble::package(book, &resolved, &templates, written)?;
     r.enter(Step::Check);
-    let (checks, found) = checking::built_in(project, book, &pkg, opts)?;
-    r.gate(found)?;
+    r.gate(checking::built_in(project, book, &pkg, &checks))?;
     r.enter(Step::Stage);
     let touched = checks.has_programs() || loaded.has_hooks();
     let staged = staging::stage(project, &loaded, &mut pkg, opts.pack, touched)?;
@@ -269,15 +272,41 @@ struct Run<'a> {
     at: Progress,
     log: Vec<String>,
     findings: Vec<Finding>,
+    /// The levels the book's `checks:` set, once it is loaded.
+    levels: Option<crate::check::CheckSettings>,
 }
 
 impl Run<'_> {
+    /// Adds findings that do not stop the build yet, at the levels the book set for their
+    /// kinds (one turned off goes).
+    fn add(&mut self, found: Vec<Finding>) {
+        let found = self.leveled(found);
+        self.findings.extend(found);
+    }
+
+    /// A stage's failure, its findings at the levels the book set.
+    fn leveled_error(&self, e: Error) -> Error {
+        match e {
+            Error::Book(found) => Error::Book(self.leveled(found)),
+            other => other,
+        }
+    }
+
+    /// Findings at the levels the book set for their kinds.
+    fn leveled(&self, found: Vec<Finding>) -> Vec<Finding> {
+        match &self.levels {
+            Some(levels) => levels.apply(found),
+            None => found,
+        }
+    }
+
     fn enter(&mut self, step: Step) {
         self.at.enter(step);
     }
 
-    /// Adds a step's findings: see [`gate`].
+    /// Adds a step's findings at the levels the book set: see [`gate`].
     fn gate(&mut self, found: Vec<Finding>) -> Result<()> {
+        let found = self.leveled(found);
         gate(self.opts, &mut self.findings, found)
     }
 

@@ -26,12 +26,13 @@ pub(super) fn pack(
     let project = r.project;
     let output = &loaded.output;
     let packed_by = project.cache_file("packed-by").join(&loaded.book.id);
+    // This seihon, the EPUB's path and its file as this build leaves it.
     let stamp = || {
-        let file = std::fs::metadata(output)
-            .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
-            .unwrap_or_default();
-        let exe = crate::cache::exe_identity();
-        format!("{exe}\n{}\n{file}", output.display())
+        crate::cache::Key::new("packed by")
+            .bytes(output.as_os_str().as_encoded_bytes())
+            .value(&crate::cache::FileStamp::of(output))
+            .finish()
+            .unwrap_or_default()
     };
     let previous = std::fs::read_to_string(&packed_by)
         .is_ok_and(|last| last == stamp())

@@ -3,6 +3,7 @@
 //! needs.
 use std::path::Path;
 
+use crate::codes;
 use crate::dom;
 use crate::error::{Error, Finding, Location, Result};
 use crate::filter::{Chain, FilterContext};
@@ -34,7 +35,7 @@ pub(super) fn filtered_xhtml(
     if let Some((chain, ctx, source)) = filters {
         chain.apply(&mut doc, ctx).map_err(|e| {
             Error::Book(vec![
-                Finding::error(Location::file(source), e.to_string())
+                Finding::error(codes::FILTER, Location::file(source), e.to_string())
                     .with_hint("fix the filter, or take it out of the chain (`filters:` in book.yml or seihon.yml)"),
             ])
         })?;

@@ -7,6 +7,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::book::{Book, ChapterSource, Format};
+use crate::codes;
 use crate::doc::Document;
 use crate::error::{Error, Finding, Location, Result, Severity};
 use crate::project::{Kept, Project};
@@ -111,16 +112,18 @@ fn read_cached(
             return ((Document::new(&src.rel), vec![f]), None, false);
         }
     };
-    let settings = match src.format {
-        Format::Review => format!("{:?}", book.review.clone().unwrap_or_default()),
-        _ => String::new(),
+    // Everything reading depends on: the file's name, format and bytes, and the reader's
+    // settings (Re:VIEW's only).
+    let settings = (src.format == Format::Review).then(|| book.review.clone().unwrap_or_default());
+    let key = crate::cache::Key::new("chapter")
+        .value(&src.rel)
+        .value(&src.format)
+        .value(&settings)
+        .bytes(&bytes)
+        .finish();
+    let Some(key) = key else {
+        return (read_chapter(book, src, bytes), None, false);
     };
-    let key = crate::cache::ChapterCache::key(&[
-        src.rel.to_string_lossy().as_bytes(),
-        format!("{:?}", src.format).as_bytes(),
-        settings.as_bytes(),
-        &bytes,
-    ]);
     if let Some(hit) = cache.get(&key) {
         return (hit, Some(key), true);
     }
@@ -144,6 +147,7 @@ fn read_chapter(book: &Book, src: &ChapterSource, bytes: Vec<u8>) -> (Document, 
             let (line, col) =
                 crate::error::line_col(&String::from_utf8_lossy(&e.as_bytes()[..valid]), valid);
             let f = Finding::error(
+                codes::SOURCE_FILE,
                 Location::new(&src.rel, line, col),
                 "this file is not UTF-8 text",
             )
@@ -166,6 +170,7 @@ fn read_chapter(book: &Book, src: &ChapterSource, bytes: Vec<u8>) -> (Document, 
         // Refused when book.yml is loaded: DocBook files are read whole by `read_docbook`.
         Format::DocBook => {
             let f = Finding::error(
+                codes::CHAPTER_FILE,
                 Location::file(&book.config_path),
                 format!("`{}` is a DocBook file, not a chapter", src.rel.display()),
             );

@@ -12,6 +12,7 @@ use pulldown_cmark::{
     TagEnd,
 };
 
+use crate::codes;
 use crate::doc::*;
 use crate::dom;
 use crate::error::{Finding, Location};
@@ -82,6 +83,7 @@ fn too_deep(
                     let pos = pos_at(lines, text, range.start);
                     return Some(
                         Finding::error(
+                            codes::TOO_DEEP,
                             Location::new(shown, pos.line, pos.col),
                             format!(
                                 "this is nested more than {MAX_DEPTH} levels deep (quotes, lists or inline markup)"
@@ -146,8 +148,8 @@ impl<'a> Reader<'a> {
         Location::new(self.shown, pos.line, pos.col)
     }
 
-    fn error(&mut self, pos: Pos, message: impl Into<String>, hint: &str) {
-        let f = Finding::error(self.location(pos), message);
+    fn error(&mut self, code: codes::Code, pos: Pos, message: impl Into<String>, hint: &str) {
+        let f = Finding::error(code, self.location(pos), message);
         self.findings.push(if hint.is_empty() {
             f
         } else {
@@ -279,7 +281,7 @@ impl<'a> Reader<'a> {
                     Ok(nodes) => BlockKind::Raw(nodes),
                     Err(e) => {
                         let at = self.shift(start, e.pos);
-                        self.error(at, format!("this HTML is not well-formed XHTML: {}", e.message), "an EPUB needs XHTML: close every element (`<br/>`, `<img …/>`) and quote every attribute");
+                        self.error(codes::RAW_HTML, at, format!("this HTML is not well-formed XHTML: {}", e.message), "an EPUB needs XHTML: close every element (`<br/>`, `<img …/>`) and quote every attribute");
                         return None;
                     }
                 }
@@ -368,6 +370,7 @@ impl<'a> Reader<'a> {
                             ),
                         };
                         self.error(
+                            codes::MARKDOWN_SYNTAX,
                             at,
                             msg,
                             "a chapter's front matter may set only `lang:` (e.g. `lang: en`)",
@@ -465,6 +468,7 @@ impl<'a> Reader<'a> {
                         };
                         // The text stays as written, as for every note to nothing.
                         let f = Finding::warning(
+                            codes::UNDEFINED_NOTE,
                             self.location(pos),
                             format!(
                                 "the footnote `{written}` is never defined; it is shown as written"
@@ -631,6 +635,7 @@ impl<'a> Reader<'a> {
             Err(e) => {
                 let at = self.shift(start, e.pos);
                 self.error(
+                    codes::RAW_HTML,
                     at,
                     format!("this HTML is not well-formed XHTML: {}", e.message),
                     "an EPUB needs XHTML: close every element (`<br/>`) and quote every attribute",
@@ -845,6 +850,15 @@ mod tests {
         let f = read_err("一行目\n二行目に[^nope]がある。\n");
         assert_eq!((f[0].location.line, f[0].location.col), (2, 5), "{f:?}");
         assert!(f[0].message.contains("`[^nope]`"));
+    }
+
+    #[test]
+    fn every_finding_carries_its_kind() {
+        let code = |text: &str| read_err(text)[0].code.to_string();
+        assert_eq!(code("---\ntitle: x\n---\n\nA\n"), "markdown-syntax");
+        assert_eq!(code("<div>a\n"), "raw-html");
+        assert_eq!(code("See [^nope].\n"), "undefined-note");
+        assert_eq!(code("a\0b\n"), "source-file");
     }
 
     #[test]

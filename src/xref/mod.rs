@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::book::{Book, ChapterSource, Format, FoundFile, RealDirs, Role, check_book_file_in};
+use crate::codes;
 use crate::doc::*;
 use crate::dom;
 use crate::error::{Finding, Location};
@@ -388,7 +389,7 @@ impl Resolver<'_> {
                 return self.generate(&safe, ci);
             }
             self.warnings.push(
-                Finding::warning(loc.clone(), format!("the id `{id}` is used twice in this chapter"))
+                Finding::warning(codes::DUPLICATE_ID, loc.clone(), format!("the id `{id}` is used twice in this chapter"))
                     .with_hint(format!("it is first used at {first}; references find the first one. Give each its own id")),
             );
             return self.generate(&safe, ci);
@@ -628,6 +629,7 @@ impl Resolver<'_> {
                     };
                     if self.bib.insert(item.id.clone(), target).is_some() {
                         self.warnings.push(Finding::warning(
+                            codes::DUPLICATE_ID,
                             loc(),
                             format!("the bibliography id `{}` is used twice", item.id),
                         ));
@@ -806,6 +808,7 @@ impl Linker<'_, '_> {
                 };
                 self.warnings.push(
                     Finding::warning(
+                        codes::UNDEFINED_NOTE,
                         loc,
                         format!(
                             "the {kind} `{}` is never defined; it is shown as written",
@@ -823,6 +826,7 @@ impl Linker<'_, '_> {
         for f in defined {
             if !numbers.iter().any(|(l, _)| *l == f.label) {
                 self.warnings.push(Finding::warning(
+                    codes::UNUSED_NOTE,
                     Location::new(shown, f.pos.line, f.pos.col),
                     format!(
                         "the {kind} `{}` is never referred to; it is printed after the others",
@@ -852,14 +856,14 @@ impl Linker<'_, '_> {
         // epubcheck refuses `file:` addresses (RSC-030): they point into one computer's files.
         if scheme == "file" {
             self.warnings.push(
-                Finding::warning(loc.clone(), format!("the link `{href}` points into a computer's files, which no reader has; its text is kept without the link"))
+                Finding::warning(codes::REMOTE_RESOURCE, loc.clone(), format!("the link `{href}` points into a computer's files, which no reader has; its text is kept without the link"))
                     .with_hint("link to a web address, or to a chapter or section of the book"),
             );
             return Some(ExternalLink::Unusable);
         }
         if !SCHEMES.contains(&scheme.as_str()) {
             self.warnings.push(
-                Finding::warning(loc.clone(), format!("`{href}` is not a web address (`{scheme}:` is not a URL scheme); its text is kept without the link"))
+                Finding::warning(codes::BROKEN_LINK, loc.clone(), format!("`{href}` is not a web address (`{scheme}:` is not a URL scheme); its text is kept without the link"))
                     .with_hint("write the full address, e.g. http://localhost:631/"),
             );
             return Some(ExternalLink::Unusable);
@@ -872,6 +876,7 @@ impl Linker<'_, '_> {
             let host: String = authority.replace("%20", "").split_whitespace().collect();
             let fixed = format!("{}://{host}{path}", &href[..scheme.len()]);
             self.warnings.push(Finding::warning(
+                codes::REPAIRED_LINK,
                 loc.clone(),
                 format!(
                     "the address `{href}` has a space in its host name; the link goes to `{fixed}`"
@@ -906,7 +911,7 @@ impl Linker<'_, '_> {
                 Some(i) => i,
                 None => {
                     self.warnings.push(
-                        Finding::warning(loc.clone(), format!("this link points to `{path}`, which is not a chapter of this book; its text is shown without the link"))
+                        Finding::warning(codes::BROKEN_LINK, loc.clone(), format!("this link points to `{path}`, which is not a chapter of this book; its text is shown without the link"))
                             .with_hint("link to a chapter's source file (e.g. `ch02.md#section`), or write a full URL starting with https://"),
                     );
                     return None;
@@ -941,7 +946,7 @@ impl Linker<'_, '_> {
                             None => "give the heading an id (`## Title {#id}`, `=={id} Title`) and link to it".into(),
                         };
                         self.warnings.push(
-                            Finding::warning(loc.clone(), format!("this link points to `#{written}`, but no heading or element has that id there; its text is shown without the link"))
+                            Finding::warning(codes::BROKEN_FRAGMENT, loc.clone(), format!("this link points to `#{written}`, but no heading or element has that id there; its text is shown without the link"))
                                 .with_hint(hint),
                         );
                         return None;
@@ -971,11 +976,15 @@ impl Linker<'_, '_> {
                 Ok((rel, file)) => (rel, Some(file)),
                 Err(tried) => {
                     self.warnings.push(
-                        Finding::warning(loc.clone(), format!("no image file for `{}`", img.src))
-                            .with_hint(format!(
-                                "looked for {}; the text is shown in its place",
-                                tried.join(", ")
-                            )),
+                        Finding::warning(
+                            codes::MISSING_IMAGE,
+                            loc.clone(),
+                            format!("no image file for `{}`", img.src),
+                        )
+                        .with_hint(format!(
+                            "looked for {}; the text is shown in its place",
+                            tried.join(", ")
+                        )),
                     );
                     return None;
                 }
@@ -984,6 +993,7 @@ impl Linker<'_, '_> {
             if has_scheme(&img.src) {
                 self.warnings.push(
                     Finding::warning(
+                        codes::REMOTE_RESOURCE,
                         loc.clone(),
                         format!(
                             "the image `{}` is on the web; an EPUB must contain its images, so its text alternative is shown in its place",
@@ -1018,7 +1028,12 @@ impl Linker<'_, '_> {
             // alt text stands in, marked (an image outside is never read, let alone packed).
             Err(why) => {
                 self.warnings.push(
-                    Finding::warning(loc.clone(), format!("the image `{src}` {why}")).with_hint(
+                    Finding::warning(
+                        codes::MISSING_IMAGE,
+                        loc.clone(),
+                        format!("the image `{src}` {why}"),
+                    )
+                    .with_hint(
                         "its text alternative is shown in its place; `seihon release` refuses this",
                     ),
                 );
@@ -1028,6 +1043,7 @@ impl Linker<'_, '_> {
         let Some(media_type) = media_type(&rel).filter(|t| t.starts_with("image/")) else {
             self.warnings.push(
                 Finding::warning(
+                    codes::MISSING_IMAGE,
                     loc.clone(),
                     format!("`{src}` is not an image type an EPUB can show; its text alternative is shown in its place"),
                 )
@@ -1037,7 +1053,7 @@ impl Linker<'_, '_> {
         };
         if media_type != "image/svg+xml" && !self.readable(&path, &meta, media_type) {
             self.warnings.push(
-                Finding::warning(loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file; its text alternative is shown in its place", media_type.trim_start_matches("image/").to_uppercase()))
+                Finding::warning(codes::MISSING_IMAGE, loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file; its text alternative is shown in its place", media_type.trim_start_matches("image/").to_uppercase()))
                     .with_hint("export the image again from its original"),
             );
             return None;
@@ -1052,6 +1068,7 @@ impl Linker<'_, '_> {
             cleaned.map(|c| {
                 self.warnings.push(
                     Finding::warning(
+                        codes::CLEANED_IMAGE,
                         loc.clone(),
                         format!("the image `{src}` has {}, which an EPUB may not carry; it is packed without", join_words(&c.removed)),
                     )
@@ -1282,6 +1299,7 @@ impl Linker<'_, '_> {
                         (RefKind::SectionNumber, Some(n)) => n.clone(),
                         (RefKind::SectionNumber, None) => {
                             self.warnings.push(Finding::warning(
+                                codes::UNKNOWN_REFERENCE,
                                 loc.clone(),
                                 format!("the section `{rest}` has no number; its title is shown"),
                             ));
@@ -1314,7 +1332,7 @@ impl Linker<'_, '_> {
                             return rest.to_string();
                         }
                         self.warnings.push(
-                            Finding::warning(loc.clone(), format!("the target `{rest}` has no title or label, so the link shows its id"))
+                            Finding::warning(codes::UNKNOWN_REFERENCE, loc.clone(), format!("the target `{rest}` has no title or label, so the link shows its id"))
                                 .with_hint("give the target an xreflabel or a title, or write the link text yourself"),
                         );
                         rest.to_string()
@@ -1345,7 +1363,7 @@ impl Linker<'_, '_> {
             // The DocBook reader already reported the missing target; the text stays.
             Err(_) if self.format_of(ci) == Format::DocBook => InlineKind::Text(target.to_string()),
             Err(message) => {
-                self.warnings.push(Finding::warning(loc.clone(), format!("cannot resolve the reference `{target}`: {message}; its id is shown in its place")).with_hint(
+                self.warnings.push(Finding::warning(codes::UNKNOWN_REFERENCE, loc.clone(), format!("cannot resolve the reference `{target}`: {message}; its id is shown in its place")).with_hint(
                     "check the id (it is case-sensitive); for another chapter write `chapter|id`, e.g. `@<list>{ch02|sample}`",
                 ));
                 InlineKind::Text(target.to_string())

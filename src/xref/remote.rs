@@ -4,6 +4,7 @@
 //! (epubcheck: RSC-006, RSC-008, RSC-030, OPF-014). Each is a located warning, and the page
 //! degrades: a remote image shows its alt text, a remote video or frame becomes a link to it,
 //! a remote style declaration and a remote `srcset` are dropped, a `file:` link keeps its text.
+use crate::codes::{self, Code};
 use crate::dom::{Element, Node};
 use crate::error::{Finding, Location};
 
@@ -46,9 +47,9 @@ pub fn keep_inside(nodes: &mut Vec<Node>, at: &Location, warnings: &mut Vec<Find
 /// What stands in for `e` when it loads something from outside (`None`: `e` stays, perhaps
 /// with an attribute dropped).
 fn replacement(e: &mut Element, at: &Location, warnings: &mut Vec<Finding>) -> Option<Vec<Node>> {
-    let mut warn = |message: String| {
+    let mut warn = |code: Code, message: String| {
         warnings.push(
-            Finding::warning(at.clone(), message)
+            Finding::warning(code, at.clone(), message)
                 .with_hint("an EPUB must carry what its pages show: put the file into the book folder and refer to it by its path"),
         );
     };
@@ -60,17 +61,19 @@ fn replacement(e: &mut Element, at: &Location, warnings: &mut Vec<Finding>) -> O
             .any(|c| is_outside(c.split_whitespace().next().unwrap_or("")))
     {
         e.remove_attr("srcset");
-        warn(format!(
-            "the `srcset` of this `<{name}>` names files on the web; it is left out"
-        ));
+        warn(
+            codes::REMOTE_RESOURCE,
+            format!("the `srcset` of this `<{name}>` names files on the web; it is left out"),
+        );
     }
     if let Some(poster) = e.attr("poster").map(str::to_string)
         && is_outside(&poster)
     {
         e.remove_attr("poster");
-        warn(format!(
-            "the poster image `{poster}` is on the web; it is left out"
-        ));
+        warn(
+            codes::REMOTE_RESOURCE,
+            format!("the poster image `{poster}` is on the web; it is left out"),
+        );
     }
     let source = ["src", "data", "href", "xlink:href"]
         .into_iter()
@@ -83,9 +86,10 @@ fn replacement(e: &mut Element, at: &Location, warnings: &mut Vec<Finding>) -> O
         "img" => {
             let gone = match &source {
                 Some((_, url)) => {
-                    warn(format!(
-                        "the image `{url}` is on the web; its alt text is shown instead"
-                    ));
+                    warn(
+                        codes::REMOTE_RESOURCE,
+                        format!("the image `{url}` is on the web; its alt text is shown instead"),
+                    );
                     true
                 }
                 // Its srcset went, and nothing else names the picture.
@@ -100,9 +104,10 @@ fn replacement(e: &mut Element, at: &Location, warnings: &mut Vec<Finding>) -> O
         }
         "video" | "audio" | "iframe" | "object" | "embed" => {
             let (_, url) = source?;
-            warn(format!(
-                "this `<{name}>` plays `{url}` from the web; it is shown as a link to it"
-            ));
+            warn(
+                codes::REMOTE_RESOURCE,
+                format!("this `<{name}>` plays `{url}` from the web; it is shown as a link to it"),
+            );
             let text = e.text_content();
             let text = if text.trim().is_empty() {
                 url.clone()
@@ -115,18 +120,22 @@ fn replacement(e: &mut Element, at: &Location, warnings: &mut Vec<Finding>) -> O
         }
         "source" | "track" | "image" | "link" | "script" => {
             let (_, url) = source?;
-            warn(format!(
-                "this `<{name}>` loads `{url}` from outside the book; it is left out"
-            ));
+            warn(
+                codes::REMOTE_RESOURCE,
+                format!("this `<{name}>` loads `{url}` from outside the book; it is left out"),
+            );
             Some(Vec::new())
         }
         "a" => {
             let href = e
                 .attr("href")
                 .filter(|h| h.trim().to_ascii_lowercase().starts_with("file:"))?;
-            warn(format!(
-                "the link `{href}` points into a computer's files, which no reader has; its text is kept without the link"
-            ));
+            warn(
+                codes::REMOTE_RESOURCE,
+                format!(
+                    "the link `{href}` points into a computer's files, which no reader has; its text is kept without the link"
+                ),
+            );
             Some(std::mem::take(&mut e.children))
         }
         _ => None,
@@ -134,7 +143,7 @@ fn replacement(e: &mut Element, at: &Location, warnings: &mut Vec<Finding>) -> O
 }
 
 /// Drops the declarations of a `style` attribute that load a `url(…)` from outside the book.
-fn drop_remote_styles(e: &mut Element, warn: &mut impl FnMut(String)) {
+fn drop_remote_styles(e: &mut Element, warn: &mut impl FnMut(Code, String)) {
     let Some(style) = e.attr("style").map(str::to_string) else {
         return;
     };
@@ -158,10 +167,13 @@ fn drop_remote_styles(e: &mut Element, warn: &mut impl FnMut(String)) {
     } else {
         e.set_attr("style", kept.join(";"));
     }
-    warn(format!(
-        "a style of this `<{}>` loads a file from the web; that declaration is left out",
-        local(&e.name)
-    ));
+    warn(
+        codes::REMOTE_RESOURCE,
+        format!(
+            "a style of this `<{}>` loads a file from the web; that declaration is left out",
+            local(&e.name)
+        ),
+    );
 }
 
 #[cfg(test)]

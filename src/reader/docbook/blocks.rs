@@ -208,6 +208,7 @@ impl<'a> Conv<'a> {
                         "no title"
                     };
                     self.warn(
+                        codes::MISSING_TITLE,
                         el,
                         format!(
                             "this `<{}>` has {what}; the table of contents shows “{words}” instead",
@@ -1025,22 +1026,31 @@ impl<'a> Conv<'a> {
             alt.clone()
         };
         let Some((_, d, src)) = best else {
-            let what = if candidates.iter().any(|d| d.attr("entityref").is_some()) {
-                "images given by `entityref` are not supported".to_string()
+            let (code, what) = if candidates.iter().any(|d| d.attr("entityref").is_some()) {
+                (
+                    codes::UNSUPPORTED,
+                    "images given by `entityref` are not supported".to_string(),
+                )
             } else if candidates.is_empty() {
-                "this has no image; its text is shown instead".to_string()
+                (
+                    codes::MISSING_IMAGE,
+                    "this has no image; its text is shown instead".to_string(),
+                )
             } else {
                 let names: Vec<&str> = candidates
                     .iter()
                     .filter_map(|d| d.attr("fileref"))
                     .collect();
-                format!(
-                    "none of the images ({}) is in a format EPUB readers show (PNG, JPEG, GIF, SVG, WebP); its text is shown instead",
-                    names.join(", ")
+                (
+                    codes::MISSING_IMAGE,
+                    format!(
+                        "none of the images ({}) is in a format EPUB readers show (PNG, JPEG, GIF, SVG, WebP); its text is shown instead",
+                        names.join(", ")
+                    ),
                 )
             };
             if !candidates.is_empty() {
-                self.warn(media, what);
+                self.warn(code, media, what);
             }
             return (
                 Image {
@@ -1062,6 +1072,7 @@ impl<'a> Conv<'a> {
             ),
             None => {
                 self.warn(
+                    codes::MISSING_IMAGE,
                     d,
                     format!(
                         "the image `{src}` is outside the book folder; its text is shown instead"
@@ -1093,7 +1104,11 @@ impl<'a> Conv<'a> {
                 }
             });
         if mathml.is_none() && tex.is_empty() {
-            self.warn(el, "this equation has neither MathML nor text");
+            self.warn(
+                codes::MISSING_TITLE,
+                el,
+                "this equation has neither MathML nor text",
+            );
         }
         Math {
             id: None,

@@ -389,7 +389,11 @@ impl<'a> Conv<'a> {
             "xref" => {
                 let target = el.attr("linkend").map(str::trim).unwrap_or_default();
                 if target.is_empty() {
-                    self.warn(el, "this `<xref>` has no `linkend`; it is left out");
+                    self.warn(
+                        codes::UNKNOWN_REFERENCE,
+                        el,
+                        "this `<xref>` has no `linkend`; it is left out",
+                    );
                     return;
                 }
                 let content = el
@@ -412,6 +416,7 @@ impl<'a> Conv<'a> {
             "olink" => {
                 let c = self.inlines(el);
                 self.warn(
+                    codes::UNSUPPORTED,
                     el,
                     "`<olink>` (a link to another document) is not supported; its text is kept",
                 );
@@ -429,6 +434,7 @@ impl<'a> Conv<'a> {
                     ));
                 } else {
                     self.warn(
+                        codes::BROKEN_LINK,
                         el,
                         format!("`{addr}` is not an email address; it is kept as text"),
                     );
@@ -613,6 +619,7 @@ impl<'a> Conv<'a> {
             .unwrap_or_default();
         if href.is_empty() {
             self.warn(
+                codes::BROKEN_LINK,
                 el,
                 format!("this `<{}>` has no target; its text is kept", el.local),
             );
@@ -633,6 +640,7 @@ impl<'a> Conv<'a> {
         let mut href = href.to_string();
         if href.contains(char::is_whitespace) {
             self.warn(
+                codes::REPAIRED_LINK,
                 el,
                 format!("the URL `{href}` contains spaces; they are written as %20"),
             );
@@ -643,6 +651,7 @@ impl<'a> Conv<'a> {
         } else {
             // Empty link text (the checker's finding); readers get the address to see.
             self.warn(
+                codes::BROKEN_LINK,
                 el,
                 format!(
                     "this `<{}>` has no link text; the address `{href}` is shown",
@@ -653,6 +662,7 @@ impl<'a> Conv<'a> {
         };
         if is_relative_file(&href) {
             self.warn(
+                codes::BROKEN_LINK,
                 el,
                 format!(
                     "`{href}` links to a file that is not part of the book; the link is dropped and its text kept"

@@ -40,6 +40,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
 use crate::book::Role;
+use crate::codes;
 use crate::doc::*;
 use crate::error::{Finding, Location, Severity};
 use xml::{XElem, XNode};
@@ -118,6 +119,7 @@ pub fn read_sharing(
     if book.chapters.is_empty() && !failed {
         conv.findings.push(
             Finding::error(
+                codes::NOT_A_BOOK,
                 conv.loc(root_el.file, root_el.pos),
                 format!(
                     "this <{}> has no chapters: the book would be empty",
@@ -194,15 +196,16 @@ impl<'a> Conv<'a> {
         )
     }
 
-    fn warn(&mut self, el: &XElem, message: impl Into<String>) {
+    fn warn(&mut self, code: codes::Code, el: &XElem, message: impl Into<String>) {
         let loc = self.loc(el.file, el.pos);
-        self.findings.push(Finding::warning(loc, message));
+        self.findings.push(Finding::warning(code, loc, message));
     }
 
     /// One warning per element name per book.
     fn unhandled(&mut self, el: &XElem) {
         if self.unhandled.insert(el.local.clone()) {
             self.warn(
+                codes::UNKNOWN_ELEMENT,
                 el,
                 format!(
                     "`<{}>` is not handled by seihon yet; its text is kept",
@@ -231,7 +234,7 @@ impl<'a> Conv<'a> {
                     p.col
                 );
                 // A real book's defect: reported; the second id is renamed in the EPUB.
-                self.warn(el, msg);
+                self.warn(codes::DUPLICATE_ID, el, msg);
             } else {
                 self.ids.insert(id.to_string(), IdSite { el });
                 let text = xref_text(el);
@@ -266,8 +269,15 @@ impl<'a> Conv<'a> {
             match self.ids.get(target.as_str()).map(|s| s.el) {
                 None => {
                     let what = if el.local == "xref" { "xref" } else { "link" };
+                    // An xref is a reference, a footnoteref a note reference, the rest links.
+                    let code = match el.local.as_str() {
+                        "xref" => codes::UNKNOWN_REFERENCE,
+                        "footnoteref" => codes::UNDEFINED_NOTE,
+                        _ => codes::BROKEN_FRAGMENT,
+                    };
                     // A real book's defect: reported, and the link shows as plain text.
                     self.warn(
+                        code,
                         el,
                         format!("the {what} points to `{target}`, but no element has that id; it is shown as plain text"),
                     );
@@ -280,6 +290,7 @@ impl<'a> Conv<'a> {
                     if endterm.is_none() && !has_text {
                         let kind = t.local.clone();
                         self.warn(
+                            codes::UNKNOWN_REFERENCE,
                             el,
                             format!(
                                 "the xref points to `{target}`, a `<{kind}>` with no title or xreflabel, so its link text cannot be generated"
@@ -292,10 +303,12 @@ impl<'a> Conv<'a> {
             if let Some(e) = endterm {
                 match self.ids.get(e.as_str()).map(|s| s.el.text()) {
                     None => self.warn(
+                        codes::UNKNOWN_REFERENCE,
                         el,
                         format!("the endterm points to `{e}`, but no element has that id"),
                     ),
                     Some(t) if t.trim().is_empty() => self.warn(
+                        codes::UNKNOWN_REFERENCE,
                         el,
                         format!("the endterm `{e}` has no text, so the xref would be empty"),
                     ),

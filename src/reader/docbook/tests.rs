@@ -1095,3 +1095,41 @@ fn fuzz_regression_encoding_without_quote() {
     std::fs::write(&main, bytes).unwrap();
     let _ = read(&main, dir.path());
 }
+
+// ---------------------------------------------------------------- codes
+
+/// The code of the finding whose message holds `needle`.
+fn code_of(f: &[Finding], needle: &str) -> String {
+    f.iter()
+        .find(|x| x.message.contains(needle))
+        .unwrap_or_else(|| panic!("no finding with `{needle}`: {f:#?}"))
+        .code
+        .to_string()
+}
+
+#[test]
+fn every_finding_carries_its_kind() {
+    let (_, f) = read_str("<book><chapter><title>C</title><para>x</chapter></book>");
+    assert_eq!(code_of(&f, "does not match"), "docbook-xml");
+    let (_, _, f) = chapter(
+        r#"<para>&nosuch; <xref linkend="none"/> <link linkend="gone">g</link> <blink>b</blink>
+<olink>o</olink> <ulink url="other.html">u</ulink></para>"#,
+    );
+    assert_eq!(code_of(&f, "`&nosuch;` is not defined"), "unknown-entity");
+    assert_eq!(
+        code_of(&f, "the xref points to `none`"),
+        "unknown-reference"
+    );
+    assert_eq!(code_of(&f, "the link points to `gone`"), "broken-fragment");
+    assert_eq!(code_of(&f, "`<blink>`"), "unknown-element");
+    assert_eq!(code_of(&f, "olink"), "unsupported");
+    assert_eq!(code_of(&f, "not part of the book"), "broken-link");
+    let (_, _, f) = read_files(&[(
+        "book.xml",
+        r#"<book xmlns:xi="http://www.w3.org/2001/XInclude"><title>B</title>
+<chapter><title>C</title><para>x</para></chapter><xi:include href="nope.xml"/></book>"#,
+    )]);
+    assert_eq!(code_of(&f, "`nope.xml` does not exist"), "docbook-include");
+    let (_, _, f) = chapter(r#"<para id="x">a</para><para id="x">b</para>"#);
+    assert_eq!(code_of(&f, "the id `x` is used twice"), "duplicate-id");
+}

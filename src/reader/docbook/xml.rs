@@ -12,6 +12,7 @@ use quick_xml::events::Event;
 use quick_xml::reader::Reader;
 
 use super::entities;
+use crate::codes::{self, Code};
 use crate::doc::Pos;
 use crate::error::{Finding, Location};
 
@@ -168,6 +169,7 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
         Err(e) => {
             let shown = main.strip_prefix(root).unwrap_or(main).to_path_buf();
             l.findings.push(Finding::error(
+                codes::SOURCE_FILE,
                 Location::file(shown),
                 format!("cannot read the DocBook file: {e}"),
             ));
@@ -370,14 +372,14 @@ impl Loader {
         )
     }
 
-    fn error(&mut self, file: u32, pos: Pos, message: impl Into<String>) {
+    fn error(&mut self, code: Code, file: u32, pos: Pos, message: impl Into<String>) {
         let loc = self.loc(file, pos);
-        self.findings.push(Finding::error(loc, message));
+        self.findings.push(Finding::error(code, loc, message));
     }
 
-    fn warning(&mut self, file: u32, pos: Pos, message: impl Into<String>) {
+    fn warning(&mut self, code: Code, file: u32, pos: Pos, message: impl Into<String>) {
         let loc = self.loc(file, pos);
-        self.findings.push(Finding::warning(loc, message));
+        self.findings.push(Finding::warning(code, loc, message));
     }
 
     fn register(&mut self, canon: &Path) -> u32 {
@@ -413,6 +415,7 @@ impl Loader {
         let loc = self.loc(from, pos);
         if href.contains("://") {
             return Err(Finding::error(
+                codes::DOCBOOK_INCLUDE,
                 loc,
                 format!("the {what} `{href}` is a URL; seihon never downloads anything"),
             )
@@ -427,6 +430,7 @@ impl Loader {
             Ok(c) => c,
             Err(_) => {
                 return Err(Finding::error(
+                    codes::DOCBOOK_INCLUDE,
                     loc,
                     format!("the {what} file `{href}` does not exist"),
                 ));
@@ -447,7 +451,7 @@ impl Loader {
                     "move the file into the book folder or into one of the shared folders",
                 )
             };
-            return Err(Finding::error(loc, message).with_hint(hint));
+            return Err(Finding::error(codes::DOCBOOK_INCLUDE, loc, message).with_hint(hint));
         }
         if let Some(i) = self.open.iter().position(|p| *p == canon) {
             let mut chain: Vec<String> = self.open[i..].iter().map(|p| self.shown(p)).collect();
@@ -458,18 +462,21 @@ impl Loader {
                 "entity loop"
             };
             return Err(Finding::error(
+                codes::DOCBOOK_INCLUDE,
                 loc,
                 format!("{kind}: {}", chain.join(" → ")),
             ));
         }
         if canon.is_dir() {
             return Err(Finding::error(
+                codes::DOCBOOK_INCLUDE,
                 loc,
                 format!("the {what} `{href}` is a folder, not a file"),
             ));
         }
         let bytes = crate::source::read(&canon).map_err(|why| match why {
             crate::source::ReadError::Io(e) => Finding::error(
+                codes::DOCBOOK_INCLUDE,
                 loc.clone(),
                 format!(
                     "cannot read the {what} file `{href}`: {}",
@@ -477,6 +484,7 @@ impl Loader {
                 ),
             ),
             too_large => Finding::error(
+                codes::DOCBOOK_INCLUDE,
                 loc.clone(),
                 format!("the {what} file `{href}`: {}", too_large.message("file")),
             )
@@ -495,6 +503,7 @@ impl Loader {
         };
         if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
             self.error(
+                codes::SOURCE_FILE,
                 file,
                 Pos::new(1, 1),
                 "this file is UTF-16; save it as UTF-8",
@@ -521,6 +530,7 @@ impl Loader {
             }
             Some(other) => {
                 self.error(
+                    codes::SOURCE_FILE,
                     file,
                     Pos::new(1, 1),
                     format!("this file is declared as `{other}`; save it as UTF-8"),
@@ -533,6 +543,7 @@ impl Loader {
                 if let Some(at) = s.find('\0') {
                     let pos = LineIndex::new(&s).pos(&s, at);
                     self.error(
+                        codes::SOURCE_FILE,
                         file,
                         pos,
                         "this file holds a NUL character, so it is not text (is it binary, \
@@ -547,6 +558,7 @@ impl Loader {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 let pos = LineIndex::new(&text).pos(&text, at);
                 self.error(
+                    codes::SOURCE_FILE,
                     file,
                     pos,
                     "this file is not valid UTF-8; save it as UTF-8 (or declare \
@@ -580,7 +592,12 @@ impl Loader {
                 match trimmed.find("-->") {
                     Some(end) => i += end + 3,
                     None => {
-                        self.error(file, src.pos(i), "this comment is never closed with `-->`");
+                        self.error(
+                            codes::DOCBOOK_XML,
+                            file,
+                            src.pos(i),
+                            "this comment is never closed with `-->`",
+                        );
                         return None;
                     }
                 }
@@ -606,6 +623,7 @@ impl Loader {
                 XNode::Elem(e) if root.is_none() => root = Some(e),
                 XNode::Elem(e) => {
                     self.error(
+                        codes::DOCBOOK_XML,
                         e.file,
                         e.pos,
                         format!(
@@ -615,7 +633,12 @@ impl Loader {
                     );
                 }
                 XNode::Text(t) if !t.text.trim().is_empty() => {
-                    self.error(t.file, t.pos, "there is text outside the root element");
+                    self.error(
+                        codes::DOCBOOK_XML,
+                        t.file,
+                        t.pos,
+                        "there is text outside the root element",
+                    );
                 }
                 XNode::Text(_) => {}
             }
@@ -626,7 +649,12 @@ impl Loader {
                 .iter()
                 .any(|f| f.severity == crate::error::Severity::Error)
         {
-            self.error(file, Pos::new(1, 1), "this file has no root element");
+            self.error(
+                codes::DOCBOOK_XML,
+                file,
+                Pos::new(1, 1),
+                "this file has no root element",
+            );
         }
         root
     }
@@ -653,6 +681,7 @@ impl Loader {
         }
         if i >= bytes.len() {
             self.error(
+                codes::DOCBOOK_XML,
                 src.file,
                 src.pos(i.min(text.len())),
                 "the DOCTYPE is never closed with `>`",
@@ -663,6 +692,7 @@ impl Loader {
             i = self.decls(ents, text, src, i + 1, true, 0);
             if !text[i..].starts_with(']') {
                 self.error(
+                    codes::DOCBOOK_XML,
                     src.file,
                     src.pos(i),
                     "the DOCTYPE's internal subset is never closed with `]>`",
@@ -675,7 +705,12 @@ impl Loader {
             i += rest.len() - trimmed.len();
         }
         if !text[i..].starts_with('>') {
-            self.error(src.file, src.pos(i), "the DOCTYPE is never closed with `>`");
+            self.error(
+                codes::DOCBOOK_XML,
+                src.file,
+                src.pos(i),
+                "the DOCTYPE is never closed with `>`",
+            );
             return None;
         }
         Some(i + 1)
@@ -694,6 +729,7 @@ impl Loader {
     ) -> usize {
         if depth > MAX_ENTITY_DEPTH {
             self.error(
+                codes::DOCBOOK_XML,
                 src.file,
                 src.pos(i),
                 "parameter entities are nested too deeply",
@@ -712,7 +748,7 @@ impl Loader {
             }
             if let Some(r) = trimmed.strip_prefix('%') {
                 let Some(end) = r.find(';') else {
-                    self.error(src.file, src.pos(i), "a `%` in the DOCTYPE must start a parameter entity reference such as `%name;`");
+                    self.error(codes::DOCBOOK_XML, src.file, src.pos(i), "a `%` in the DOCTYPE must start a parameter entity reference such as `%name;`");
                     return text.len();
                 };
                 let name = r[..end].to_string();
@@ -724,6 +760,7 @@ impl Loader {
                     Some(end) => i += end + 3,
                     None => {
                         self.error(
+                            codes::DOCBOOK_XML,
                             src.file,
                             src.pos(i),
                             "this comment is never closed with `-->`",
@@ -778,6 +815,7 @@ impl Loader {
                 i = (j + 1).min(text.len());
             } else {
                 self.error(
+                    codes::DOCBOOK_XML,
                     src.file,
                     src.pos(i),
                     "unexpected text in the DOCTYPE; only declarations such as `<!ENTITY …>` may appear there",
@@ -793,6 +831,7 @@ impl Loader {
     fn pe_reference(&mut self, ents: &mut Entities, name: &str, file: u32, pos: Pos, depth: usize) {
         let Some(decl) = ents.parameter.get(name).cloned() else {
             self.warning(
+                codes::UNKNOWN_ENTITY,
                 file,
                 pos,
                 format!("the parameter entity `%{name};` is not declared"),
@@ -857,6 +896,7 @@ impl Loader {
         };
         let bad = |l: &mut Self, i: usize| {
             l.error(
+                codes::DOCBOOK_XML,
                 src.file,
                 decl_pos,
                 "this `<!ENTITY` declaration is malformed",
@@ -974,6 +1014,7 @@ impl Loader {
                         }
                         _ => {
                             self.warning(
+                                codes::UNKNOWN_ENTITY,
                                 file,
                                 pos,
                                 format!("the parameter entity `%{name};` is not declared"),
@@ -1019,7 +1060,7 @@ impl Loader {
                 Err(e) => {
                     let at = usize::try_from(reader.error_position()).unwrap_or(start);
                     let msg = error_message(&e, &stack);
-                    self.error(src.file, src.pos(at), msg);
+                    self.error(codes::DOCBOOK_XML, src.file, src.pos(at), msg);
                     ok = false;
                     break;
                 }
@@ -1028,6 +1069,7 @@ impl Loader {
                 Event::Start(e) => {
                     if stack.len() >= MAX_ELEMENT_DEPTH {
                         self.error(
+                            codes::TOO_DEEP,
                             src.file,
                             src.pos(start),
                             format!(
@@ -1064,6 +1106,7 @@ impl Loader {
                 }
                 Event::DocType(_) => {
                     self.error(
+                        codes::DOCBOOK_XML,
                         src.file,
                         src.pos(start),
                         "a DOCTYPE may only come before the root element",
@@ -1075,7 +1118,12 @@ impl Loader {
         }
         if ok && let Some(open) = stack.last() {
             let (name, file, pos) = (open.name.clone(), open.file, open.pos);
-            self.error(file, pos, format!("`<{name}>` is never closed"));
+            self.error(
+                codes::DOCBOOK_XML,
+                file,
+                pos,
+                format!("`<{name}>` is never closed"),
+            );
             ok = false;
         }
         while let Some(el) = stack.pop() {
@@ -1101,6 +1149,7 @@ impl Loader {
                 }
                 Err(err) => {
                     self.error(
+                        codes::DOCBOOK_XML,
                         src.file,
                         pos,
                         format!("bad attribute syntax in `<{}>`: {err}", el.name),
@@ -1127,6 +1176,7 @@ impl Loader {
             let r = &rest[k + 1..];
             let Some(end) = r.find(';') else {
                 self.error(
+                    codes::DOCBOOK_XML,
                     file,
                     pos,
                     "a `&` in an attribute value must start an entity such as `&amp;`",
@@ -1142,6 +1192,7 @@ impl Loader {
                     Some(c) => out.push(c),
                     None => {
                         self.error(
+                            codes::DOCBOOK_XML,
                             file,
                             pos,
                             format!("`&{name};` is not a valid character reference"),
@@ -1174,6 +1225,7 @@ impl Loader {
                 out.push_str(v);
             } else {
                 self.warning(
+                    codes::UNKNOWN_ENTITY,
                     file,
                     pos,
                     format!("the entity `&{name};` is not defined; it is kept as written"),
@@ -1190,7 +1242,7 @@ impl Loader {
     fn too_large(&mut self, file: u32, pos: Pos) {
         if !self.blown {
             self.blown = true;
-            self.error(file, pos, TOO_LARGE);
+            self.error(codes::DOCBOOK_XML, file, pos, TOO_LARGE);
         }
     }
 
@@ -1203,6 +1255,7 @@ impl Loader {
         let shown: Vec<String> = cycle.iter().map(|n| format!("&{n};")).collect();
         self.findings.push(
             Finding::error(
+                codes::DOCBOOK_XML,
                 loc,
                 format!(
                     "the entity `&{name};` cannot be expanded: its definition refers back to itself ({})",
@@ -1231,6 +1284,7 @@ impl Loader {
             match char_ref(name) {
                 Some(c) => push_text(stack, out, c.encode_utf8(&mut [0; 4]), file, pos),
                 None => self.error(
+                    codes::DOCBOOK_XML,
                     file,
                     pos,
                     format!("`&{name};` is not a valid character reference"),
@@ -1247,6 +1301,7 @@ impl Loader {
                 push_text(stack, out, v, file, pos);
             } else {
                 self.warning(
+                    codes::UNKNOWN_ENTITY,
                     file,
                     pos,
                     format!("the entity `&{name};` is not defined; it is kept as written"),
@@ -1259,7 +1314,12 @@ impl Loader {
             return;
         }
         if expanding.iter().any(|n| n == name) {
-            self.error(file, pos, format!("the entity `&{name};` refers to itself"));
+            self.error(
+                codes::DOCBOOK_XML,
+                file,
+                pos,
+                format!("the entity `&{name};` refers to itself"),
+            );
             return;
         }
         if depth >= MAX_ENTITY_DEPTH {
@@ -1290,6 +1350,7 @@ impl Loader {
                 expanding.push(name.to_string());
                 if !self.parse_content(ents, &v, src, depth + 1, &mut nodes, expanding) {
                     self.error(
+                        codes::DOCBOOK_XML,
                         file,
                         pos,
                         format!("the replacement text of `&{name};` is not well-formed XML"),
@@ -1331,6 +1392,7 @@ impl Loader {
             }
             EntityValue::Unparsed => {
                 self.warning(
+                    codes::UNKNOWN_ENTITY,
                     file,
                     pos,
                     format!("`&{name};` is an unparsed (NDATA) entity and cannot be used in text"),
@@ -1416,6 +1478,7 @@ impl Loader {
         };
         let Some(href) = inc.attr("href").map(str::trim).filter(|h| !h.is_empty()) else {
             self.warning(
+                codes::UNSUPPORTED,
                 inc.file,
                 inc.pos,
                 "an `xi:include` without `href` (an xpointer into the same file) is not supported; it is skipped",
@@ -1424,6 +1487,7 @@ impl Loader {
         };
         if inc.attr("xpointer").is_some() {
             self.warning(
+                codes::UNSUPPORTED,
                 inc.file,
                 inc.pos,
                 "`xpointer` in `xi:include` is not supported; the whole file is included",
@@ -1444,6 +1508,7 @@ impl Loader {
                 let loc = self.loc(inc.file, inc.pos);
                 self.findings.push(
                     Finding::error(
+                        codes::DOCBOOK_INCLUDE,
                         loc,
                         format!(
                             "XIncludes bring in more than {} MiB or {} files (a file included over and over?), here: {}",

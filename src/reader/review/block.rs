@@ -1,5 +1,6 @@
 //! Block commands: `//name[arg]…` with an optional `{ … //}` body.
 use super::{Frame, Parser, Src};
+use crate::codes;
 use crate::doc::push_merged;
 use crate::doc::*;
 use crate::dom;
@@ -247,6 +248,7 @@ impl<'a> Parser<'a> {
             out.push((ln, line));
         }
         self.error_hint(
+            codes::REVIEW_SYNTAX,
             at,
             format!("`//{name}` opened here is never closed with `//}}`"),
             "add a line `//}` where the block ends",
@@ -259,6 +261,7 @@ impl<'a> Parser<'a> {
         let at = Pos::new(ln, 1);
         if !line[2..].starts_with(|c: char| c.is_ascii_lowercase()) {
             self.warning(
+                codes::DEPRECATED_SYNTAX,
                 at,
                 "`//` is not followed by a command name in lowercase letters; the line is ignored",
             );
@@ -271,7 +274,7 @@ impl<'a> Parser<'a> {
         let cmd = match parse_cmd(line, ln) {
             Ok(cmd) => cmd,
             Err((msg, col)) => {
-                self.error(Pos::new(ln, col), msg);
+                self.error(codes::REVIEW_SYNTAX, Pos::new(ln, col), msg);
                 self.i += 1;
                 if line.trim_end().ends_with('{') {
                     self.read_body("", at, true);
@@ -286,6 +289,7 @@ impl<'a> Parser<'a> {
                 .min_by_key(|c| strsim::levenshtein(c, &cmd.name))
                 .unwrap_or("list");
             self.error_hint(
+                codes::UNKNOWN_COMMAND,
                 at,
                 format!("unknown command `//{}`", cmd.name),
                 format!("did you mean `//{nearest}`?"),
@@ -303,11 +307,16 @@ impl<'a> Parser<'a> {
             } else {
                 format!("{min} to {max} arguments")
             };
-            self.error(at, format!("`//{}` takes {range}, found {n}", cmd.name));
+            self.error(
+                codes::REVIEW_SYNTAX,
+                at,
+                format!("`//{}` takes {range}, found {n}", cmd.name),
+            );
         }
         self.i += 1;
         if rule == NoBody && cmd.body {
             self.error(
+                codes::REVIEW_SYNTAX,
                 at,
                 format!(
                     "`//{}` takes no body; its `{{ … //}}` is left out",
@@ -318,6 +327,7 @@ impl<'a> Parser<'a> {
         }
         if rule == Required && !cmd.body {
             self.error_hint(
+                codes::REVIEW_SYNTAX,
                 at,
                 format!("`//{}` needs a body", cmd.name),
                 "end the line with `{` and close the block with a line `//}`",
@@ -352,6 +362,7 @@ impl<'a> Parser<'a> {
         }
         if let Some((outer, pos)) = self.in_mini() {
             self.error_hint(
+                codes::REVIEW_SYNTAX,
                 at,
                 format!(
                     "mini-columns cannot be nested: `//{}` is inside the `//{outer}` opened at line {}",
@@ -371,6 +382,7 @@ impl<'a> Parser<'a> {
             self.stack.pop();
             if !closed {
                 self.error_hint(
+                    codes::REVIEW_SYNTAX,
                     at,
                     format!("`//{}` opened here is never closed with `//}}`", cmd.name),
                     "add a line `//}` where the block ends",
@@ -456,6 +468,7 @@ impl<'a> Parser<'a> {
             "graph" => {
                 let id = cmd.text(0);
                 self.warning(
+                    codes::UNSUPPORTED,
                     at,
                     format!(
                         "`//graph` needs an external tool ({}); seihon does not run graph tools, so the figure shows its source text",
@@ -531,6 +544,7 @@ impl<'a> Parser<'a> {
             }
             "bpo" | "address" | "blockquote" | "include" => {
                 self.warning(
+                    codes::UNSUPPORTED,
                     at,
                     format!(
                         "`//{}` has no HTML form in Re:VIEW; seihon keeps its text as ordinary paragraphs",
@@ -658,6 +672,7 @@ impl<'a> Parser<'a> {
             Ok(n) => Some(n),
             Err(_) => {
                 self.error(
+                    codes::REVIEW_SYNTAX,
                     cmd.pos,
                     format!("`//{}` needs a whole number, found `{text}`", cmd.name),
                 );
@@ -730,6 +745,7 @@ impl<'a> Parser<'a> {
         if let Some(first) = existing.iter().find(|f| f.label == label) {
             let line = first.pos.line;
             self.error(
+                codes::REVIEW_SYNTAX,
                 cmd.pos,
                 format!(
                     "{} `{label}` is defined twice (first at line {line})",
@@ -793,6 +809,7 @@ impl<'a> Parser<'a> {
                 }
                 let pos = at(offset);
                 self.error_hint(
+                    codes::RAW_HTML,
                     pos,
                     format!("this HTML is not well-formed XHTML: {}", e.message),
                     "an EPUB needs XHTML: close every element (`<br/>`) and quote every attribute",

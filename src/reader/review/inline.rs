@@ -1,6 +1,7 @@
 //! Inline commands: `@<name>{…}`, `@<name>$…$`, `@<name>|…|`.
 use super::block::builders;
 use super::{Parser, Src};
+use crate::codes;
 use crate::doc::*;
 
 /// Every inline command Re:VIEW knows.
@@ -125,6 +126,7 @@ impl Parser<'_> {
                     f => f,
                 };
                 self.error_hint(
+                    codes::REVIEW_SYNTAX,
                     at,
                     format!("`@<{name}>` is never closed"),
                     format!("end it with `{fence}` on the same paragraph line"),
@@ -143,6 +145,7 @@ impl Parser<'_> {
                 && let Some(inner) = (0..body.len()).find(|&k| command_at(&body.chars, k).is_some())
             {
                 self.error_hint(
+                    codes::REVIEW_SYNTAX,
                     body.at(inner),
                     "inline commands cannot be nested in Re:VIEW",
                     format!("close `@<{name}>` before starting another inline command"),
@@ -264,6 +267,7 @@ impl Parser<'_> {
                 Some(ch) => one(InlineKind::Text(ch.to_string())),
                 None => {
                     self.error_hint(
+                        codes::REVIEW_SYNTAX,
                         at,
                         format!("`@<uchar>{{{text}}}` is not a Unicode code point"),
                         "write the code point in hexadecimal, e.g. `@<uchar>{2460}` for ①",
@@ -291,6 +295,7 @@ impl Parser<'_> {
                     }
                     None => {
                         self.error_hint(
+                            codes::REVIEW_SYNTAX,
                             at,
                             format!("unknown word key `{key}` in `@<{name}>`"),
                             "add it to a CSV file named by `words_file` in config.yml",
@@ -329,6 +334,7 @@ impl Parser<'_> {
             "dtp" => Vec::new(),
             "include" | "pageref" => {
                 self.warning(
+                    codes::UNSUPPORTED,
                     at,
                     format!(
                         "`@<{name}>` has no HTML form in Re:VIEW; seihon leaves it out of the book"
@@ -349,6 +355,7 @@ impl Parser<'_> {
                     })
                     .unwrap_or("b");
                 self.error_hint(
+                    codes::UNKNOWN_COMMAND,
                     at,
                     format!("unknown inline command `@<{name}>`"),
                     format!("did you mean `@<{nearest}>`?"),

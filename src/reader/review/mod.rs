@@ -12,6 +12,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use crate::codes;
 use crate::doc::*;
 use crate::error::{Finding, Location};
 use crate::reader::markdown::is_wide;
@@ -304,19 +305,25 @@ impl<'a> Parser<'a> {
         Location::new(self.shown, pos.line, pos.col)
     }
 
-    fn error(&mut self, pos: Pos, message: impl Into<String>) {
+    fn error(&mut self, code: codes::Code, pos: Pos, message: impl Into<String>) {
         self.findings
-            .push(Finding::error(self.location(pos), message));
+            .push(Finding::error(code, self.location(pos), message));
     }
 
-    fn error_hint(&mut self, pos: Pos, message: impl Into<String>, hint: impl Into<String>) {
+    fn error_hint(
+        &mut self,
+        code: codes::Code,
+        pos: Pos,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) {
         self.findings
-            .push(Finding::error(self.location(pos), message).with_hint(hint));
+            .push(Finding::error(code, self.location(pos), message).with_hint(hint));
     }
 
-    fn warning(&mut self, pos: Pos, message: impl Into<String>) {
+    fn warning(&mut self, code: codes::Code, pos: Pos, message: impl Into<String>) {
         self.findings
-            .push(Finding::warning(self.location(pos), message));
+            .push(Finding::warning(code, self.location(pos), message));
     }
 
     fn in_mini(&self) -> Option<(String, Pos)> {
@@ -348,12 +355,18 @@ impl<'a> Parser<'a> {
                                 let msg = format!(
                                     "`[/{tag}]` does not match the open `[{open}]` section"
                                 );
-                                self.error_hint(at, msg, format!("close it with `[/{open}]`"));
+                                self.error_hint(
+                                    codes::REVIEW_SYNTAX,
+                                    at,
+                                    msg,
+                                    format!("close it with `[/{open}]`"),
+                                );
                             }
                             return (out, true);
                         }
                         _ => {
                             self.error(
+                                codes::REVIEW_SYNTAX,
                                 at,
                                 format!(
                                     "`[/{tag}]` closes nothing: no `[{tag}]` section is open here"
@@ -395,7 +408,11 @@ impl<'a> Parser<'a> {
                 if self.in_mini().is_some() {
                     return (out, false);
                 }
-                self.error(at, "`//}` closes nothing: no block is open here");
+                self.error(
+                    codes::REVIEW_SYNTAX,
+                    at,
+                    "`//}` closes nothing: no block is open here",
+                );
                 self.i += 1;
                 continue;
             }
@@ -407,7 +424,11 @@ impl<'a> Parser<'a> {
                 if self.stack.iter().any(|f| matches!(f, Frame::Child)) {
                     return (out, false);
                 }
-                self.error(at, "`//endchild` without a `//beginchild` before it");
+                self.error(
+                    codes::REVIEW_SYNTAX,
+                    at,
+                    "`//endchild` without a `//beginchild` before it",
+                );
                 self.i += 1;
                 continue;
             }
@@ -448,15 +469,17 @@ impl<'a> Parser<'a> {
                     .strip_prefix('(')
                     .map(|a| a.strip_suffix(')').unwrap_or(a))
                     .unwrap_or(arg);
-                self.warning(at, arg.to_string());
+                self.warning(codes::AUTHOR_WARNING, at, arg.to_string());
             }
             "mapfile" | "maprange" | "mapoutput" => self.warning(
+                codes::UNSUPPORTED,
                 at,
                 format!(
                     "`#@{name}` is a review-preproc directive; seihon does not run the preprocessor, so the text between it and `#@end` is used as it is"
                 ),
             ),
             "end" | "defvar" | "require" | "provide" | "ok" => self.warning(
+                codes::UNSUPPORTED,
                 at,
                 format!(
                     "`#@{name}` is a review-preproc directive; seihon does not run the preprocessor, so it has no effect"
@@ -470,6 +493,7 @@ impl<'a> Parser<'a> {
         let mut level = h.level;
         if level > 6 {
             self.error_hint(
+                codes::REVIEW_SYNTAX,
                 h.pos,
                 format!("a heading has at most 6 `=`, this one has {level}"),
                 "use `======` (level 6) or fewer",
@@ -504,13 +528,14 @@ impl<'a> Parser<'a> {
             Some("ref") => section = Some("reference"),
             Some("sup") => section = Some("supplement"),
             Some(other) => self.error_hint(
+                codes::REVIEW_SYNTAX,
                 h.pos,
                 format!("unknown heading tag `[{other}]`"),
                 "the tags are `[nonum]`, `[nodisp]`, `[notoc]`, `[column]`, `[xcolumn]`, `[ref]` and `[sup]`",
             ),
         }
         if caption_empty {
-            self.warning(h.pos, "this heading has no caption");
+            self.warning(codes::MISSING_TITLE, h.pos, "this heading has no caption");
         }
         let Some(class) = section else {
             out.push(Block::new(BlockKind::Heading(heading), h.pos));
@@ -640,6 +665,7 @@ impl<'a> Parser<'a> {
             let prev = items.last().map_or(0, |i| i.0);
             let depth = if depth > prev + 1 {
                 self.error_hint(
+                    codes::REVIEW_SYNTAX,
                     Pos::new(ln, 1),
                     format!(
                         "this list item is {depth} levels deep, but the item before it is {prev}; a list nests one level at a time"
@@ -696,6 +722,7 @@ impl<'a> Parser<'a> {
             let Some(start) = dl_marker(line) else { break };
             if !starts_ws(line) {
                 self.warning(
+                    codes::DEPRECATED_SYNTAX,
                     Pos::new(ln, 1),
                     "a definition list term at column 1 (`: term`) is deprecated; write ` : term` with a leading space",
                 );
@@ -736,6 +763,7 @@ impl<'a> Parser<'a> {
     /// whatever follows belongs to the nesting, and would only repeat the error.
     pub(super) fn too_deep(&mut self, at: Pos, what: &str) {
         self.error_hint(
+            codes::TOO_DEEP,
             at,
             format!("{what} is nested more than {MAX_DEPTH} levels deep"),
             "nest fewer lists or `//beginchild` blocks inside each other",
@@ -756,6 +784,7 @@ impl<'a> Parser<'a> {
         self.stack.pop();
         if !closed && !self.gave_up {
             self.error_hint(
+                codes::REVIEW_SYNTAX,
                 at,
                 "`//beginchild` opened here is never closed with `//endchild`",
                 "add a line `//endchild` after the blocks that belong to the list item",
@@ -777,6 +806,7 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 self.error_hint(
+                    codes::REVIEW_SYNTAX,
                     at,
                     "`//beginchild` must come right after a list",
                     "put `//beginchild` directly after the list whose last item the blocks belong to",
@@ -793,6 +823,7 @@ impl<'a> Parser<'a> {
         {
             let pos = first.pos;
             self.error_hint(
+                codes::REVIEW_SYNTAX,
                 pos,
                 "this file defines endnotes but never prints them",
                 "add a line `//printendnotes` where the endnotes should appear",
@@ -829,7 +860,7 @@ impl<'a> Parser<'a> {
             )
             .collect();
         for (pos, msg) in unused {
-            self.warning(pos, msg);
+            self.warning(codes::UNUSED_NOTE, pos, msg);
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `//table` bodies: TAB-separated cells, a `------------` line between header and body rows.
 use super::{Parser, Src};
+use crate::codes;
 use crate::doc::*;
 
 /// A header/body separator: 12 or more `-` or `=` at the start of the line.
@@ -62,6 +63,7 @@ impl Parser<'_> {
         }
         if rows.is_empty() {
             self.error_hint(
+                codes::REVIEW_SYNTAX,
                 at,
                 "no rows in the table",
                 "write one row per line, cells separated by tabs",

@@ -1308,3 +1308,30 @@ fn truncated_input_never_panics() {
         let _ = read(&text[i..], Path::new("t.re"), &opts);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Codes
+
+/// The codes of every finding in `text`, in order.
+fn codes_of(text: &str) -> Vec<String> {
+    read_all(text)
+        .1
+        .into_iter()
+        .map(|f| f.code.into_owned())
+        .collect()
+}
+
+#[test]
+fn every_finding_carries_its_kind() {
+    assert_eq!(codes_of("//imgae[a][b]\n"), ["unknown-command"]);
+    assert_eq!(codes_of("a @<bb>{x} b\n"), ["unknown-command"]);
+    assert_eq!(codes_of("//list[a][b]{\nx\n"), ["review-syntax"]);
+    assert_eq!(codes_of("//list[a]{\nx\n//}\n"), ["review-syntax"]);
+    assert_eq!(codes_of("#@mapfile(a.rb)\n"), ["unsupported"]);
+    assert_eq!(codes_of("//raw[|html|<p>x]\n"), ["raw-html"]);
+    assert_eq!(
+        codes_of("a@<fn>{a}\n\n//footnote[a][x]\n//footnote[a][y]\n"),
+        ["review-syntax"]
+    );
+    assert_eq!(codes_of("//footnote[a][x]\n"), ["unused-note"]);
+}
