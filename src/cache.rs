@@ -378,6 +378,12 @@ impl FileStamp {
         self.len
     }
 
+    /// Its size and modification time only: what a build's own hard links to the file (into
+    /// the staged tree or the preview) leave as they were, where they change its change time.
+    pub fn written(&self) -> (u64, i128) {
+        (self.len, self.modified_ns)
+    }
+
     pub fn of_meta(meta: &std::fs::Metadata) -> Option<FileStamp> {
         let modified_ns = meta
             .modified()

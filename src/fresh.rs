@@ -2,7 +2,8 @@
 //! build, and whose EPUB and preview are still the ones that build wrote, does nothing and
 //! reports that build again (its warnings included).
 //!
-//! Inputs are known by name and [`FileStamp`] (size, times, inode, as make, ninja and cargo know them):
+//! Inputs are known by name, size and modification time ([`FileStamp::written`]), as make, ninja
+//! and cargo know them (not by change time: the build hard-links images and the EPUB):
 //! every file of the book folder, the project's `seihon.yml`, `templates/`, `filters/`,
 //! `checks/` and shared folders, seihon's own executable, `SOURCE_DATE_EPOCH` and the commit.
 //! A book with hooks is always built: what a hook reads is not known. `--force` builds anyway.
@@ -20,7 +21,7 @@ use crate::report::BookReport;
 struct Stamp {
     key: String,
     epub: PathBuf,
-    epub_file: FileStamp,
+    epub_file: (u64, i128),
     preview: PathBuf,
     summary: String,
     report: BookReport,
@@ -81,7 +82,7 @@ pub fn probe(
     for path in &files {
         key = key
             .bytes(path.as_os_str().as_encoded_bytes())
-            .value(&FileStamp::of(path)?);
+            .value(&FileStamp::of(path)?.written());
     }
     let key = key.finish()?;
     // The stamp's file is named for the book's path: one per target.
@@ -135,7 +136,7 @@ impl Probe {
     pub fn up_to_date(&self) -> Option<Outcome> {
         let stamp: Stamp = serde_json::from_slice(&std::fs::read(&self.stamp).ok()?).ok()?;
         if stamp.key != self.key
-            || FileStamp::of(&stamp.epub) != Some(stamp.epub_file)
+            || FileStamp::of(&stamp.epub).map(|s| s.written()) != Some(stamp.epub_file)
             || !stamp.preview.join("index.html").is_file()
         {
             return None;
@@ -162,7 +163,7 @@ impl Probe {
         if outcome.exit != 0 || !outcome.report.ok {
             return;
         }
-        let Some(epub_file) = FileStamp::of(&epub) else {
+        let Some(epub_file) = FileStamp::of(&epub).map(|s| s.written()) else {
             return;
         };
         let stamp = Stamp {

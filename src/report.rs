@@ -187,8 +187,12 @@ fn fallback_rule(severity: &str) -> &'static str {
 /// The rule of a book that failed without any error finding to say why.
 const FAILED_RULE: &str = "seihon.build-failed";
 
-/// What a rule without a code is, for `tool.driver.rules`.
+/// What a rule is, for `tool.driver.rules`: a kind's entry in the table of codes, else what a
+/// rule without a code is. (A built-in check or a check program is named by its id.)
 fn rule_description(id: &str) -> Option<&'static str> {
+    if let Some(code) = crate::codes::Code::from_name(id) {
+        return Some(code.kind().what);
+    }
     match id {
         "seihon.error" => Some("An error found by seihon: the book is not built."),
         "seihon.warning" => Some("A warning found by seihon: the book is built around it."),

@@ -167,7 +167,7 @@ fn sarif_report_of_a_warning_and_a_failed_book_is_valid_sarif_2_1_0() {
                 .contains("missing.png")
         })
         .unwrap_or_else(|| panic!("no warning for the missing image in {log:#}"));
-    assert_eq!(image["ruleId"], "seihon.warning", "{image}");
+    assert_eq!(image["ruleId"], "missing-image", "{image}");
     let place = &image["locations"][0]["physicalLocation"];
     assert_eq!(place["region"]["startLine"], image_line, "{image}");
     assert!(
@@ -193,7 +193,7 @@ fn sarif_report_of_a_warning_and_a_failed_book_is_valid_sarif_2_1_0() {
                 .starts_with("[internal-links]")
         })
         .unwrap_or_else(|| panic!("no internal-links error in {log:#}"));
-    assert_eq!(link["ruleId"], "seihon.error", "{link}");
+    assert_eq!(link["ruleId"], "internal-links", "{link}");
     assert_eq!(
         link["locations"][0]["physicalLocation"]["region"]["startLine"], link_line,
         "{link}"
