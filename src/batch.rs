@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::book::Book;
 use crate::codes::{self, Code};
-use crate::error::{Error, Finding, Location};
+use crate::error::{Error, Exit, Finding, Location};
 use crate::pipeline::{self, BuildOptions};
 use crate::project::Project;
 use crate::report::{self, BookReport};
@@ -53,8 +53,8 @@ pub struct Outcome {
     pub log: String,
     /// The one-line result for standard output ("built neko → dist/neko.epub (4 chapters)").
     pub summary: String,
-    /// 0, 1 (the book failed) or 2 (its configuration cannot be used).
-    pub exit: u8,
+    /// How the book's command ends: success, failed, or its configuration cannot be used.
+    pub exit: Exit,
 }
 
 /// Builds one book, never panicking: a bug in seihon is reported as this book's failure.
@@ -91,7 +91,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 ),
                 log,
                 summary: String::new(),
-                exit: 1,
+                exit: Exit::Failed,
             }
         }
         Ok(Ok(built)) => {
@@ -119,7 +119,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 report,
                 log,
                 summary,
-                exit: 0,
+                exit: Exit::Success,
             }
         }
         Ok(Err(failure)) => {
@@ -164,7 +164,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 report,
                 log,
                 summary: String::new(),
-                exit: e.exit_code() as u8,
+                exit: e.exit(),
             }
         }
     }
@@ -274,8 +274,8 @@ pub fn report_targets(reports: &[String]) -> Result<Vec<(String, PathBuf)>, Stri
 
 /// Writes the requested reports, each whole or not at all (a reader never sees half a
 /// report), and annotations under GitHub Actions; 1 when one could not be written.
-pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::BookReport]) -> u8 {
-    let mut code = 0;
+pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::BookReport]) -> Exit {
+    let mut code = Exit::Success;
     for (kind, path) in targets {
         let text = match kind.as_str() {
             "json" => report::json(book_reports),
@@ -284,7 +284,7 @@ pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::Book
         };
         if let Err(e) = crate::files::write_atomic(path, text.as_bytes()) {
             eprintln!("error: cannot write the {kind} report: {e}");
-            code = 1;
+            code = Exit::Failed;
         }
     }
     // Under GitHub Actions, findings become annotations on the commit's files.

@@ -184,12 +184,48 @@ impl Error {
         Error::Book(vec![Finding::error(code, location, message)])
     }
 
-    /// Exit code for this error: 2 for configuration, 1 for everything else.
-    pub fn exit_code(&self) -> i32 {
+    /// How a command that met this error ends: a configuration that cannot be used at all is
+    /// [`Exit::Unusable`], anything else fails the book.
+    pub fn exit(&self) -> Exit {
         match self {
-            Error::Config(_) => 2,
-            _ => 1,
+            Error::Config(_) => Exit::Unusable,
+            _ => Exit::Failed,
         }
+    }
+}
+
+/// How a command ends: the process's exit status, decided here for every command. When a
+/// command does several things (books, reports), the worst of their ends is its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Exit {
+    /// 0: everything asked for was done.
+    Success,
+    /// 1: a book failed (its errors were printed), or a report could not be written.
+    Failed,
+    /// 2: the command cannot run at all: its arguments or the project's settings are wrong.
+    Unusable,
+    /// 130: stopped by Ctrl-C (`seihon watch`).
+    Interrupted,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Failed => 1,
+            Exit::Unusable => 2,
+            Exit::Interrupted => 130,
+        }
+    }
+
+    pub fn is_success(self) -> bool {
+        self == Exit::Success
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(exit: Exit) -> Self {
+        std::process::ExitCode::from(exit.code())
     }
 }
 

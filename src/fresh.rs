@@ -151,7 +151,7 @@ impl Probe {
             report: stamp.report,
             log,
             summary: stamp.summary,
-            exit: 0,
+            exit: crate::error::Exit::Success,
         })
     }
 
@@ -160,7 +160,7 @@ impl Probe {
         let Some(epub) = outcome.report.epub.as_ref().map(PathBuf::from) else {
             return;
         };
-        if outcome.exit != 0 || !outcome.report.ok {
+        if !outcome.exit.is_success() || !outcome.report.ok {
             return;
         }
         let Some(epub_file) = FileStamp::of(&epub).map(|s| s.written()) else {
@@ -206,7 +206,7 @@ mod tests {
             },
             log: "a warning\n".into(),
             summary: "built b\n".into(),
-            exit: 0,
+            exit: crate::error::Exit::Success,
         }
     }
 

@@ -1,14 +1,13 @@
-//! The `seihon` command line. Exit codes: 0 success, 1 a book failed, 2 bad usage or config.
+//! The `seihon` command line: its arguments, and which command of [`seihon::cmd`] runs. Exit
+//! codes ([`seihon::error::Exit`]): 0 success, 1 a book failed, 2 bad usage or config.
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use seihon::batch;
-use seihon::book::Book;
-use seihon::error::Error;
+use seihon::cmd;
 use seihon::pipeline;
 use seihon::project::Project;
-use seihon::scaffold::{self, NewFormat};
+use seihon::scaffold::NewFormat;
 
 // A build makes millions of small allocations (9 million, 2.4 GB in all, for a 50-chapter
 // Re:VIEW book). mimalloc serves them faster than glibc's allocator and, tuned by
@@ -73,6 +72,14 @@ struct BuildArgs {
 }
 
 impl BuildArgs {
+    fn request(&self) -> cmd::build::Request<'_> {
+        cmd::build::Request {
+            books: &self.books,
+            reports: &self.report,
+            force: self.force,
+        }
+    }
+
     fn options(&self, pack: bool) -> pipeline::BuildOptions {
         pipeline::BuildOptions {
             hooks: !self.no_hooks,
@@ -135,178 +142,22 @@ fn main() -> ExitCode {
     // Panics are caught per book and reported in plain words; keep the default hook quiet.
     std::panic::set_hook(Box::new(|_| {}));
     let cli = Cli::parse();
-    let root = PathBuf::from(".");
-    let project = match Project::load(&root) {
+    let project = match Project::load(&PathBuf::from(".")) {
         Ok(p) => p,
-        Err(e) => return fail(&e),
+        Err(e) => return cmd::fail(&e).into(),
     };
-    match cli.command {
-        Command::Build(args) => build(&project, &args, &args.options(true)),
-        Command::Check(args) => build(&project, &args, &args.options(false)),
-        Command::Ci(args) => {
-            seihon::ci::run(&project, &args.books, &args.options(true), &args.report)
-        }
-        Command::Release { book, version } => release(&project, &book, &version),
+    let exit = match cli.command {
+        Command::Build(args) => cmd::build::run(&project, &args.request(), &args.options(true)),
+        Command::Check(args) => cmd::build::run(&project, &args.request(), &args.options(false)),
+        Command::Ci(args) => cmd::ci::run(&project, &args.books, &args.options(true), &args.report),
+        Command::Release { book, version } => cmd::release::run(&project, &book, &version),
         Command::Watch { book, port, host } => {
-            seihon::watch::run(&project, book.as_deref(), host, port)
+            cmd::watch::run(&project, book.as_deref(), host, port)
         }
-        Command::List { json } => list(&project, json),
-        Command::New { id, format } => {
-            match scaffold::new_book(&project.books_dir(), &id, format) {
-                Ok(dir) => {
-                    let files = match format {
-                        NewFormat::Markdown => "book.yml and ch01.md",
-                        NewFormat::Review => "config.yml, catalog.yml and ch01.re",
-                        NewFormat::Docbook => "book.xml and ch01.xml",
-                    };
-                    println!(
-                        "created {}: edit {files}, then run `seihon build {id}`",
-                        dir.display()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&e),
-            }
-        }
-    }
-}
-
-fn fail(e: &Error) -> ExitCode {
-    eprintln!("{}", seihon::console::safe(&e.to_string()));
-    ExitCode::from(e.exit_code() as u8)
-}
-
-fn build(project: &Project, args: &BuildArgs, opts: &pipeline::BuildOptions) -> ExitCode {
-    let targets = match batch::report_targets(&args.report) {
-        Ok(t) => t,
-        Err(why) => {
-            eprintln!("{}", seihon::console::safe(&why));
-            return ExitCode::from(2);
-        }
+        Command::List { json } => cmd::list::run(&project, json),
+        Command::New { id, format } => cmd::new::run(&project, &id, format),
     };
-    let dirs = match batch::book_dirs(project, &args.books) {
-        Ok(d) => d,
-        Err(why) => {
-            eprintln!("{}", seihon::console::safe(&why));
-            return ExitCode::from(2);
-        }
-    };
-    let total = dirs.len();
-    let mut code = 0u8;
-    let mut book_reports = Vec::new();
-    let commit = opts
-        .pack
-        .then(|| seihon::mail::commit_id(&project.root))
-        .flatten();
-    for (i, dir) in dirs.iter().enumerate() {
-        let line = format!(
-            "[{}/{total}] {} {}",
-            i + 1,
-            if opts.pack { "building" } else { "checking" },
-            dir.display()
-        );
-        eprintln!("{}", seihon::console::safe(&line));
-        let probe = (!args.force)
-            .then(|| seihon::fresh::probe(project, dir, opts, commit.as_deref()))
-            .flatten();
-        if let Some(outcome) = probe.as_ref().and_then(|p| p.up_to_date()) {
-            eprint!("{}", seihon::console::safe(&outcome.log));
-            print!("{}", seihon::console::safe(&outcome.summary));
-            book_reports.push(outcome.report);
-            continue;
-        }
-        let outcome = batch::run_book(project, dir, opts);
-        eprint!("{}", seihon::console::safe(&outcome.log));
-        print!("{}", seihon::console::safe(&outcome.summary));
-        code = code.max(outcome.exit);
-        if opts.pack {
-            let preview = batch::publish_preview(project, dir, &outcome, commit.as_deref());
-            if let (Some(probe), Some(preview)) = (&probe, preview) {
-                probe.record(&outcome, &preview);
-            }
-        }
-        book_reports.push(outcome.report);
-    }
-    code = code.max(batch::write_reports(&targets, &book_reports));
-    ExitCode::from(code)
-}
-
-fn release(project: &Project, book: &str, version: &str) -> ExitCode {
-    if version.is_empty()
-        || version.starts_with(['.', '-'])
-        || !version
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-    {
-        eprintln!(
-            "error: `--version {version}` is not a version: use letters, digits, `.`, `-` and `_` (e.g. 1.0.2)"
-        );
-        return ExitCode::from(2);
-    }
-    let dir = match batch::book_dirs(project, &[book.to_string()]) {
-        Ok(d) => d.into_iter().next().expect("one book named"),
-        Err(why) => {
-            eprintln!("{}", seihon::console::safe(&why));
-            return ExitCode::from(2);
-        }
-    };
-    let opts = pipeline::BuildOptions {
-        hooks: true,
-        pack: true,
-        epubcheck: true,
-        external_links: false,
-        release: Some(version.to_string()),
-    };
-    let line = format!("releasing {} version {version}", dir.display());
-    eprintln!("{}", seihon::console::safe(&line));
-    let outcome = batch::run_book(project, &dir, &opts);
-    eprint!("{}", seihon::console::safe(&outcome.log));
-    if outcome.exit == 0
-        && let Some(epub) = &outcome.report.epub
-    {
-        let sums = pipeline::checksum_path(std::path::Path::new(epub));
-        let sum = std::fs::read_to_string(&sums).unwrap_or_default();
-        println!("{}", seihon::console::safe(&format!("released {epub}")));
-        println!("sha256 {}", sum.split_whitespace().next().unwrap_or(""));
-    }
-    ExitCode::from(outcome.exit)
-}
-
-fn list(project: &Project, json: bool) -> ExitCode {
-    let mut rows = Vec::new();
-    let mut code = 0;
-    for dir in project.book_dirs() {
-        match Book::open(&dir, &project.config) {
-            Ok((mut book, _)) => {
-                pipeline::read_docbook_metadata(&mut book);
-                rows.push(serde_json::json!({
-                    "id": book.id,
-                    "path": dir.to_string_lossy(),
-                    "title": book.meta.title,
-                    "language": book.meta.language,
-                    "chapters": book.chapters.len(),
-                }));
-            }
-            Err(e) => {
-                let line = batch::prefixed(&dir, &e.to_string());
-                eprintln!("{}", seihon::console::safe(&line));
-                code = 1;
-            }
-        }
-    }
-    if json {
-        println!("{}", serde_json::Value::Array(rows));
-    } else {
-        for r in &rows {
-            let line = format!(
-                "{}\t{}",
-                r["id"].as_str().unwrap_or(""),
-                r["title"].as_str().unwrap_or("")
-            );
-            println!("{}", seihon::console::safe(&line));
-        }
-    }
-    ExitCode::from(code)
+    exit.into()
 }
 
 #[cfg(test)]

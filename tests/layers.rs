@@ -42,9 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the build of one book", &["pipeline"]),
     (
         "commands and what they share",
-        &[
-            "batch", "publish", "fresh", "ci", "watch", "serve", "scaffold",
-        ],
+        &["batch", "publish", "fresh", "serve", "scaffold", "cmd"],
     ),
 ];
 

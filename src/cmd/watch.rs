@@ -1,10 +1,10 @@
 //! `seihon watch [BOOK]`: builds the book, serves its preview on 127.0.0.1, and rebuilds it
 //! whenever one of its sources, its metadata, or the project's templates, filters or checks
 //! change; browsers reload themselves (see [`crate::serve`]).
+use crate::error::Exit;
 use std::collections::{BTreeSet, HashMap};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -29,12 +29,12 @@ const DEBOUNCE: Duration = Duration::from_millis(200);
 
 /// Runs `seihon watch` until Ctrl-C. Exit codes: 0 stopped by Ctrl-C, 1 the watcher or server
 /// failed, 2 bad usage (no such book, several books and none named, the port is taken).
-pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> ExitCode {
+pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Exit {
     let dir = match choose_book(project, book) {
         Ok(d) => d,
         Err(why) => {
             eprintln!("{why}");
-            return ExitCode::from(2);
+            return Exit::Unusable;
         }
     };
     if !host.is_loopback() {
@@ -46,7 +46,7 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
         Ok(both) => both,
         Err((why, code)) => {
             eprintln!("{why}");
-            return ExitCode::from(code);
+            return code;
         }
     };
     let addr = listener.local_addr().unwrap_or(SocketAddr::new(host, port));
@@ -55,7 +55,7 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
         Ok(both) => both,
         Err(why) => {
             eprintln!("{why}");
-            return ExitCode::from(1);
+            return Exit::Failed;
         }
     };
 
@@ -78,15 +78,15 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
         })
     };
 
-    let code: u8 = runtime.block_on(async {
+    let code: Exit = runtime.block_on(async {
         tokio::select! {
             () = preview.first_build() => {}
-            _ = tokio::signal::ctrl_c() => return 0,
+            _ = tokio::signal::ctrl_c() => return Exit::Success,
         }
         println!("serving the preview of {id} at http://{addr}/ (Ctrl-C stops)");
         let server = tokio::spawn(serve::serve(listener, preview.clone()));
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => 0,
+            _ = tokio::signal::ctrl_c() => Exit::Success,
             result = server => {
                 let why = match result {
                     Ok(Ok(())) => "no reason given".to_string(),
@@ -94,7 +94,7 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
                     Err(e) => e.to_string(),
                 };
                 eprintln!("error: the preview server stopped: {why}");
-                1
+                Exit::Failed
             }
         }
     });
@@ -114,11 +114,11 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
         }
     });
     if !finished {
-        return ExitCode::from(130);
+        return Exit::Interrupted;
     }
     let _ = builder.join();
     runtime.shutdown_timeout(Duration::from_secs(2));
-    ExitCode::from(code)
+    code
 }
 
 /// The runtime (started only here, for the server) and the bound address. Binding comes
@@ -126,12 +126,17 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
 fn listen(
     host: IpAddr,
     port: u16,
-) -> Result<(tokio::runtime::Runtime, tokio::net::TcpListener), (String, u8)> {
+) -> Result<(tokio::runtime::Runtime, tokio::net::TcpListener), (String, Exit)> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| (format!("error: cannot start the preview server: {e}"), 1))?;
+        .map_err(|e| {
+            (
+                format!("error: cannot start the preview server: {e}"),
+                Exit::Failed,
+            )
+        })?;
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind((host, port)))
         .map_err(|e| {
@@ -142,7 +147,7 @@ fn listen(
             let at = SocketAddr::new(host, port);
             (
                 format!("error: cannot serve on {at}: {e}\n  help: {hint}"),
-                2,
+                Exit::Unusable,
             )
         })?;
     Ok((runtime, listener))

@@ -5,11 +5,11 @@
 //! server that is down only adds a warning, and the log stays on disk.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use rayon::prelude::*;
 
 use crate::batch::{self, Outcome};
+use crate::error::Exit;
 use crate::pipeline::BuildOptions;
 use crate::project::Project;
 use crate::report;
@@ -18,24 +18,17 @@ use crate::report;
 /// always fine.
 const STATE_FILE: &str = "ci-state.json";
 
-pub fn run(
-    project: &Project,
-    books: &[String],
-    opts: &BuildOptions,
-    reports: &[String],
-) -> ExitCode {
+pub fn run(project: &Project, books: &[String], opts: &BuildOptions, reports: &[String]) -> Exit {
     let mut targets = match batch::report_targets(reports) {
         Ok(t) => t,
         Err(why) => {
-            eprintln!("{}", crate::console::safe(&why));
-            return ExitCode::from(2);
+            return super::refuse(&why);
         }
     };
     let dirs = match batch::book_dirs(project, books) {
         Ok(d) => d,
         Err(why) => {
-            eprintln!("{}", crate::console::safe(&why));
-            return ExitCode::from(2);
+            return super::refuse(&why);
         }
     };
     let build_dir = project.root.join(&project.config.build_dir);
@@ -46,7 +39,7 @@ pub fn run(
     for dir in [&reports_dir, &logs_dir] {
         if let Err(e) = std::fs::create_dir_all(dir) {
             eprintln!("error: cannot create {}: {e}", dir.display());
-            return ExitCode::from(1);
+            return Exit::Failed;
         }
     }
     let commit = crate::mail::commit_id(&project.root);
@@ -65,12 +58,18 @@ pub fn run(
             .map(|c| format!(", commit {c}"))
             .unwrap_or_default()
     );
-    let outcomes: Vec<Outcome> = dirs
-        .par_iter()
-        .map(|dir| batch::run_book(project, dir, opts))
-        .collect();
+    // Every book is built (never skipped as up to date); the previews are published below, one
+    // after another.
+    let runner = super::BookRun {
+        project,
+        opts,
+        commit: commit.as_deref(),
+        force: true,
+        publish: false,
+    };
+    let outcomes: Vec<Outcome> = dirs.par_iter().map(|dir| runner.run(dir)).collect();
 
-    let mut code = 0u8;
+    let mut code = Exit::Success;
     let mut logs = Vec::new();
     for (i, (dir, outcome)) in dirs.iter().zip(&outcomes).enumerate() {
         let log = book_log(dir, outcome, commit.as_deref());
@@ -83,8 +82,8 @@ pub fn run(
             let line = format!("warning: cannot write the log {}: {e}", path.display());
             eprintln!("{}", crate::console::safe(&line));
         }
-        if outcome.exit != 0 {
-            code = 1;
+        if !outcome.exit.is_success() {
+            code = Exit::Failed;
         }
         batch::publish_preview(project, dir, outcome, commit.as_deref());
         logs.push((path, log));
@@ -107,7 +106,7 @@ pub fn run(
     {
         eprintln!("warning: cannot keep this run's results: {e}");
     }
-    ExitCode::from(code)
+    code
 }
 
 /// The log file of one book: a header saying what was built and how it went, then the log.

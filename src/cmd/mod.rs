@@ -1,0 +1,61 @@
+//! The commands: each takes the project and its arguments, runs its books through [`BookRun`]
+//! (one per-book runner for all of them) and ends with an
+//! [`crate::error::Exit`], the one place the process's exit status is decided.
+pub mod build;
+pub mod ci;
+pub mod list;
+pub mod new;
+pub mod release;
+pub mod watch;
+
+use std::path::Path;
+
+use crate::batch::{self, Outcome};
+use crate::pipeline::BuildOptions;
+use crate::project::Project;
+
+/// How every command runs one book: skipped when it is up to date (unless forced, or when the
+/// build does more than build), built otherwise, its preview published and its up-to-date stamp
+/// kept. `build`, `check` and `ci` share it.
+pub struct BookRun<'a> {
+    pub project: &'a Project,
+    pub opts: &'a BuildOptions,
+    /// The commit being built, for the preview and the up-to-date stamp.
+    pub commit: Option<&'a str>,
+    /// Build even when nothing changed (`--force`; `ci` always builds).
+    pub force: bool,
+    /// Publish the preview here (`ci` publishes after the books are built in parallel).
+    pub publish: bool,
+}
+
+impl BookRun<'_> {
+    pub fn run(&self, dir: &Path) -> Outcome {
+        let (project, opts) = (self.project, self.opts);
+        let probe = (!self.force)
+            .then(|| crate::fresh::probe(project, dir, opts, self.commit))
+            .flatten();
+        if let Some(outcome) = probe.as_ref().and_then(|p| p.up_to_date()) {
+            return outcome;
+        }
+        let outcome = batch::run_book(project, dir, opts);
+        if self.publish && opts.pack {
+            let preview = batch::publish_preview(project, dir, &outcome, self.commit);
+            if let (Some(probe), Some(preview)) = (&probe, preview) {
+                probe.record(&outcome, &preview);
+            }
+        }
+        outcome
+    }
+}
+
+/// Prints a message that ends a command before it ran (its arguments or settings are wrong).
+fn refuse(why: &str) -> crate::error::Exit {
+    eprintln!("{}", crate::console::safe(why));
+    crate::error::Exit::Unusable
+}
+
+/// Prints an error that ends a command, and ends it as the error says.
+pub fn fail(e: &crate::error::Error) -> crate::error::Exit {
+    eprintln!("{}", crate::console::safe(&e.to_string()));
+    e.exit()
+}

@@ -1,0 +1,46 @@
+//! `seihon release BOOK --version V`: the EPUB for sale, with its SHA-256 beside it.
+use crate::batch;
+use crate::console::safe;
+use crate::error::Exit;
+use crate::pipeline::{self, BuildOptions};
+use crate::project::Project;
+
+pub fn run(project: &Project, book: &str, version: &str) -> Exit {
+    if version.is_empty()
+        || version.starts_with(['.', '-'])
+        || !version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    {
+        return super::refuse(&format!(
+            "error: `--version {version}` is not a version: use letters, digits, `.`, `-` and `_` (e.g. 1.0.2)"
+        ));
+    }
+    let dir = match batch::book_dirs(project, &[book.to_string()]) {
+        Ok(d) => match d.into_iter().next() {
+            Some(dir) => dir,
+            None => return super::refuse(&format!("error: there is no book `{book}`")),
+        },
+        Err(why) => return super::refuse(&why),
+    };
+    let opts = BuildOptions {
+        hooks: true,
+        pack: true,
+        epubcheck: true,
+        external_links: false,
+        release: Some(version.to_string()),
+    };
+    let line = format!("releasing {} version {version}", dir.display());
+    eprintln!("{}", safe(&line));
+    let outcome = batch::run_book(project, &dir, &opts);
+    eprint!("{}", safe(&outcome.log));
+    if outcome.exit.is_success()
+        && let Some(epub) = &outcome.report.epub
+    {
+        let sums = pipeline::checksum_path(std::path::Path::new(epub));
+        let sum = std::fs::read_to_string(&sums).unwrap_or_default();
+        println!("{}", safe(&format!("released {epub}")));
+        println!("sha256 {}", sum.split_whitespace().next().unwrap_or(""));
+    }
+    outcome.exit
+}
