@@ -6,6 +6,7 @@
 //! target and renamed over it only when complete: a failed build never leaves a broken EPUB and
 //! never destroys the last good one.
 use std::io::Write;
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 
 use zip::write::SimpleFileOptions;
@@ -147,158 +148,244 @@ pub fn pack_reusing(
     crcs: Option<&Path>,
     verify: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<usize> {
-    use rayon::prelude::*;
+    let out_dir = output_dir(output)?;
+    let names: Vec<String> = list_files(stage)?
+        .into_iter()
+        .filter(|rel| rel != "mimetype")
+        .collect();
+    let mut previous = previous.and_then(open_previous);
+    let packing = Packing::new(stage, output, unix_time, crcs);
+    // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
+    let tmp = crate::files::temp_file(out_dir, ".tmp.epub")?;
+    // Never dropped unfinished: the zip crate's drop finishes the archive and prints its own
+    // message to stderr when that fails (a full disk). On an error the writer (which holds
+    // only a buffer, the file being the temporary's) is left, and the temporary removed.
+    let mut zip = ManuallyDrop::new(ZipWriter::new(std::io::BufWriter::new(tmp.as_file())));
+    packing.write_mimetype(&mut zip)?;
+    let mut reused = 0;
+    let mut kept: Vec<(String, FileStamp, u32)> = Vec::new();
+    // A batch at a time, made in parallel and written in order: a build holds a batch's files,
+    // not every image of the book at once.
+    for batch in names.chunks(PACK_BATCH) {
+        let found = packing.make_batch(batch, previous.as_ref())?;
+        for (rel, (entry, known)) in batch.iter().zip(found) {
+            if let Some((stamp, crc)) = known {
+                kept.push((rel.clone(), stamp, crc));
+            }
+            if matches!(entry, Entry::Reused(_)) {
+                reused += 1;
+            }
+            packing.write_entry(&mut zip, previous.as_mut(), rel, entry)?;
+        }
+    }
+    if let Some(dir) = crcs {
+        Crcs::from_iter(kept).save(dir);
+    }
+    packing.finish(zip, tmp.as_file())?;
+    verify(tmp.path())?;
+    tmp.persist(output)
+        .map_err(|e| Error::io(output, "cannot move the new EPUB into place", e.error))?;
+    Ok(reused)
+}
+
+/// The folder the EPUB goes into, made if missing and swept of what killed runs left there
+/// (a temporary EPUB is never taken for a book).
+fn output_dir(output: &Path) -> Result<&Path> {
     let out_dir = output
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(out_dir)
         .map_err(|e| Error::io(out_dir, "cannot create the output folder", e))?;
-    // What killed runs left here goes first; a temporary EPUB is never taken for a book.
     crate::files::sweep(out_dir);
-    let zip_err = |e: zip::result::ZipError| {
+    Ok(out_dir)
+}
+
+/// An EPUB packed before, read through a buffer.
+type Previous = zip::ZipArchive<std::io::BufReader<std::fs::File>>;
+
+/// The EPUB being written, into the temporary file.
+type Epub<'f> = ManuallyDrop<ZipWriter<std::io::BufWriter<&'f std::fs::File>>>;
+
+/// The previous EPUB, when there is one and it is an archive: anything else is ignored.
+fn open_previous(path: &Path) -> Option<Previous> {
+    let file = std::fs::File::open(path).ok()?;
+    zip::ZipArchive::new(std::io::BufReader::new(file)).ok()
+}
+
+/// Each entry as it goes in: copied from the previous EPUB, or made here.
+enum Entry {
+    /// At this index in the previous EPUB.
+    Reused(usize),
+    Stored(Vec<u8>),
+    /// A one-entry archive holding the entry compressed.
+    Compressed(Vec<u8>),
+}
+
+/// An entry made for the EPUB, with its file's stamp and CRC-32 when known (to be kept).
+type Made = (Entry, Option<(FileStamp, u32)>);
+
+/// What every entry of one packing shares: where it comes from and goes, its fixed options,
+/// and the CRC-32s kept from the last packing.
+struct Packing<'a> {
+    stage: &'a Path,
+    output: &'a Path,
+    time: DateTime,
+    stored: SimpleFileOptions,
+    deflated: SimpleFileOptions,
+    memo: Crcs,
+}
+
+impl<'a> Packing<'a> {
+    /// The fixed timestamp, permissions and compression level that make packing reproducible.
+    fn new(stage: &'a Path, output: &'a Path, unix_time: i64, crcs: Option<&Path>) -> Self {
+        let stored = SimpleFileOptions::default()
+            .compression_method(CompressionMethod::Stored)
+            .last_modified_time(zip_time(unix_time))
+            .system(System::Unix)
+            .unix_permissions(0o644);
+        let deflated = stored
+            .compression_method(CompressionMethod::Deflated)
+            .compression_level(Some(9));
+        Packing {
+            stage,
+            output,
+            time: zip_time(unix_time),
+            stored,
+            deflated,
+            memo: crcs.map(Crcs::load).unwrap_or_default(),
+        }
+    }
+
+    /// A ZIP error as an error writing the EPUB.
+    fn zip_err(&self, e: zip::result::ZipError) -> Error {
         let e = match e {
             zip::result::ZipError::Io(e) => e,
             other => std::io::Error::other(other),
         };
-        Error::io(output, "cannot write the EPUB", e)
-    };
-    let stored = SimpleFileOptions::default()
-        .compression_method(CompressionMethod::Stored)
-        .last_modified_time(zip_time(unix_time))
-        .system(System::Unix)
-        .unix_permissions(0o644);
-    let deflated = stored
-        .compression_method(CompressionMethod::Deflated)
-        .compression_level(Some(9));
-
-    let names: Vec<String> = list_files(stage)?
-        .into_iter()
-        .filter(|rel| rel != "mimetype")
-        .collect();
-    let previous = previous
-        .and_then(|p| std::fs::File::open(p).ok())
-        .and_then(|f| zip::ZipArchive::new(std::io::BufReader::new(f)).ok());
-    // Each entry as it goes in: copied from the previous EPUB, or made here.
-    enum Entry {
-        /// At this index in the previous EPUB.
-        Reused(usize),
-        Stored(Vec<u8>),
-        /// A one-entry archive holding the entry compressed.
-        Compressed(Vec<u8>),
+        self.write_err(e)
     }
-    let memo = crcs.map(Crcs::load).unwrap_or_default();
-    let time = zip_time(unix_time);
-    // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
-    let tmp = crate::files::temp_file(out_dir, ".tmp.epub")?;
-    // Never dropped unfinished: the zip crate's drop finishes the archive and prints its own
-    // message to stderr when that fails (a full disk). On an error the writer (which holds
-    // only a buffer, the file being the temporary's) is left, and the temporary removed.
-    let mut zip =
-        std::mem::ManuallyDrop::new(ZipWriter::new(std::io::BufWriter::new(tmp.as_file())));
-    zip.start_file("mimetype", stored).map_err(zip_err)?;
-    zip.write_all(MIMETYPE)
-        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-    let mut previous = previous;
-    let mut reused = 0;
-    let mut kept: Vec<(String, FileStamp, u32)> = Vec::new();
-    // A batch at a time, made in parallel and written in order: a build holds a batch's files,
-    // not every image of the book at once.
-    for batch in names.chunks(PACK_BATCH) {
-        let prev = previous.as_ref();
-        // Where each entry is in the previous EPUB, when it can be copied from there: same
-        // name, compression, time, size and CRC-32. The CRC of a file this seihon packed
-        // before and that has not changed since is known without reading it. Otherwise its
-        // bytes, read here.
-        let found: Vec<(Entry, Option<(FileStamp, u32)>)> = batch
+
+    /// An I/O error as an error writing the EPUB.
+    fn write_err(&self, e: std::io::Error) -> Error {
+        Error::io(self.output, "cannot write the EPUB", e)
+    }
+
+    /// The first entry: `mimetype`, stored.
+    fn write_mimetype(&self, zip: &mut Epub<'_>) -> Result<()> {
+        zip.start_file("mimetype", self.stored)
+            .map_err(|e| self.zip_err(e))?;
+        zip.write_all(MIMETYPE).map_err(|e| self.write_err(e))
+    }
+
+    /// A batch's entries, made in parallel, in the batch's order.
+    fn make_batch(&self, batch: &[String], prev: Option<&Previous>) -> Result<Vec<Made>> {
+        use rayon::prelude::*;
+        batch
             .par_iter()
-            .map(|rel| {
-                let path = stage.join(rel);
-                let stamp = FileStamp::of(&path);
-                let known = stamp.and_then(|s| memo.get(rel, &s).map(|crc| (s, crc)));
-                let image = is_compressed_image(rel);
-                let method = if image {
-                    CompressionMethod::Stored
-                } else {
-                    CompressionMethod::Deflated
-                };
-                let old = prev.and_then(|prev| {
-                    let index = prev.index_for_name(rel)?;
-                    let old = prev.by_index_data(index).ok()?;
-                    (old.compression() == method && old.last_modified() == Some(time))
-                        .then(|| (index, old.size(), old.crc32()))
-                });
-                if let (Some((index, size, crc)), Some((stamp, known))) = (old, known)
-                    && size == stamp.size()
-                    && crc == known
-                {
-                    return Ok((Entry::Reused(index), Some((stamp, crc))));
-                }
-                let data = std::fs::read(&path)
-                    .map_err(|e| Error::io(&path, "cannot read the staged file", e))?;
-                let crc = crc32fast::hash(&data);
-                let entry = match old {
-                    Some((index, size, old_crc)) if size == data.len() as u64 && old_crc == crc => {
-                        Entry::Reused(index)
-                    }
-                    _ if image => Entry::Stored(data),
-                    _ => {
-                        let mut one = std::mem::ManuallyDrop::new(ZipWriter::new(
-                            std::io::Cursor::new(Vec::new()),
-                        ));
-                        one.start_file(rel.as_str(), deflated).map_err(zip_err)?;
-                        one.write_all(&data)
-                            .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-                        let one = std::mem::ManuallyDrop::into_inner(one);
-                        Entry::Compressed(one.finish().map_err(zip_err)?.into_inner())
-                    }
-                };
-                Ok((entry, stamp.map(|s| (s, crc))))
-            })
-            .collect::<Result<_>>()?;
-        for (rel, (entry, known)) in batch.iter().zip(found) {
-            if let Some((stamp, crc)) = known {
-                kept.push((rel.clone(), stamp, crc));
+            .map(|rel| self.make_entry(rel, prev))
+            .collect::<Result<_>>()
+    }
+
+    /// Where the entry is in the previous EPUB, when it can be copied from there: same name,
+    /// compression, time, size and CRC-32. The CRC of a file this seihon packed before and
+    /// that has not changed since is known without reading it. Otherwise its bytes, read here.
+    fn make_entry(&self, rel: &str, prev: Option<&Previous>) -> Result<Made> {
+        let path = self.stage.join(rel);
+        let stamp = FileStamp::of(&path);
+        let known = stamp.and_then(|s| self.memo.get(rel, &s).map(|crc| (s, crc)));
+        let image = is_compressed_image(rel);
+        let method = if image {
+            CompressionMethod::Stored
+        } else {
+            CompressionMethod::Deflated
+        };
+        let old = prev.and_then(|prev| self.previous_entry(prev, rel, method));
+        if let (Some((index, size, crc)), Some((stamp, known))) = (old, known)
+            && size == stamp.size()
+            && crc == known
+        {
+            return Ok((Entry::Reused(index), Some((stamp, crc))));
+        }
+        let data =
+            std::fs::read(&path).map_err(|e| Error::io(&path, "cannot read the staged file", e))?;
+        let crc = crc32fast::hash(&data);
+        let entry = match old {
+            Some((index, size, old_crc)) if size == data.len() as u64 && old_crc == crc => {
+                Entry::Reused(index)
             }
-            match entry {
-                Entry::Reused(index) => {
-                    reused += 1;
-                    let prev = previous
-                        .as_mut()
-                        .ok_or_else(|| zip_err(zip::result::ZipError::FileNotFound))?;
-                    zip.raw_copy_file(prev.by_index_raw(index).map_err(zip_err)?)
-                        .map_err(zip_err)?;
-                }
-                Entry::Stored(data) => {
-                    zip.start_file(rel.as_str(), stored).map_err(zip_err)?;
-                    zip.write_all(&data)
-                        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-                }
-                Entry::Compressed(one) => {
-                    let mut one =
-                        zip::ZipArchive::new(std::io::Cursor::new(one)).map_err(zip_err)?;
-                    zip.raw_copy_file(one.by_index_raw(0).map_err(zip_err)?)
-                        .map_err(zip_err)?;
-                }
+            _ if image => Entry::Stored(data),
+            _ => Entry::Compressed(self.compress_alone(rel, &data)?),
+        };
+        Ok((entry, stamp.map(|s| (s, crc))))
+    }
+
+    /// The index, size and CRC-32 of `rel` in the previous EPUB, when it was packed there with
+    /// this compression and time.
+    fn previous_entry(
+        &self,
+        prev: &Previous,
+        rel: &str,
+        method: CompressionMethod,
+    ) -> Option<(usize, u64, u32)> {
+        let index = prev.index_for_name(rel)?;
+        let old = prev.by_index_data(index).ok()?;
+        (old.compression() == method && old.last_modified() == Some(self.time))
+            .then(|| (index, old.size(), old.crc32()))
+    }
+
+    /// A one-entry archive holding `data` compressed as `rel`: compressed off the writer's
+    /// thread, then copied into the EPUB as it is.
+    fn compress_alone(&self, rel: &str, data: &[u8]) -> Result<Vec<u8>> {
+        // Never dropped unfinished, for the same reason as the EPUB's writer.
+        let mut one = ManuallyDrop::new(ZipWriter::new(std::io::Cursor::new(Vec::new())));
+        one.start_file(rel, self.deflated)
+            .map_err(|e| self.zip_err(e))?;
+        one.write_all(data).map_err(|e| self.write_err(e))?;
+        let one = ManuallyDrop::into_inner(one);
+        Ok(one.finish().map_err(|e| self.zip_err(e))?.into_inner())
+    }
+
+    /// Writes one made entry into the EPUB: copied raw from the previous EPUB or from its
+    /// one-entry archive, or stored.
+    fn write_entry(
+        &self,
+        zip: &mut Epub<'_>,
+        previous: Option<&mut Previous>,
+        rel: &str,
+        entry: Entry,
+    ) -> Result<()> {
+        match entry {
+            Entry::Reused(index) => {
+                let prev =
+                    previous.ok_or_else(|| self.zip_err(zip::result::ZipError::FileNotFound))?;
+                zip.raw_copy_file(prev.by_index_raw(index).map_err(|e| self.zip_err(e))?)
+                    .map_err(|e| self.zip_err(e))?;
+            }
+            Entry::Stored(data) => {
+                zip.start_file(rel, self.stored)
+                    .map_err(|e| self.zip_err(e))?;
+                zip.write_all(&data).map_err(|e| self.write_err(e))?;
+            }
+            Entry::Compressed(one) => {
+                let mut one =
+                    zip::ZipArchive::new(std::io::Cursor::new(one)).map_err(|e| self.zip_err(e))?;
+                zip.raw_copy_file(one.by_index_raw(0).map_err(|e| self.zip_err(e))?)
+                    .map_err(|e| self.zip_err(e))?;
             }
         }
+        Ok(())
     }
-    if let Some(dir) = crcs {
-        Crcs::from_iter(kept).save(dir);
+
+    /// Finishes the archive and puts it on disk (flushed and synced) before it is verified.
+    fn finish(&self, zip: Epub<'_>, file: &std::fs::File) -> Result<()> {
+        let mut buf = ManuallyDrop::into_inner(zip)
+            .finish()
+            .map_err(|e| self.zip_err(e))?;
+        buf.flush().map_err(|e| self.write_err(e))?;
+        drop(buf);
+        file.sync_all().map_err(|e| self.write_err(e))
     }
-    let mut buf = std::mem::ManuallyDrop::into_inner(zip)
-        .finish()
-        .map_err(zip_err)?;
-    buf.flush()
-        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-    drop(buf);
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::io(output, "cannot write the EPUB", e))?;
-    verify(tmp.path())?;
-    tmp.persist(output)
-        .map_err(|e| Error::io(output, "cannot move the new EPUB into place", e.error))?;
-    Ok(reused)
 }
 
 /// The CRC-32s of the files of the last tree packed, by path and [`FileStamp`], kept in a

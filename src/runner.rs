@@ -220,13 +220,32 @@ pub fn command_for(program: &Path) -> Command {
 /// Runs a program to its end within the spec's limits. Succeeds only when it exits with code 0.
 pub fn run(spec: &RunSpec) -> Result<RunOutput, RunError> {
     let started = Instant::now();
-    let program = spec.program.clone();
+    let program = spec.program.as_path();
     // A bare name ("sh") is looked up on PATH; a path must exist.
     let is_path = program.components().count() > 1 || program.is_absolute();
     if is_path && !program.exists() {
-        return Err(RunError::NotFound(program));
+        return Err(RunError::NotFound(program.to_path_buf()));
     }
-    let mut cmd = command_for(&program);
+    let mut cmd = prepare(spec, program);
+    let mut child = start(&mut cmd, program, is_path)?;
+    feed_input(spec, &mut child);
+    let (output, flooded) = read_output(&mut child, spec.max_output);
+    let mut running = Running {
+        spec,
+        child,
+        output,
+        flooded,
+        deadline: started + spec.timeout,
+    };
+    let status = running.wait_for_exit()?;
+    let (stdout, stderr) = running.leftover_output()?;
+    check_status(status, program.to_path_buf(), stdout, stderr, started)
+}
+
+/// The command for the spec: its arguments, environment, folder and pipes, in its own process
+/// group so that stopping it stops what it started.
+fn prepare(spec: &RunSpec, program: &Path) -> Command {
+    let mut cmd = command_for(program);
     cmd.args(&spec.args)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(if spec.stdin.is_some() {
@@ -244,39 +263,57 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, RunError> {
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
-    let mut child = match spawn(&mut cmd) {
-        Ok(child) => child,
+    cmd
+}
+
+/// Starts the command, telling a missing program from a missing interpreter.
+fn start(cmd: &mut Command, program: &Path, is_path: bool) -> Result<Child, RunError> {
+    match spawn(cmd) {
+        Ok(child) => Ok(child),
         Err(e) if e.kind() == io::ErrorKind::NotFound && !is_path => {
-            return Err(RunError::NotFound(program));
+            Err(RunError::NotFound(program.to_path_buf()))
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             // The file exists, so what is missing is the interpreter that runs it.
             let interp = if cmd.get_program() == program.as_os_str() {
-                shebang(&program)
+                shebang(program)
                     .map(|w| w.join(" "))
                     .unwrap_or_else(|| "named on its first line".into())
             } else {
                 cmd.get_program().to_string_lossy().into_owned()
             };
-            return Err(RunError::Spawn {
-                program,
+            Err(RunError::Spawn {
+                program: program.to_path_buf(),
                 source: io::Error::new(
                     io::ErrorKind::NotFound,
                     format!("its interpreter `{interp}` is not installed"),
                 ),
-            });
+            })
         }
-        Err(source) => return Err(RunError::Spawn { program, source }),
-    };
+        Err(source) => Err(RunError::Spawn {
+            program: program.to_path_buf(),
+            source,
+        }),
+    }
+}
 
-    // Input on its own thread: a program may print before it has read all of its input.
+/// Writes the spec's input on its own thread: a program may print before it has read all of
+/// its input.
+fn feed_input(spec: &RunSpec, child: &mut Child) {
     if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
         thread::spawn(move || {
             // A program that exits without reading all of its input closes the pipe: not our error.
             let _ = pipe.write_all(&input);
         });
     }
+}
 
+/// Reads standard output and error on a thread each, up to `limit` bytes each; each stream
+/// arrives whole on the channel, and the flag says when one went past the limit.
+fn read_output(
+    child: &mut Child,
+    limit: usize,
+) -> (mpsc::Receiver<(Stream, Vec<u8>)>, Arc<AtomicBool>) {
     let flooded = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<(Stream, Vec<u8>)>();
     for (stream, pipe) in [
@@ -298,68 +335,84 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, RunError> {
         let Some(pipe) = pipe else { continue };
         let tx = tx.clone();
         let flooded = Arc::clone(&flooded);
-        let limit = spec.max_output;
         thread::spawn(move || {
             let bytes = read_limited(pipe, limit, &flooded);
             let _ = tx.send((stream, bytes));
         });
     }
     drop(tx);
+    (rx, flooded)
+}
 
-    let deadline = started + spec.timeout;
-    let mut pause = Duration::from_millis(1);
-    let status = loop {
-        if flooded.load(Ordering::Relaxed) {
-            stop(&mut child);
-            return Err(RunError::OutputTooLarge {
-                program,
-                limit: spec.max_output,
-            });
-        }
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {}
-            Err(source) => {
-                stop(&mut child);
-                return Err(RunError::Spawn { program, source });
+/// A started program, its output arriving on a channel, and its limits.
+struct Running<'a> {
+    spec: &'a RunSpec,
+    child: Child,
+    output: mpsc::Receiver<(Stream, Vec<u8>)>,
+    /// Set when a stream went past the output limit.
+    flooded: Arc<AtomicBool>,
+    deadline: Instant,
+}
+
+impl Running<'_> {
+    /// Waits for the program to exit, stopping it when it floods its output or runs past the
+    /// deadline.
+    fn wait_for_exit(&mut self) -> Result<ExitStatus, RunError> {
+        let program = self.spec.program.clone();
+        let mut pause = Duration::from_millis(1);
+        loop {
+            if self.flooded.load(Ordering::Relaxed) {
+                stop(&mut self.child);
+                return Err(RunError::OutputTooLarge {
+                    program,
+                    limit: self.spec.max_output,
+                });
             }
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Ok(status),
+                Ok(None) => {}
+                Err(source) => {
+                    stop(&mut self.child);
+                    return Err(RunError::Spawn { program, source });
+                }
+            }
+            let now = Instant::now();
+            if now >= self.deadline {
+                stop(&mut self.child);
+                let (_, stderr) = collect(&self.output, Instant::now() + Duration::from_secs(1));
+                return Err(RunError::TimedOut {
+                    program,
+                    after: self.spec.timeout,
+                    stderr: stderr_text(&stderr),
+                });
+            }
+            thread::sleep(pause.min(self.deadline - now));
+            pause = (pause * 2).min(Duration::from_millis(20));
         }
-        let now = Instant::now();
-        if now >= deadline {
-            stop(&mut child);
-            let (_, stderr) = collect(&rx, Instant::now() + Duration::from_secs(1));
-            return Err(RunError::TimedOut {
-                program,
-                after: spec.timeout,
-                stderr: stderr_text(&stderr),
+    }
+
+    /// The output of the program once it has exited; the rest of it may still be in the pipes.
+    /// A program it left running in the background may hold them open for ever: the exit is
+    /// what counts, so such a straggler gets a moment, then is stopped, and the log says so.
+    fn leftover_output(&self) -> Result<(Vec<u8>, Vec<u8>), RunError> {
+        let grace = (Instant::now() + LEFTOVER_GRACE).min(self.deadline.max(Instant::now()));
+        let (outputs, complete) = collect_until(&self.output, grace, &self.flooded);
+        if self.flooded.load(Ordering::Relaxed) {
+            kill_group(&self.child);
+            return Err(RunError::OutputTooLarge {
+                program: self.spec.program.clone(),
+                limit: self.spec.max_output,
             });
         }
-        thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(20));
-    };
-
-    // The program has exited; the rest of its output may still be in the pipes. A program it
-    // left running in the background may hold them open for ever: the exit is what counts, so
-    // such a straggler gets a moment, then is stopped, and the log says so.
-    let grace = (Instant::now() + LEFTOVER_GRACE).min(deadline.max(Instant::now()));
-    let (outputs, complete) = collect_until(&rx, grace, &flooded);
-    if flooded.load(Ordering::Relaxed) {
-        kill_group(&child);
-        return Err(RunError::OutputTooLarge {
-            program,
-            limit: spec.max_output,
-        });
-    }
-    let (stdout, stderr) = if complete {
-        outputs
-    } else {
-        kill_group(&child);
-        let (out, err) = collect(&rx, Instant::now() + Duration::from_secs(1));
+        if complete {
+            return Ok(outputs);
+        }
+        kill_group(&self.child);
+        let (out, err) = collect(&self.output, Instant::now() + Duration::from_secs(1));
         let mut err = if err.is_empty() { outputs.1 } else { err };
         err.extend_from_slice(LEFTOVER_NOTE.as_bytes());
-        (if out.is_empty() { outputs.0 } else { out }, err)
-    };
-    check_status(status, program, stdout, stderr, started)
+        Ok((if out.is_empty() { outputs.0 } else { out }, err))
+    }
 }
 
 /// How long output may keep coming after the program itself has exited.

@@ -556,6 +556,8 @@ fn at(file: &Path, span: &serde_saphyr::Location) -> Location {
     Location::new(file, span.line() as u32, span.column() as u32)
 }
 
+/// Checks a parsed book.yml value by value and turns it into a [`Book`]; every mistake found
+/// is reported at once, with the warnings beside the book.
 fn resolve(
     file: BookFile,
     id: String,
@@ -566,183 +568,12 @@ fn resolve(
 ) -> Result<(Book, Vec<Finding>)> {
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
-
-    let language = file.language.value.trim().to_string();
-    if !is_language_tag(&language) {
-        findings.push(
-            Finding::error(
-                codes::BAD_VALUE,
-                at(shown, &file.language.referenced),
-                format!("`{language}` is not a language tag"),
-            )
-            .with_hint("write a BCP 47 tag such as `ja`, `en` or `en-US`"),
-        );
-    }
-
-    let mut creators = Vec::new();
-    for (list, default_role) in [
-        (&file.authors, "aut"),
-        (&file.translators, "trl"),
-        (&file.editors, "edt"),
-        (&file.contributors, "ctb"),
-    ] {
-        for p in list {
-            let p = &p.0;
-            let (name, file_as) = (p.name.clone(), p.file_as.clone());
-            let role = p
-                .role
-                .as_ref()
-                .map_or(default_role.to_string(), |r| r.value.clone());
-            let role_at = p
-                .role
-                .as_ref()
-                .map_or_else(|| Location::file(shown), |r| at(shown, &r.referenced));
-            if !CREATOR_ROLES.contains(&role.as_str()) {
-                findings.push(
-                    Finding::error(
-                        codes::BAD_VALUE,
-                        role_at,
-                        format!("`{role}` (for {name}) is not a role seihon knows"),
-                    )
-                    .with_hint(format!(
-                        "use a MARC relator code: {}",
-                        CREATOR_ROLES.join(", ")
-                    )),
-                );
-            }
-            creators.push(Creator {
-                name,
-                role,
-                file_as,
-            });
-        }
-    }
-
-    let date = match &file.date {
-        Some(d) => match Date::parse(&d.value) {
-            Some(date) => Some(date.to_string()),
-            None => {
-                findings.push(
-                    Finding::error(
-                        codes::BAD_VALUE,
-                        at(shown, &d.referenced),
-                        format!("`{}` is not a date", d.value),
-                    )
-                    .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
-                );
-                None
-            }
-        },
-        None => None,
-    };
-
-    let isbn = match &file.isbn {
-        Some(s) => match normalize_isbn(&s.value) {
-            Ok(isbn) => Some(isbn),
-            Err(why) => {
-                findings.push(
-                    Finding::error(
-                        codes::BAD_VALUE,
-                        at(shown, &s.referenced),
-                        format!("`{}` is not a valid ISBN: {why}", s.value),
-                    )
-                    .with_hint(isbn_hint(&s.value)),
-                );
-                None
-            }
-        },
-        None => None,
-    };
-
-    // Stable: the identifier never depends on the build, only on what the book says.
-    let identifier = match (&file.identifier, &isbn) {
-        (Some(id), _) => id.trim().to_string(),
-        (None, Some(isbn)) => format!("urn:isbn:{}", isbn.replace('-', "")),
-        (None, None) => {
-            let seed = format!(
-                "seihon:{}:{}",
-                file.title,
-                creators
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            );
-            format!(
-                "urn:uuid:{}",
-                uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
-            )
-        }
-    };
-
-    let mut chapters = Vec::new();
-    // One look-up per chapter, however many there are: a set for the duplicate check, the
-    // book folder's real path found once.
-    let mut listed: HashSet<PathBuf> = HashSet::new();
-    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let mut real_dirs = RealDirs::default();
-    for (list, role) in [
-        (&file.frontmatter, Role::Front),
-        (&file.chapters, Role::Body),
-        (&file.appendices, Role::Appendix),
-        (&file.backmatter, Role::Back),
-    ] {
-        for entry in list {
-            let rel = PathBuf::from(entry.value.trim());
-            let loc = at(shown, &entry.referenced);
-            match check_book_file_in(root, &real_root, &[], &rel, &mut real_dirs) {
-                Ok(FoundFile { path, .. }) => match Format::from_path(&rel) {
-                    // A DocBook book is one document across files, read from its main file:
-                    // its files are not chapters to list.
-                    Some(Format::DocBook) => findings.push(
-                        Finding::error(
-                            codes::CHAPTER_FILE,
-                            loc,
-                            format!(
-                                "`{}` is a DocBook file; a DocBook book is built from its main file, not from a list of chapters",
-                                rel.display()
-                            ),
-                        )
-                        .with_hint(
-                            "take book.yml out of the folder (a folder holding one DocBook main file is a book), or build the main file itself: seihon build path/to/book.xml",
-                        ),
-                    ),
-                    Some(format) => {
-                        if !listed.insert(rel.clone()) {
-                            findings.push(Finding::error(
-                                codes::CHAPTER_FILE,
-                                loc,
-                                format!("`{}` is listed twice", rel.display()),
-                            ));
-                        } else {
-                            chapters.push(ChapterSource {
-                                rel,
-                                path,
-                                role,
-                                format,
-                                part_title: None,
-                            });
-                        }
-                    }
-                    None => findings.push(
-                        Finding::error(
-                            codes::CHAPTER_FILE,
-                            loc,
-                            format!("seihon does not know the format of `{}`", rel.display()),
-                        )
-                        .with_hint(
-                            "source files end in .md (Markdown), .re (Re:VIEW) or .xml (DocBook)",
-                        ),
-                    ),
-                },
-                Err(why) => findings.push(Finding::error(
-                    codes::CHAPTER_FILE,
-                    loc,
-                    format!("the chapter file `{}` {why}", rel.display()),
-                )),
-            }
-        }
-    }
+    let language = language_tag(&file.language, shown, &mut findings);
+    let creators = creators(&file, shown, &mut findings);
+    let date = publication_date(file.date.as_ref(), shown, &mut findings);
+    let isbn = checked_isbn(file.isbn.as_ref(), shown, &mut findings);
+    let identifier = identifier(&file, isbn.as_deref(), &creators);
+    let chapters = listed_chapters(&file, root, shown, &mut findings);
     if chapters.is_empty() && findings.is_empty() {
         findings.push(
             Finding::error(
@@ -753,46 +584,8 @@ fn resolve(
             .with_hint("add `chapters: [ch01.md]` with the book's source files in reading order"),
         );
     }
-
-    let cover = match &file.cover {
-        Some(c) => {
-            let rel = PathBuf::from(c.value.trim());
-            match check_book_file(root, &rel) {
-                Ok(_) => Cover::Image(rel),
-                Err(why) => {
-                    findings.push(Finding::error(
-                        codes::COVER_IMAGE,
-                        at(shown, &c.referenced),
-                        format!("the cover image `{}` {why}", rel.display()),
-                    ));
-                    Cover::Generated
-                }
-            }
-        }
-        None => Cover::Generated,
-    };
-
-    let mut stylesheets = Vec::new();
-    for s in &file.stylesheets {
-        let rel = PathBuf::from(s.value.trim());
-        match check_book_file(root, &rel) {
-            Ok(_) if rel.extension().is_some_and(|e| e == "css") => stylesheets.push(rel),
-            Ok(_) => findings.push(Finding::error(
-                codes::BAD_VALUE,
-                at(shown, &s.referenced),
-                format!("`{}` is not a .css file", rel.display()),
-            )),
-            // As a missing image: the book is built without it (a release refuses it).
-            Err(why) => warnings.push(Finding::warning(
-                codes::MISSING_STYLESHEET,
-                at(shown, &s.referenced),
-                format!(
-                    "the style sheet `{}` {why}; the book is built without it",
-                    rel.display()
-                ),
-            )),
-        }
-    }
+    let cover = cover_image(file.cover.as_ref(), root, shown, &mut findings);
+    let stylesheets = stylesheets(&file.stylesheets, root, shown, &mut findings, &mut warnings);
 
     if !findings.is_empty() {
         return Err(Error::Book(findings));
@@ -833,6 +626,278 @@ fn resolve(
         },
         warnings,
     ))
+}
+
+/// The book's language, trimmed; one that is not a BCP 47 tag is an error at its line.
+fn language_tag(language: &Spanned<String>, shown: &Path, findings: &mut Vec<Finding>) -> String {
+    let tag = language.value.trim().to_string();
+    if !is_language_tag(&tag) {
+        findings.push(
+            Finding::error(
+                codes::BAD_VALUE,
+                at(shown, &language.referenced),
+                format!("`{tag}` is not a language tag"),
+            )
+            .with_hint("write a BCP 47 tag such as `ja`, `en` or `en-US`"),
+        );
+    }
+    tag
+}
+
+/// Authors, translators, editors and contributors in that order, each with its list's role
+/// unless it names one; a role that is not a MARC relator code is an error at its line.
+fn creators(file: &BookFile, shown: &Path, findings: &mut Vec<Finding>) -> Vec<Creator> {
+    let mut creators = Vec::new();
+    for (list, default_role) in [
+        (&file.authors, "aut"),
+        (&file.translators, "trl"),
+        (&file.editors, "edt"),
+        (&file.contributors, "ctb"),
+    ] {
+        for p in list {
+            let p = &p.0;
+            let (name, file_as) = (p.name.clone(), p.file_as.clone());
+            let role = p
+                .role
+                .as_ref()
+                .map_or(default_role.to_string(), |r| r.value.clone());
+            let role_at = p
+                .role
+                .as_ref()
+                .map_or_else(|| Location::file(shown), |r| at(shown, &r.referenced));
+            if !CREATOR_ROLES.contains(&role.as_str()) {
+                findings.push(
+                    Finding::error(
+                        codes::BAD_VALUE,
+                        role_at,
+                        format!("`{role}` (for {name}) is not a role seihon knows"),
+                    )
+                    .with_hint(format!(
+                        "use a MARC relator code: {}",
+                        CREATOR_ROLES.join(", ")
+                    )),
+                );
+            }
+            creators.push(Creator {
+                name,
+                role,
+                file_as,
+            });
+        }
+    }
+    creators
+}
+
+/// The publication date as `YYYY-MM-DD`; one that is not a date is an error at its line.
+fn publication_date(
+    date: Option<&Spanned<String>>,
+    shown: &Path,
+    findings: &mut Vec<Finding>,
+) -> Option<String> {
+    let d = date?;
+    match Date::parse(&d.value) {
+        Some(date) => Some(date.to_string()),
+        None => {
+            findings.push(
+                Finding::error(
+                    codes::BAD_VALUE,
+                    at(shown, &d.referenced),
+                    format!("`{}` is not a date", d.value),
+                )
+                .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
+            );
+            None
+        }
+    }
+}
+
+/// The ISBN as written, its check digit checked; a wrong one is an error at its line, with the
+/// right check digit as a hint.
+fn checked_isbn(
+    isbn: Option<&Spanned<String>>,
+    shown: &Path,
+    findings: &mut Vec<Finding>,
+) -> Option<String> {
+    let s = isbn?;
+    match normalize_isbn(&s.value) {
+        Ok(isbn) => Some(isbn),
+        Err(why) => {
+            findings.push(
+                Finding::error(
+                    codes::BAD_VALUE,
+                    at(shown, &s.referenced),
+                    format!("`{}` is not a valid ISBN: {why}", s.value),
+                )
+                .with_hint(isbn_hint(&s.value)),
+            );
+            None
+        }
+    }
+}
+
+/// The package's unique identifier: the one written, else from the ISBN, else a UUID from the
+/// title and names.
+fn identifier(file: &BookFile, isbn: Option<&str>, creators: &[Creator]) -> String {
+    // Stable: the identifier never depends on the build, only on what the book says.
+    match (&file.identifier, isbn) {
+        (Some(id), _) => id.trim().to_string(),
+        (None, Some(isbn)) => format!("urn:isbn:{}", isbn.replace('-', "")),
+        (None, None) => {
+            let seed = format!(
+                "seihon:{}:{}",
+                file.title,
+                creators
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            format!(
+                "urn:uuid:{}",
+                uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
+            )
+        }
+    }
+}
+
+/// The source files book.yml lists, in reading order with their roles; a file that cannot be
+/// a chapter, or is listed twice, is an error at its line.
+fn listed_chapters(
+    file: &BookFile,
+    root: &Path,
+    shown: &Path,
+    findings: &mut Vec<Finding>,
+) -> Vec<ChapterSource> {
+    let mut chapters = Vec::new();
+    // One look-up per chapter, however many there are: a set for the duplicate check, the
+    // book folder's real path found once.
+    let mut listed: HashSet<PathBuf> = HashSet::new();
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut real_dirs = RealDirs::default();
+    for (list, role) in [
+        (&file.frontmatter, Role::Front),
+        (&file.chapters, Role::Body),
+        (&file.appendices, Role::Appendix),
+        (&file.backmatter, Role::Back),
+    ] {
+        for entry in list {
+            let rel = PathBuf::from(entry.value.trim());
+            let loc = at(shown, &entry.referenced);
+            match chapter_file(root, &real_root, &rel, &mut real_dirs, &loc) {
+                Err(finding) => findings.push(finding),
+                Ok(_) if !listed.insert(rel.clone()) => findings.push(Finding::error(
+                    codes::CHAPTER_FILE,
+                    loc,
+                    format!("`{}` is listed twice", rel.display()),
+                )),
+                Ok((path, format)) => chapters.push(ChapterSource {
+                    rel,
+                    path,
+                    role,
+                    format,
+                    part_title: None,
+                }),
+            }
+        }
+    }
+    chapters
+}
+
+/// One listed chapter's path and format, or why it cannot be a chapter (reported at `loc`).
+fn chapter_file(
+    root: &Path,
+    real_root: &Path,
+    rel: &Path,
+    real_dirs: &mut RealDirs,
+    loc: &Location,
+) -> std::result::Result<(PathBuf, Format), Finding> {
+    let FoundFile { path, .. } =
+        check_book_file_in(root, real_root, &[], rel, real_dirs).map_err(|why| {
+            Finding::error(
+                codes::CHAPTER_FILE,
+                loc.clone(),
+                format!("the chapter file `{}` {why}", rel.display()),
+            )
+        })?;
+    match Format::from_path(rel) {
+        // A DocBook book is one document across files, read from its main file: its files are
+        // not chapters to list.
+        Some(Format::DocBook) => Err(Finding::error(
+            codes::CHAPTER_FILE,
+            loc.clone(),
+            format!(
+                "`{}` is a DocBook file; a DocBook book is built from its main file, not from a list of chapters",
+                rel.display()
+            ),
+        )
+        .with_hint(
+            "take book.yml out of the folder (a folder holding one DocBook main file is a book), or build the main file itself: seihon build path/to/book.xml",
+        )),
+        Some(format) => Ok((path, format)),
+        None => Err(Finding::error(
+            codes::CHAPTER_FILE,
+            loc.clone(),
+            format!("seihon does not know the format of `{}`", rel.display()),
+        )
+        .with_hint("source files end in .md (Markdown), .re (Re:VIEW) or .xml (DocBook)")),
+    }
+}
+
+/// The cover image the book names, checked; without one (or with a bad one, an error at its
+/// line) the cover is generated.
+fn cover_image(
+    cover: Option<&Spanned<String>>,
+    root: &Path,
+    shown: &Path,
+    findings: &mut Vec<Finding>,
+) -> Cover {
+    let Some(c) = cover else {
+        return Cover::Generated;
+    };
+    let rel = PathBuf::from(c.value.trim());
+    match check_book_file(root, &rel) {
+        Ok(_) => Cover::Image(rel),
+        Err(why) => {
+            findings.push(Finding::error(
+                codes::COVER_IMAGE,
+                at(shown, &c.referenced),
+                format!("the cover image `{}` {why}", rel.display()),
+            ));
+            Cover::Generated
+        }
+    }
+}
+
+/// The book's style sheets that exist and are CSS; a missing one is only a warning.
+fn stylesheets(
+    listed: &[Spanned<String>],
+    root: &Path,
+    shown: &Path,
+    findings: &mut Vec<Finding>,
+    warnings: &mut Vec<Finding>,
+) -> Vec<PathBuf> {
+    let mut stylesheets = Vec::new();
+    for s in listed {
+        let rel = PathBuf::from(s.value.trim());
+        match check_book_file(root, &rel) {
+            Ok(_) if rel.extension().is_some_and(|e| e == "css") => stylesheets.push(rel),
+            Ok(_) => findings.push(Finding::error(
+                codes::BAD_VALUE,
+                at(shown, &s.referenced),
+                format!("`{}` is not a .css file", rel.display()),
+            )),
+            // As a missing image: the book is built without it (a release refuses it).
+            Err(why) => warnings.push(Finding::warning(
+                codes::MISSING_STYLESHEET,
+                at(shown, &s.referenced),
+                format!(
+                    "the style sheet `{}` {why}; the book is built without it",
+                    rel.display()
+                ),
+            )),
+        }
+    }
+    stylesheets
 }
 
 /// A path the book names must be a readable file inside the book folder: no `..` or absolute

@@ -4,7 +4,7 @@
 //! Re:VIEW's config has hundreds of keys, most for its PDF maker, so it is read untyped and only
 //! the keys that matter for an EPUB are taken; a setting seihon cannot honour is a warning at
 //! its line, never a silent change of output.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -229,250 +229,22 @@ pub(super) const ROLES: &[&str] = &[
 /// Loads the Re:VIEW project in `dir` with the config file `config` (relative to `dir`).
 /// Warnings (settings seihon does not honour) are returned beside the book.
 pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
-    let mut texts = Vec::new();
     let mut warnings = Vec::new();
-    let mut cfg = load_config(
-        dir,
-        config,
-        None,
-        &mut Vec::new(),
-        &mut texts,
-        &mut warnings,
-    )?;
-    let shown_config = display_path(Path::new("."), &dir.join(config));
-    let config_text = texts.last().map(|(_, t)| t.clone()).unwrap_or_default();
-    let at = |key: &str| key_location(&config_text, &shown_config, key);
-    // `epubmaker:` settings override the top level when building an EPUB.
-    if let Some(epub) = cfg.get("epubmaker").cloned().filter(Value::is_object) {
-        merge(&mut cfg, epub);
-    }
-    let get = |k: &str| cfg.get(k);
+    let cfg = Config::read(dir, config, &mut warnings)?;
     let mut errors = Vec::new();
+    cfg.check_names(&mut errors);
+    let title = cfg.title(&mut warnings);
+    let language = cfg.language(&mut errors);
+    cfg.check_numbers(&mut errors);
+    let meta = cfg.metadata(title, language, &mut errors);
 
-    // Names of the wrong shape would silently leave the metadata: said at their line, as in
-    // book.yml.
-    let name_keys = ["booktitle", "subtitle", "pbl", "a-pbl"]
-        .into_iter()
-        .map(String::from)
-        .chain(ROLES.iter().flat_map(|r| [r.to_string(), format!("a-{r}")]));
-    for key in name_keys {
-        if let Some(v) = get(&key).filter(|v| !is_names(v)) {
-            errors.push(
-                Finding::error(
-                    codes::BAD_VALUE,
-                    at(&key),
-                    format!("`{key}:` is not a name or a list of names ({})", shape(v)),
-                )
-                .with_hint(format!("write `{key}: 山田太郎`, `{key}: [山田太郎, 佐藤花子]` or `{key}: {{name: 山田太郎, file-as: ヤマダタロウ}}`")),
-            );
-        }
-    }
-    let (title, _) = get("booktitle")
-        .map(names)
-        .and_then(|n| n.into_iter().next())
-        .unwrap_or_else(|| {
-            warnings.push(Finding::warning(
-                codes::DEFAULT_USED,
-                at("booktitle"),
-                "this book has no `booktitle`; using Re:VIEW's default title",
-            ));
-            ("Re:VIEW Sample Book".into(), None)
-        });
-    let language = string(get("language")).unwrap_or_else(|| "ja".into());
-    if !super::is_language_tag(&language) {
-        errors.push(
-            Finding::error(
-                codes::BAD_VALUE,
-                at("language"),
-                format!("`{language}` is not a language tag"),
-            )
-            .with_hint("write a BCP 47 tag such as `ja`, `en` or `en-US`"),
-        );
-    }
-    for key in ["secnolevel", "toclevel", "tabwidth"] {
-        if get(key).is_some_and(|v| !v.is_null() && v.as_u64().is_none()) {
-            errors.push(
-                Finding::error(
-                    codes::BAD_VALUE,
-                    at(key),
-                    format!("`{key}` must be a whole number"),
-                )
-                .with_hint(format!("write e.g. `{key}: 2`")),
-            );
-        }
-    }
-
-    let mut creators = Vec::new();
-    for role in ROLES {
-        for key in [format!("a-{role}"), role.to_string()] {
-            for (name, file_as) in get(&key).map(names).unwrap_or_default() {
-                creators.push(Creator {
-                    name,
-                    role: role.to_string(),
-                    file_as,
-                });
-            }
-        }
-    }
-    let publisher = ["pbl", "a-pbl"]
-        .iter()
-        .find_map(|k| get(k).map(names).and_then(|n| n.into_iter().next()))
-        .map(|(n, _)| n);
-
-    let date = string(get("date"));
-    let date = match date {
-        Some(d) if super::Date::parse(&d).is_some() => Some(d),
-        Some(d) => {
-            errors.push(
-                Finding::error(codes::BAD_VALUE, at("date"), format!("`{d}` is not a date"))
-                    .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
-            );
-            None
-        }
-        None => None,
-    };
-    let history = history(get("history"));
-    let rights = get("rights")
-        .map(strings)
-        .filter(|r| !r.is_empty())
-        .map(|r| r.join(" "));
-    let isbn = string(get("isbn")).and_then(|i| match super::normalize_isbn(&i) {
-        Ok(i) => Some(i),
-        Err(why) => {
-            errors.push(
-                Finding::error(
-                    codes::BAD_VALUE,
-                    at("isbn"),
-                    format!("`{i}` is not a valid ISBN: {why}"),
-                )
-                .with_hint(super::isbn_hint(&i)),
-            );
-            None
-        }
-    });
-    let identifier = match (string(get("urnid")), &isbn) {
-        (Some(urn), _) => urn,
-        (None, Some(isbn)) => format!("urn:isbn:{}", isbn.replace(['-', ' '], "")),
-        (None, None) => {
-            let seed = format!("seihon:review:{title}");
-            format!(
-                "urn:uuid:{}",
-                uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
-            )
-        }
-    };
-    let direction = match string(get("direction")).as_deref() {
-        Some("rtl") => Direction::Rtl,
-        _ => Direction::Ltr,
-    };
-    // Vertical writing in Re:VIEW is CSS plus `direction: rtl`; the rtl spine implies it.
-    let writing = if direction == Direction::Rtl {
-        Writing::Vertical
-    } else {
-        Writing::Horizontal
-    };
-
-    let contentdir = PathBuf::from(string(get("contentdir")).unwrap_or_else(|| ".".into()));
-    let imagedir = PathBuf::from(string(get("imagedir")).unwrap_or_else(|| "images".into()));
-
-    let cover = match string(get("coverimage")) {
-        Some(file) => {
-            let rel = imagedir.join(&file);
-            match check_book_file(dir, &rel) {
-                Ok(_) => Cover::Image(rel),
-                Err(why) => {
-                    errors.push(
-                        Finding::error(
-                            codes::COVER_IMAGE,
-                            at("coverimage"),
-                            format!("the cover image `{}` {why}", rel.display()),
-                        )
-                        .with_hint("put the image in the image folder, or remove `coverimage:` to have a cover generated"),
-                    );
-                    Cover::Generated
-                }
-            }
-        }
-        None => Cover::Generated,
-    };
-
-    let mut stylesheets = Vec::new();
-    for css in get("stylesheet").map(strings).unwrap_or_default() {
-        let rel = PathBuf::from(&css);
-        match check_book_file(dir, &rel) {
-            Ok(_) => stylesheets.push(rel),
-            Err(why) => warnings.push(Finding::warning(
-                codes::MISSING_STYLESHEET,
-                at("stylesheet"),
-                format!("the style sheet `{css}` {why}; the book is built without it"),
-            )),
-        }
-    }
-
-    let mut words = HashMap::new();
-    for file in get("words_file").map(strings).unwrap_or_default() {
-        match check_book_file(dir, Path::new(&file))
-            .ok()
-            .and_then(|p| std::fs::read_to_string(p).ok())
-        {
-            Some(text) => {
-                for line in text.lines() {
-                    if let Some((k, v)) = line.split_once(',') {
-                        words.insert(
-                            k.trim().trim_matches('"').to_string(),
-                            v.trim().trim_matches('"').to_string(),
-                        );
-                    }
-                }
-            }
-            None => warnings.push(Finding::warning(
-                codes::MISSING_FILE,
-                at("words_file"),
-                format!("the words file `{file}` cannot be read"),
-            )),
-        }
-    }
-
-    if string(get("math_format")).as_deref() == Some("imgmath") {
-        warnings.push(Finding::warning(
-            codes::NOT_HONOURED,
-            at("math_format"),
-            "`math_format: imgmath` needs LaTeX to render equations as images; seihon shows the TeX source instead",
-        ));
-    }
-    if string(get("math_format")).as_deref() == Some("mathml") {
-        warnings.push(Finding::warning(
-            codes::NOT_HONOURED,
-            at("math_format"),
-            "`math_format: mathml`: seihon does not convert TeX to MathML yet; equations show their TeX source, marked as such",
-        ));
-    }
-    if string(get("math_format")).as_deref() == Some("mathjax") {
-        warnings.push(Finding::warning(
-            codes::NOT_HONOURED,
-            at("math_format"),
-            "`math_format: mathjax` loads a script from the web, which an EPUB must not; seihon shows the TeX source instead",
-        ));
-    }
-    if dir.join("review-ext.rb").is_file() {
-        warnings.push(Finding::warning(
-            codes::UNSUPPORTED,
-            Location::file(display_path(Path::new("."), &dir.join("review-ext.rb"))),
-            "this book's review-ext.rb (Ruby extensions to Re:VIEW) is not run by seihon; its changes to the output are not made",
-        ));
-    }
-
-    let catalog_path = dir.join(string(get("catalogfile")).unwrap_or_else(|| "catalog.yml".into()));
-    let catalog_shown = display_path(Path::new("."), &catalog_path);
-    let (catalog, catalog_text) = read_yaml(&catalog_path, &catalog_shown)?;
-    let chapters = chapters(
-        dir,
-        &contentdir,
-        &catalog,
-        &catalog_text,
-        &catalog_shown,
-        &mut errors,
-    );
+    let contentdir = PathBuf::from(cfg.string("contentdir").unwrap_or_else(|| ".".into()));
+    let imagedir = PathBuf::from(cfg.string("imagedir").unwrap_or_else(|| "images".into()));
+    let cover = cfg.cover(dir, &imagedir, &mut errors);
+    let stylesheets = cfg.stylesheets(dir, &mut warnings);
+    let words = cfg.words(dir, &mut warnings);
+    cfg.warn_not_honoured(dir, &mut warnings);
+    let chapters = cfg.catalog(dir, &contentdir, &mut errors)?;
 
     if !errors.is_empty() {
         return Err(Error::Book(errors));
@@ -482,31 +254,20 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "book".into());
-    let toc_depth = get("toclevel")
+    let toc_depth = cfg
+        .get("toclevel")
         .and_then(Value::as_u64)
         .map_or(3, |n| n as u8)
         .clamp(1, 6);
-    let secnolevel = get("secnolevel")
+    let secnolevel = cfg
+        .get("secnolevel")
         .and_then(Value::as_u64)
         .map_or(2, |n| n.min(6) as u8);
     let book = Book {
         id,
         root: dir.to_path_buf(),
-        config_path: shown_config,
-        meta: Metadata {
-            title,
-            subtitle: string(get("subtitle")),
-            language,
-            identifier,
-            creators,
-            publisher,
-            date,
-            history,
-            isbn,
-            rights,
-            writing,
-            direction,
-        },
+        config_path: cfg.shown.clone(),
+        meta,
         chapters,
         cover,
         stylesheets,
@@ -519,14 +280,364 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         review: Some(ReviewSettings {
             imagedir,
             words,
-            draft: get("draft").and_then(Value::as_bool).unwrap_or(false),
-            tabwidth: get("tabwidth")
+            draft: cfg.get("draft").and_then(Value::as_bool).unwrap_or(false),
+            tabwidth: cfg
+                .get("tabwidth")
                 .and_then(Value::as_u64)
                 .map_or(8, |n| n as usize),
         }),
     };
     let _ = project;
     Ok((book, warnings))
+}
+
+/// A book's config as an EPUB is built from it: the files it inherits merged in and
+/// `epubmaker:` applied, with the text of the book's own file to find keys in for messages.
+struct Config {
+    values: Value,
+    /// The book's own config file, as written.
+    text: String,
+    /// Its path, for messages.
+    shown: PathBuf,
+}
+
+impl Config {
+    /// Reads `config` (relative to `dir`) and what it inherits; warnings about their keys go to
+    /// `warnings`.
+    fn read(dir: &Path, config: &Path, warnings: &mut Vec<Finding>) -> Result<Config> {
+        let mut texts = Vec::new();
+        let mut values = load_config(dir, config, None, &mut Vec::new(), &mut texts, warnings)?;
+        // `epubmaker:` settings override the top level when building an EPUB.
+        if let Some(epub) = values.get("epubmaker").cloned().filter(Value::is_object) {
+            merge(&mut values, epub);
+        }
+        Ok(Config {
+            values,
+            // The book's own file is read last, after the files it inherits.
+            text: texts.pop().map(|(_, t)| t).unwrap_or_default(),
+            shown: display_path(Path::new("."), &dir.join(config)),
+        })
+    }
+
+    /// The key's value, `epubmaker:` applied.
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.values.get(key)
+    }
+
+    /// The key's value as one trimmed, non-empty string.
+    fn string(&self, key: &str) -> Option<String> {
+        string(self.get(key))
+    }
+
+    /// Where `key:` is written in the book's own config file.
+    fn at(&self, key: &str) -> Location {
+        key_location(&self.text, &self.shown, key)
+    }
+
+    /// Names of the wrong shape would silently leave the metadata: said at their line, as in
+    /// book.yml.
+    fn check_names(&self, errors: &mut Vec<Finding>) {
+        let name_keys = ["booktitle", "subtitle", "pbl", "a-pbl"]
+            .into_iter()
+            .map(String::from)
+            .chain(ROLES.iter().flat_map(|r| [r.to_string(), format!("a-{r}")]));
+        for key in name_keys {
+            if let Some(v) = self.get(&key).filter(|v| !is_names(v)) {
+                errors.push(
+                    Finding::error(
+                        codes::BAD_VALUE,
+                        self.at(&key),
+                        format!("`{key}:` is not a name or a list of names ({})", shape(v)),
+                    )
+                    .with_hint(format!("write `{key}: 山田太郎`, `{key}: [山田太郎, 佐藤花子]` or `{key}: {{name: 山田太郎, file-as: ヤマダタロウ}}`")),
+                );
+            }
+        }
+    }
+
+    /// `booktitle`, or (with a warning) Re:VIEW's default title.
+    fn title(&self, warnings: &mut Vec<Finding>) -> String {
+        let (title, _) = self
+            .get("booktitle")
+            .map(names)
+            .and_then(|n| n.into_iter().next())
+            .unwrap_or_else(|| {
+                warnings.push(Finding::warning(
+                    codes::DEFAULT_USED,
+                    self.at("booktitle"),
+                    "this book has no `booktitle`; using Re:VIEW's default title",
+                ));
+                ("Re:VIEW Sample Book".into(), None)
+            });
+        title
+    }
+
+    /// `language` (default `ja`); one that is not a BCP 47 tag is an error at its line.
+    fn language(&self, errors: &mut Vec<Finding>) -> String {
+        let language = self.string("language").unwrap_or_else(|| "ja".into());
+        if !super::is_language_tag(&language) {
+            errors.push(
+                Finding::error(
+                    codes::BAD_VALUE,
+                    self.at("language"),
+                    format!("`{language}` is not a language tag"),
+                )
+                .with_hint("write a BCP 47 tag such as `ja`, `en` or `en-US`"),
+            );
+        }
+        language
+    }
+
+    /// The levels and widths must be whole numbers: anything else is an error at its line.
+    fn check_numbers(&self, errors: &mut Vec<Finding>) {
+        for key in ["secnolevel", "toclevel", "tabwidth"] {
+            if self
+                .get(key)
+                .is_some_and(|v| !v.is_null() && v.as_u64().is_none())
+            {
+                errors.push(
+                    Finding::error(
+                        codes::BAD_VALUE,
+                        self.at(key),
+                        format!("`{key}` must be a whole number"),
+                    )
+                    .with_hint(format!("write e.g. `{key}: 2`")),
+                );
+            }
+        }
+    }
+
+    /// The book's metadata besides its title and language (already read and checked).
+    fn metadata(&self, title: String, language: String, errors: &mut Vec<Finding>) -> Metadata {
+        let publisher = ["pbl", "a-pbl"]
+            .iter()
+            .find_map(|k| self.get(k).map(names).and_then(|n| n.into_iter().next()))
+            .map(|(n, _)| n);
+        let creators = self.creators();
+        let date = self.date(errors);
+        let rights = self
+            .get("rights")
+            .map(strings)
+            .filter(|r| !r.is_empty())
+            .map(|r| r.join(" "));
+        let isbn = self.isbn(errors);
+        let identifier = match (self.string("urnid"), &isbn) {
+            (Some(urn), _) => urn,
+            (None, Some(isbn)) => format!("urn:isbn:{}", isbn.replace(['-', ' '], "")),
+            (None, None) => {
+                let seed = format!("seihon:review:{title}");
+                format!(
+                    "urn:uuid:{}",
+                    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
+                )
+            }
+        };
+        let direction = match self.string("direction").as_deref() {
+            Some("rtl") => Direction::Rtl,
+            _ => Direction::Ltr,
+        };
+        // Vertical writing in Re:VIEW is CSS plus `direction: rtl`; the rtl spine implies it.
+        let writing = if direction == Direction::Rtl {
+            Writing::Vertical
+        } else {
+            Writing::Horizontal
+        };
+        Metadata {
+            title,
+            subtitle: self.string("subtitle"),
+            language,
+            identifier,
+            creators,
+            publisher,
+            date,
+            history: history(self.get("history")),
+            isbn,
+            rights,
+            writing,
+            direction,
+        }
+    }
+
+    /// The people of each role, in Re:VIEW's colophon order, `a-` keys first.
+    fn creators(&self) -> Vec<Creator> {
+        let mut creators = Vec::new();
+        for role in ROLES {
+            for key in [format!("a-{role}"), role.to_string()] {
+                for (name, file_as) in self.get(&key).map(names).unwrap_or_default() {
+                    creators.push(Creator {
+                        name,
+                        role: role.to_string(),
+                        file_as,
+                    });
+                }
+            }
+        }
+        creators
+    }
+
+    /// `date`; one that is not `YYYY-MM-DD` is an error at its line.
+    fn date(&self, errors: &mut Vec<Finding>) -> Option<String> {
+        match self.string("date") {
+            Some(d) if super::Date::parse(&d).is_some() => Some(d),
+            Some(d) => {
+                errors.push(
+                    Finding::error(
+                        codes::BAD_VALUE,
+                        self.at("date"),
+                        format!("`{d}` is not a date"),
+                    )
+                    .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
+                );
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// `isbn`, its check digit checked; a wrong one is an error at its line.
+    fn isbn(&self, errors: &mut Vec<Finding>) -> Option<String> {
+        self.string("isbn")
+            .and_then(|i| match super::normalize_isbn(&i) {
+                Ok(i) => Some(i),
+                Err(why) => {
+                    errors.push(
+                        Finding::error(
+                            codes::BAD_VALUE,
+                            self.at("isbn"),
+                            format!("`{i}` is not a valid ISBN: {why}"),
+                        )
+                        .with_hint(super::isbn_hint(&i)),
+                    );
+                    None
+                }
+            })
+    }
+
+    /// `coverimage` in the image folder, checked; without one (or with a bad one, an error at
+    /// its line) the cover is generated.
+    fn cover(&self, dir: &Path, imagedir: &Path, errors: &mut Vec<Finding>) -> Cover {
+        let Some(file) = self.string("coverimage") else {
+            return Cover::Generated;
+        };
+        let rel = imagedir.join(&file);
+        match check_book_file(dir, &rel) {
+            Ok(_) => Cover::Image(rel),
+            Err(why) => {
+                errors.push(
+                    Finding::error(
+                        codes::COVER_IMAGE,
+                        self.at("coverimage"),
+                        format!("the cover image `{}` {why}", rel.display()),
+                    )
+                    .with_hint("put the image in the image folder, or remove `coverimage:` to have a cover generated"),
+                );
+                Cover::Generated
+            }
+        }
+    }
+
+    /// The `stylesheet` files that exist; a missing one is only a warning.
+    fn stylesheets(&self, dir: &Path, warnings: &mut Vec<Finding>) -> Vec<PathBuf> {
+        let mut stylesheets = Vec::new();
+        for css in self.get("stylesheet").map(strings).unwrap_or_default() {
+            let rel = PathBuf::from(&css);
+            match check_book_file(dir, &rel) {
+                Ok(_) => stylesheets.push(rel),
+                Err(why) => warnings.push(Finding::warning(
+                    codes::MISSING_STYLESHEET,
+                    self.at("stylesheet"),
+                    format!("the style sheet `{css}` {why}; the book is built without it"),
+                )),
+            }
+        }
+        stylesheets
+    }
+
+    /// The `@<w>` dictionary from the `words_file` CSV files (`key,value` a line); a file that
+    /// cannot be read is only a warning.
+    fn words(&self, dir: &Path, warnings: &mut Vec<Finding>) -> HashMap<String, String> {
+        let mut words = HashMap::new();
+        for file in self.get("words_file").map(strings).unwrap_or_default() {
+            match check_book_file(dir, Path::new(&file))
+                .ok()
+                .and_then(|p| std::fs::read_to_string(p).ok())
+            {
+                Some(text) => {
+                    for line in text.lines() {
+                        if let Some((k, v)) = line.split_once(',') {
+                            words.insert(
+                                k.trim().trim_matches('"').to_string(),
+                                v.trim().trim_matches('"').to_string(),
+                            );
+                        }
+                    }
+                }
+                None => warnings.push(Finding::warning(
+                    codes::MISSING_FILE,
+                    self.at("words_file"),
+                    format!("the words file `{file}` cannot be read"),
+                )),
+            }
+        }
+        words
+    }
+
+    /// Settings and extensions seihon cannot honour: a warning each, never a silent change of
+    /// output.
+    fn warn_not_honoured(&self, dir: &Path, warnings: &mut Vec<Finding>) {
+        if self.string("math_format").as_deref() == Some("imgmath") {
+            warnings.push(Finding::warning(
+                codes::NOT_HONOURED,
+                self.at("math_format"),
+                "`math_format: imgmath` needs LaTeX to render equations as images; seihon shows the TeX source instead",
+            ));
+        }
+        if self.string("math_format").as_deref() == Some("mathml") {
+            warnings.push(Finding::warning(
+                codes::NOT_HONOURED,
+                self.at("math_format"),
+                "`math_format: mathml`: seihon does not convert TeX to MathML yet; equations show their TeX source, marked as such",
+            ));
+        }
+        if self.string("math_format").as_deref() == Some("mathjax") {
+            warnings.push(Finding::warning(
+                codes::NOT_HONOURED,
+                self.at("math_format"),
+                "`math_format: mathjax` loads a script from the web, which an EPUB must not; seihon shows the TeX source instead",
+            ));
+        }
+        if dir.join("review-ext.rb").is_file() {
+            warnings.push(Finding::warning(
+                codes::UNSUPPORTED,
+                Location::file(display_path(Path::new("."), &dir.join("review-ext.rb"))),
+                "this book's review-ext.rb (Ruby extensions to Re:VIEW) is not run by seihon; its changes to the output are not made",
+            ));
+        }
+    }
+
+    /// Reads the catalog (`catalogfile`, default `catalog.yml`) into the book's chapters; its
+    /// mistakes go to `errors`, a file that is not YAML fails the load.
+    fn catalog(
+        &self,
+        dir: &Path,
+        contentdir: &Path,
+        errors: &mut Vec<Finding>,
+    ) -> Result<Vec<ChapterSource>> {
+        let catalog_path = dir.join(
+            self.string("catalogfile")
+                .unwrap_or_else(|| "catalog.yml".into()),
+        );
+        let catalog_shown = display_path(Path::new("."), &catalog_path);
+        let (catalog, catalog_text) = read_yaml(&catalog_path, &catalog_shown)?;
+        Ok(chapters(
+            dir,
+            contentdir,
+            &catalog,
+            &catalog_text,
+            &catalog_shown,
+            errors,
+        ))
+    }
 }
 
 /// Re:VIEW history: editions × printings, each `"YYYY-MM-DD"` or `"YYYY-MM-DD free text"`.
@@ -566,62 +677,7 @@ fn chapters(
     shown: &Path,
     errors: &mut Vec<Finding>,
 ) -> Vec<ChapterSource> {
-    let mut out: Vec<ChapterSource> = Vec::new();
-    // Each chapter is looked up once (a catalog may list 100,000): a set for the duplicate check,
-    // the book folder's real path found once, and a line searched for only when it is reported.
-    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-    let real_root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let mut real_dirs = crate::book::RealDirs::default();
-    let mut add =
-        |file: &str, role: Role, errors: &mut Vec<Finding>, out: &mut Vec<ChapterSource>| {
-            // `contentdir: .` must not show up as `./ch01.re` in messages.
-            let rel: PathBuf = contentdir
-                .join(file.trim())
-                .components()
-                .filter(|c| !matches!(c, std::path::Component::CurDir))
-                .collect();
-            let loc = || {
-                let loc = key_location(text, shown, file.trim());
-                if loc.line == 0 {
-                    line_of(text, shown, file.trim())
-                } else {
-                    loc
-                }
-            };
-            match crate::book::check_book_file_in(dir, &real_root, &[], &rel, &mut real_dirs) {
-                Ok(found) if rel.extension().is_some_and(|e| e == "re") => {
-                    if !seen.insert(rel.clone()) {
-                        let again = nth_line_of(text, shown, file.trim(), 1);
-                        errors.push(Finding::error(
-                            codes::CHAPTER_FILE,
-                            if again.line > 0 { again } else { loc() },
-                            format!(
-                                "`{file}` is listed twice in the catalog (first at line {})",
-                                line_of(text, shown, file.trim()).line
-                            ),
-                        ));
-                    } else {
-                        out.push(ChapterSource {
-                            rel,
-                            path: found.path,
-                            role,
-                            format: Format::Review,
-                            part_title: None,
-                        });
-                    }
-                }
-                Ok(_) => errors.push(Finding::error(
-                    codes::CHAPTER_FILE,
-                    loc(),
-                    format!("`{file}` is not a .re file"),
-                )),
-                Err(why) => errors.push(Finding::error(
-                    codes::CHAPTER_FILE,
-                    loc(),
-                    format!("the chapter file `{}` {why}", rel.display()),
-                )),
-            }
-        };
+    let mut files = CatalogFiles::new(dir, contentdir, text, shown);
     let list = |key: &str| -> Vec<Value> {
         catalog
             .get(key)
@@ -629,11 +685,24 @@ fn chapters(
             .cloned()
             .unwrap_or_default()
     };
-    for v in list("PREDEF") {
-        for f in strings(&v) {
-            add(&f, Role::Front, errors, &mut out);
-        }
+    files.add_all(list("PREDEF"), Role::Front, errors);
+    check_catalog_keys(catalog, text, shown, errors);
+    files.add_chaps(list("CHAPS"), errors);
+    files.add_all(list("APPENDIX"), Role::Appendix, errors);
+    files.add_all(list("POSTDEF"), Role::Back, errors);
+    let out = files.out;
+    if out.is_empty() && errors.is_empty() {
+        let loc = key_location(text, shown, "CHAPS");
+        errors.push(
+            Finding::error(codes::CHAPTER_FILE, loc, "the catalog lists no chapters")
+                .with_hint("list the chapters under `CHAPS:`, one `  - ch01.re` a line"),
+        );
     }
+    out
+}
+
+/// The catalog's keys: only PREDEF, CHAPS, APPENDIX and POSTDEF, each a list, CHAPS present.
+fn check_catalog_keys(catalog: &Value, text: &str, shown: &Path, errors: &mut Vec<Finding>) {
     const KEYS: [&str; 4] = ["PREDEF", "CHAPS", "APPENDIX", "POSTDEF"];
     for key in catalog.as_object().into_iter().flat_map(|o| o.keys()) {
         if !KEYS.contains(&key.as_str()) {
@@ -674,53 +743,148 @@ fn chapters(
             .with_hint("list the chapters under `CHAPS:`"),
         );
     }
-    let mut parts = 0;
-    for v in list("CHAPS") {
-        match v {
-            Value::Object(part) => {
-                for (title, members) in part {
-                    parts += 1;
-                    if title.ends_with(".re") {
-                        add(&title, Role::Part, errors, &mut out);
-                    } else {
-                        out.push(ChapterSource {
-                            rel: PathBuf::from(format!("part_{parts}")),
-                            path: PathBuf::new(),
-                            role: Role::Part,
-                            format: Format::Review,
-                            part_title: Some(title.clone()),
-                        });
+}
+
+/// The chapters of a catalog, gathered in reading order, each file checked as it is added.
+struct CatalogFiles<'a> {
+    dir: &'a Path,
+    contentdir: &'a Path,
+    /// The catalog as written, and its path, for messages.
+    text: &'a str,
+    shown: &'a Path,
+    // Each chapter is looked up once (a catalog may list 100,000): a set for the duplicate
+    // check, the book folder's real path found once, and a line searched for only when it is
+    // reported.
+    seen: HashSet<PathBuf>,
+    real_root: PathBuf,
+    real_dirs: crate::book::RealDirs,
+    out: Vec<ChapterSource>,
+}
+
+impl<'a> CatalogFiles<'a> {
+    /// No chapters yet, for the book in `dir` with its chapters in `contentdir`.
+    fn new(dir: &'a Path, contentdir: &'a Path, text: &'a str, shown: &'a Path) -> Self {
+        CatalogFiles {
+            dir,
+            contentdir,
+            text,
+            shown,
+            seen: HashSet::new(),
+            real_root: dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()),
+            real_dirs: crate::book::RealDirs::default(),
+            out: Vec::new(),
+        }
+    }
+
+    /// Adds the files of each catalog entry (a file or a list of files), all with `role`.
+    fn add_all(&mut self, entries: Vec<Value>, role: Role, errors: &mut Vec<Finding>) {
+        for v in entries {
+            for f in strings(&v) {
+                self.add(&f, role, errors);
+            }
+        }
+    }
+
+    /// Adds CHAPS: chapters, and parts (`{title or file.re: [chapters]}`), each part page
+    /// before its chapters.
+    fn add_chaps(&mut self, entries: Vec<Value>, errors: &mut Vec<Finding>) {
+        let mut parts = 0;
+        for v in entries {
+            match v {
+                Value::Object(part) => {
+                    for (title, members) in part {
+                        parts += 1;
+                        if title.ends_with(".re") {
+                            self.add(&title, Role::Part, errors);
+                        } else {
+                            self.out.push(ChapterSource {
+                                rel: PathBuf::from(format!("part_{parts}")),
+                                path: PathBuf::new(),
+                                role: Role::Part,
+                                format: Format::Review,
+                                part_title: Some(title.clone()),
+                            });
+                        }
+                        for f in strings(&members) {
+                            self.add(&f, Role::Body, errors);
+                        }
                     }
-                    for f in strings(&members) {
-                        add(&f, Role::Body, errors, &mut out);
+                }
+                other => {
+                    for f in strings(&other) {
+                        self.add(&f, Role::Body, errors);
                     }
                 }
             }
-            other => {
-                for f in strings(&other) {
-                    add(&f, Role::Body, errors, &mut out);
-                }
-            }
         }
     }
-    for v in list("APPENDIX") {
-        for f in strings(&v) {
-            add(&f, Role::Appendix, errors, &mut out);
-        }
-    }
-    for v in list("POSTDEF") {
-        for f in strings(&v) {
-            add(&f, Role::Back, errors, &mut out);
-        }
-    }
-    if out.is_empty() && errors.is_empty() {
-        let loc = key_location(text, shown, "CHAPS");
-        errors.push(
-            Finding::error(codes::CHAPTER_FILE, loc, "the catalog lists no chapters")
-                .with_hint("list the chapters under `CHAPS:`, one `  - ch01.re` a line"),
+
+    /// Adds one listed file; one that is missing, not a .re file or listed twice is an error
+    /// at its line.
+    fn add(&mut self, file: &str, role: Role, errors: &mut Vec<Finding>) {
+        // `contentdir: .` must not show up as `./ch01.re` in messages.
+        let rel: PathBuf = self
+            .contentdir
+            .join(file.trim())
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect();
+        let (text, shown) = (self.text, self.shown);
+        let found = crate::book::check_book_file_in(
+            self.dir,
+            &self.real_root,
+            &[],
+            &rel,
+            &mut self.real_dirs,
         );
+        match found {
+            Ok(found) if rel.extension().is_some_and(|e| e == "re") => {
+                if !self.seen.insert(rel.clone()) {
+                    let again = nth_line_of(text, shown, file.trim(), 1);
+                    errors.push(Finding::error(
+                        codes::CHAPTER_FILE,
+                        if again.line > 0 {
+                            again
+                        } else {
+                            self.location(file)
+                        },
+                        format!(
+                            "`{file}` is listed twice in the catalog (first at line {})",
+                            line_of(text, shown, file.trim()).line
+                        ),
+                    ));
+                } else {
+                    self.out.push(ChapterSource {
+                        rel,
+                        path: found.path,
+                        role,
+                        format: Format::Review,
+                        part_title: None,
+                    });
+                }
+            }
+            Ok(_) => errors.push(Finding::error(
+                codes::CHAPTER_FILE,
+                self.location(file),
+                format!("`{file}` is not a .re file"),
+            )),
+            Err(why) => errors.push(Finding::error(
+                codes::CHAPTER_FILE,
+                self.location(file),
+                format!("the chapter file `{}` {why}", rel.display()),
+            )),
+        }
     }
-    out
+
+    /// Where a listed file is written in the catalog: as a key (a part's file), else its line.
+    fn location(&self, file: &str) -> Location {
+        let loc = key_location(self.text, self.shown, file.trim());
+        if loc.line == 0 {
+            line_of(self.text, self.shown, file.trim())
+        } else {
+            loc
+        }
+    }
 }
 
 /// The line where `needle` first appears in `text` (catalog entries are list items).

@@ -347,20 +347,54 @@ impl RuleFilter {
     }
 }
 
+/// Checks one rule as written: a rule ready to apply, or every mistake in it.
 fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>> {
     let at = loc(file, &spec.referenced);
-    let s = spec.value;
-    let mut findings = Vec::new();
-    let mut bad = |code: Code, l: &serde_saphyr::Location, msg: String| {
-        findings.push(Finding::error(code, loc(file, l), msg));
+    let mut s = spec.value;
+    let mut check = Checker {
+        file,
+        findings: Vec::new(),
     };
+    let matcher = s
+        .matcher
+        .take()
+        .map(|m| check.matcher(m))
+        .unwrap_or_default();
+    let actions = check.actions(s);
+    // Whether the actions make sense together is asked only of actions that are each right.
+    if check.findings.is_empty()
+        && let Some(f) = contradiction(&actions, &at)
+    {
+        check.findings.push(f);
+    }
+    if check.findings.is_empty() {
+        Ok(Rule { matcher, actions })
+    } else {
+        Err(check.findings)
+    }
+}
 
-    let mut matcher = Matcher::default();
-    if let Some(m) = s.matcher {
+/// Checks the parts of one rule, collecting a located finding for each mistake, in the order
+/// the parts are checked.
+struct Checker<'a> {
+    file: &'a Path,
+    findings: Vec<Finding>,
+}
+
+impl Checker<'_> {
+    /// Notes a mistake at `l` in the file.
+    fn bad(&mut self, code: Code, l: &serde_saphyr::Location, msg: String) {
+        self.findings
+            .push(Finding::error(code, loc(self.file, l), msg));
+    }
+
+    /// The rule's `match`, its names checked.
+    fn matcher(&mut self, m: MatchSpec) -> Matcher {
+        let mut matcher = Matcher::default();
         if let Some(e) = m.element {
             let v = e.value.trim();
             if v != "*" && !is_name(v) {
-                bad(
+                self.bad(
                     codes::BAD_VALUE,
                     &e.referenced,
                     format!("`{v}` is not a valid element name"),
@@ -372,7 +406,7 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         if let Some(c) = m.class {
             matcher.classes = c.value.split_whitespace().map(str::to_string).collect();
             if matcher.classes.is_empty() {
-                bad(
+                self.bad(
                     codes::BAD_VALUE,
                     &c.referenced,
                     "the class to match is empty".into(),
@@ -385,7 +419,7 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
                 None => (a.value.trim().to_string(), None),
             };
             if !is_name(&name) {
-                bad(
+                self.bad(
                     codes::BAD_VALUE,
                     &a.referenced,
                     format!("`{name}` is not a valid attribute name"),
@@ -396,76 +430,107 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         if let Some(a) = m.ancestor {
             match Selector::parse(&a.value) {
                 Ok(sel) => matcher.ancestor = Some(sel),
-                Err(why) => bad(codes::BAD_VALUE, &a.referenced, why),
+                Err(why) => self.bad(codes::BAD_VALUE, &a.referenced, why),
             }
+        }
+        matcher
+    }
+
+    /// The rule's actions (everything but `match`), each checked.
+    fn actions(&mut self, s: RuleSpec) -> Actions {
+        let add_class = self.words(s.add_class, "class");
+        let remove_class = self.words(s.remove_class, "class");
+        let remove_attribute = self.words(s.remove_attribute, "attribute");
+        let set_attribute = self.set_attribute(s.set_attribute);
+        let rename = self.rename(s.rename);
+        let wrap = self.wrap(s.wrap);
+        let insert_before = self.insertion(s.insert_before);
+        let insert_after = self.insertion(s.insert_after);
+        let prepend = self.insertion(s.prepend);
+        let append = self.insertion(s.append);
+        Actions {
+            add_class,
+            remove_class,
+            set_attribute,
+            remove_attribute,
+            rename,
+            wrap,
+            unwrap: s.unwrap,
+            remove: s.remove,
+            insert_before,
+            insert_after,
+            prepend,
+            append,
         }
     }
 
-    let mut actions = Actions {
-        unwrap: s.unwrap,
-        remove: s.remove,
-        ..Actions::default()
-    };
-    for (words, slot, what) in [
-        (s.add_class, &mut actions.add_class, "class"),
-        (s.remove_class, &mut actions.remove_class, "class"),
-        (
-            s.remove_attribute,
-            &mut actions.remove_attribute,
-            "attribute",
-        ),
-    ] {
-        if let Some(w) = words {
-            if let Some(n) = w
-                .value
-                .0
-                .iter()
-                .find(|n| what == "attribute" && !is_name(n))
-            {
-                bad(
-                    codes::BAD_VALUE,
-                    &w.referenced,
-                    format!("`{n}` is not a valid attribute name"),
-                );
-            }
-            if w.value.0.is_empty() {
-                bad(
-                    codes::BAD_VALUE,
-                    &w.referenced,
-                    format!("the list of {what} names is empty"),
-                );
-            }
-            *slot = w.value.0;
+    /// A list of class or attribute names (`what`): not empty, and attribute names valid.
+    fn words(&mut self, words: Option<Spanned<Words>>, what: &str) -> Vec<String> {
+        let Some(w) = words else {
+            return Vec::new();
+        };
+        if let Some(n) = w
+            .value
+            .0
+            .iter()
+            .find(|n| what == "attribute" && !is_name(n))
+        {
+            self.bad(
+                codes::BAD_VALUE,
+                &w.referenced,
+                format!("`{n}` is not a valid attribute name"),
+            );
         }
+        if w.value.0.is_empty() {
+            self.bad(
+                codes::BAD_VALUE,
+                &w.referenced,
+                format!("the list of {what} names is empty"),
+            );
+        }
+        w.value.0
     }
-    if let Some(set) = s.set_attribute {
+
+    /// `set_attribute`'s names and values, the names checked.
+    fn set_attribute(&mut self, set: Option<Spanned<Pairs>>) -> Vec<(String, String)> {
+        let Some(set) = set else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
         for (n, v) in set.value.0 {
             if !is_name(&n) {
-                bad(
+                self.bad(
                     codes::BAD_VALUE,
                     &set.referenced,
                     format!("`{n}` is not a valid attribute name"),
                 );
             }
-            actions.set_attribute.push((n, v));
+            out.push((n, v));
         }
+        out
     }
-    if let Some(r) = s.rename {
+
+    /// `rename`'s element name, when valid.
+    fn rename(&mut self, r: Option<Spanned<String>>) -> Option<String> {
+        let r = r?;
         let v = r.value.trim();
         if is_name(v) {
-            actions.rename = Some(v.to_string());
-        } else {
-            bad(
-                codes::BAD_VALUE,
-                &r.referenced,
-                format!("`{v}` is not a valid element name"),
-            );
+            return Some(v.to_string());
         }
+        self.bad(
+            codes::BAD_VALUE,
+            &r.referenced,
+            format!("`{v}` is not a valid element name"),
+        );
+        None
     }
-    if let Some(w) = s.wrap {
+
+    /// `wrap`'s selector, when valid and naming an element.
+    fn wrap(&mut self, w: Option<Spanned<String>>) -> Option<Selector> {
+        let w = w?;
         match Selector::parse(&w.value) {
-            Ok(sel) if sel.element.is_some() => actions.wrap = Some(sel),
-            Ok(_) => bad(
+            Ok(sel) if sel.element.is_some() => return Some(sel),
+            Ok(_) => self.bad(
                 codes::BAD_VALUE,
                 &w.referenced,
                 format!(
@@ -473,43 +538,46 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
                     w.value.trim()
                 ),
             ),
-            Err(why) => bad(codes::BAD_VALUE, &w.referenced, why),
+            Err(why) => self.bad(codes::BAD_VALUE, &w.referenced, why),
         }
+        None
     }
-    for (spec, slot) in [
-        (s.insert_before, &mut actions.insert_before),
-        (s.insert_after, &mut actions.insert_after),
-        (s.prepend, &mut actions.prepend),
-        (s.append, &mut actions.append),
-    ] {
-        let Some(spec) = spec else { continue };
+
+    /// The node an insertion (`insert_before`, `insert_after`, `prepend`, `append`) puts in:
+    /// text, or a named element holding the text.
+    fn insertion(&mut self, spec: Option<Spanned<InsertSpec>>) -> Option<Node> {
+        let spec = spec?;
         let InsertSpec { element, text } = spec.value;
         match (element, text) {
-            (None, None) => bad(
+            (None, None) => self.bad(
                 codes::MISSING_KEY,
                 &spec.referenced,
                 "nothing to insert: give `text`, `element`, or both".into(),
             ),
-            (None, Some(text)) => *slot = Some(Node::Text(text)),
+            (None, Some(text)) => return Some(Node::Text(text)),
             (Some(sel), text) => match Selector::parse(&sel) {
                 Ok(s) if s.element.is_some() => {
                     let mut e = s.make();
                     if let Some(t) = text {
                         e.push_text(&t);
                     }
-                    *slot = Some(Node::Element(e));
+                    return Some(Node::Element(e));
                 }
-                Ok(_) => bad(
+                Ok(_) => self.bad(
                     codes::BAD_VALUE,
                     &spec.referenced,
                     format!("the element to insert needs a name, such as `span{sel}`"),
                 ),
-                Err(why) => bad(codes::BAD_VALUE, &spec.referenced, why),
+                Err(why) => self.bad(codes::BAD_VALUE, &spec.referenced, why),
             },
         }
+        None
     }
+}
 
-    let a = &actions;
+/// What is wrong with a rule's actions taken together (at the rule, `at`): none at all, more
+/// than one structural action, or changes that a removal would lose.
+fn contradiction(a: &Actions, at: &Location) -> Option<Finding> {
     let changes = !a.add_class.is_empty()
         || !a.remove_class.is_empty()
         || !a.set_attribute.is_empty()
@@ -522,33 +590,27 @@ fn check_rule(spec: Spanned<RuleSpec>, file: &Path) -> Result<Rule, Vec<Finding>
         .filter(|b| **b)
         .count();
     let inserts = a.insert_before.is_some() || a.insert_after.is_some();
-    if findings.is_empty() {
-        if !changes && structural == 0 && !inserts {
-            findings.push(
-                Finding::error(codes::MISSING_KEY, at.clone(), "this rule does nothing")
-                    .with_hint(
-                        "add an action: add_class, remove_class, set_attribute, remove_attribute, \
-                         rename, wrap, unwrap, remove, insert_before, insert_after, prepend or append",
-                    ),
-            );
-        } else if structural > 1 {
-            findings.push(Finding::error(
-                codes::BAD_VALUE,
-                at.clone(),
-                "a rule can do only one of `remove`, `unwrap` and `wrap`",
-            ));
-        } else if a.remove && changes {
-            findings.push(Finding::error(
-                codes::BAD_VALUE,
-                at.clone(),
-                "this rule removes the element, so its other changes to it would be lost",
-            ).with_hint("keep `remove: true` alone (with `insert_before` or `insert_after` to replace it), or drop it"));
-        }
-    }
-    if findings.is_empty() {
-        Ok(Rule { matcher, actions })
+    if !changes && structural == 0 && !inserts {
+        Some(
+            Finding::error(codes::MISSING_KEY, at.clone(), "this rule does nothing").with_hint(
+                "add an action: add_class, remove_class, set_attribute, remove_attribute, \
+                 rename, wrap, unwrap, remove, insert_before, insert_after, prepend or append",
+            ),
+        )
+    } else if structural > 1 {
+        Some(Finding::error(
+            codes::BAD_VALUE,
+            at.clone(),
+            "a rule can do only one of `remove`, `unwrap` and `wrap`",
+        ))
+    } else if a.remove && changes {
+        Some(Finding::error(
+            codes::BAD_VALUE,
+            at.clone(),
+            "this rule removes the element, so its other changes to it would be lost",
+        ).with_hint("keep `remove: true` alone (with `insert_before` or `insert_after` to replace it), or drop it"))
     } else {
-        Err(findings)
+        None
     }
 }
 

@@ -146,23 +146,10 @@ impl Writer<'_> {
         }
     }
 
+    /// Writes what a block is, without its source mark.
     fn block_kind(&self, b: &Block, parent: &mut Element) {
         match &b.kind {
-            BlockKind::Heading(h) => {
-                let mut e = with_id(el(&format!("h{}", h.level.clamp(1, 6))), &h.id);
-                if !h.shown {
-                    e.set_attr("hidden", "hidden");
-                }
-                if let Some(n) = &h.number {
-                    e.push(
-                        el("span")
-                            .with_attr("class", "secno")
-                            .with_text(format!("{n}{}", self.separator())),
-                    );
-                }
-                self.inlines(&h.content, &mut e);
-                parent.push(e);
-            }
+            BlockKind::Heading(h) => parent.push(self.heading(h)),
             BlockKind::Para(content) => {
                 let mut p = el("p");
                 self.inlines(content, &mut p);
@@ -173,94 +160,24 @@ impl Writer<'_> {
                 self.inlines(content, &mut p);
                 parent.push(p);
             }
-            BlockKind::List(l) => {
-                let mut list = match l.start {
-                    None => el("ul"),
-                    Some(1) => el("ol"),
-                    Some(n) => el("ol").with_attr("start", n.to_string()),
-                };
-                for item in &l.items {
-                    let mut li = el("li");
-                    self.item(item, &mut li);
-                    list.push(li);
-                }
-                parent.push(list);
-            }
-            BlockKind::DefinitionList(items) => {
-                let mut dl = el("dl");
-                for item in items {
-                    let mut dt = el("dt");
-                    self.inlines(&item.term, &mut dt);
-                    dl.push(dt);
-                    for definition in &item.definitions {
-                        let mut dd = el("dd");
-                        self.item(definition, &mut dd);
-                        dl.push(dd);
-                    }
-                }
-                parent.push(dl);
-            }
+            BlockKind::List(l) => parent.push(self.list(l)),
+            BlockKind::DefinitionList(items) => parent.push(self.definition_list(items)),
             BlockKind::Code(c) => parent.push(self.code(c)),
             BlockKind::Table(t) => parent.push(self.table(t)),
             BlockKind::Figure(f) => parent.push(self.figure(f)),
             BlockKind::Quote {
                 blocks,
                 attribution,
-            } => {
-                let mut q = el("blockquote");
-                self.blocks(blocks, &mut q);
-                if let Some(a) = attribution {
-                    let mut p = el("p").with_attr("class", "attribution");
-                    self.inlines(a, &mut p);
-                    q.push(p);
-                }
-                parent.push(q);
-            }
+            } => parent.push(self.quote(blocks, attribution)),
             BlockKind::Admonition {
                 kind,
                 title,
                 blocks,
-            } => {
-                let mut d = el("div").with_attr("class", kind.class());
-                let mut t = el("p").with_attr("class", "caption");
-                match title {
-                    Some(title) => self.inlines(title, &mut t),
-                    None => t.push_text(admonition_label(*kind, self.ja)),
-                }
-                d.push(t);
-                self.blocks(blocks, &mut d);
-                parent.push(d);
-            }
+            } => parent.push(self.admonition(*kind, title, blocks)),
             BlockKind::Sidebar { id, title, blocks } => {
-                let mut d = with_id(el("div").with_attr("class", "column"), id);
-                if let Some(title) = title {
-                    let mut t = el("p").with_attr("class", "column-title");
-                    self.inlines(title, &mut t);
-                    d.push(t);
-                }
-                self.blocks(blocks, &mut d);
-                parent.push(d);
+                parent.push(self.sidebar(id, title, blocks));
             }
-            BlockKind::Math(m) => {
-                let mut d = with_id(el("div").with_attr("class", "caption-equation"), &m.id);
-                if m.caption.is_some() || m.number.is_some() {
-                    let mut cap = el("p").with_attr("class", "caption");
-                    self.caption(&m.number, &m.caption, &mut cap);
-                    d.push(cap);
-                }
-                let mut eq = el("div").with_attr("class", "equation");
-                match &m.mathml {
-                    Some(nodes) => nodes.iter().cloned().for_each(|n| eq.push(n)),
-                    // No MathML: the TeX source, marked as such for readers and style sheets.
-                    None => eq.push(
-                        el("pre")
-                            .with_attr("class", "tex")
-                            .with_text(m.tex.as_str()),
-                    ),
-                }
-                d.push(eq);
-                parent.push(d);
-            }
+            BlockKind::Math(m) => parent.push(self.math(m)),
             BlockKind::Div { class, blocks } => {
                 let mut d = el("div").with_attr("class", class.as_str());
                 self.blocks(blocks, &mut d);
@@ -269,32 +186,151 @@ impl Writer<'_> {
             BlockKind::Rule => parent.push(el("hr")),
             BlockKind::PageBreak => parent.push(el("div").with_attr("class", "pagebreak")),
             BlockKind::Anchor(id) => parent.push(el("a").with_attr("id", id.as_str())),
-            BlockKind::Endnotes => {
-                let mut d = el("div").with_attr("class", "endnotes");
-                for (label, n) in &self.ch.endnotes {
-                    if let Some(note) = self.ch.doc.endnotes.iter().find(|f| &f.label == label) {
-                        d.push(self.note(note, *n, NoteKind::End));
-                    }
-                }
-                parent.push(d);
-            }
-            BlockKind::BibItem(item) => {
-                let mut d = el("div").with_attr("class", "bibpaper");
-                let mut p = el("p").with_attr("class", "bibpaper-title");
-                let number = item.number.clone().unwrap_or_default();
-                p.push(
-                    el("a")
-                        .with_attr("id", format!("bib-{}", item.id))
-                        .with_text(format!("[{number}]")),
-                );
-                p.push_text(" ");
-                self.inlines(&item.caption, &mut p);
-                d.push(p);
-                self.blocks(&item.blocks, &mut d);
-                parent.push(d);
-            }
+            BlockKind::Endnotes => parent.push(self.endnotes()),
+            BlockKind::BibItem(item) => parent.push(self.bib_item(item)),
             BlockKind::Raw(nodes) => nodes.iter().cloned().for_each(|n| parent.push(n)),
         }
+    }
+
+    /// `<hN>`, with its section number as Re:VIEW's `secno`.
+    fn heading(&self, h: &Heading) -> Element {
+        let mut e = with_id(el(&format!("h{}", h.level.clamp(1, 6))), &h.id);
+        if !h.shown {
+            e.set_attr("hidden", "hidden");
+        }
+        if let Some(n) = &h.number {
+            e.push(
+                el("span")
+                    .with_attr("class", "secno")
+                    .with_text(format!("{n}{}", self.separator())),
+            );
+        }
+        self.inlines(&h.content, &mut e);
+        e
+    }
+
+    /// `<ul>`, or `<ol>` with its start number when it is not 1.
+    fn list(&self, l: &List) -> Element {
+        let mut list = match l.start {
+            None => el("ul"),
+            Some(1) => el("ol"),
+            Some(n) => el("ol").with_attr("start", n.to_string()),
+        };
+        for item in &l.items {
+            let mut li = el("li");
+            self.item(item, &mut li);
+            list.push(li);
+        }
+        list
+    }
+
+    /// `<dl>`: each term, then its definitions.
+    fn definition_list(&self, items: &[DefinitionItem]) -> Element {
+        let mut dl = el("dl");
+        for item in items {
+            let mut dt = el("dt");
+            self.inlines(&item.term, &mut dt);
+            dl.push(dt);
+            for definition in &item.definitions {
+                let mut dd = el("dd");
+                self.item(definition, &mut dd);
+                dl.push(dd);
+            }
+        }
+        dl
+    }
+
+    /// `<blockquote>`, its attribution last.
+    fn quote(&self, blocks: &[Block], attribution: &Option<Inlines>) -> Element {
+        let mut q = el("blockquote");
+        self.blocks(blocks, &mut q);
+        if let Some(a) = attribution {
+            let mut p = el("p").with_attr("class", "attribution");
+            self.inlines(a, &mut p);
+            q.push(p);
+        }
+        q
+    }
+
+    /// A note, a tip, a warning…: its title, or the kind's label (`ノート`) when it has none.
+    fn admonition(
+        &self,
+        kind: AdmonitionKind,
+        title: &Option<Inlines>,
+        blocks: &[Block],
+    ) -> Element {
+        let mut d = el("div").with_attr("class", kind.class());
+        let mut t = el("p").with_attr("class", "caption");
+        match title {
+            Some(title) => self.inlines(title, &mut t),
+            None => t.push_text(admonition_label(kind, self.ja)),
+        }
+        d.push(t);
+        self.blocks(blocks, &mut d);
+        d
+    }
+
+    /// A sidebar, as Re:VIEW's `column`.
+    fn sidebar(&self, id: &Option<String>, title: &Option<Inlines>, blocks: &[Block]) -> Element {
+        let mut d = with_id(el("div").with_attr("class", "column"), id);
+        if let Some(title) = title {
+            let mut t = el("p").with_attr("class", "column-title");
+            self.inlines(title, &mut t);
+            d.push(t);
+        }
+        self.blocks(blocks, &mut d);
+        d
+    }
+
+    /// A display equation: its caption, then its MathML (or its TeX source).
+    fn math(&self, m: &Math) -> Element {
+        let mut d = with_id(el("div").with_attr("class", "caption-equation"), &m.id);
+        if m.caption.is_some() || m.number.is_some() {
+            let mut cap = el("p").with_attr("class", "caption");
+            self.caption(&m.number, &m.caption, &mut cap);
+            d.push(cap);
+        }
+        let mut eq = el("div").with_attr("class", "equation");
+        match &m.mathml {
+            Some(nodes) => nodes.iter().cloned().for_each(|n| eq.push(n)),
+            // No MathML: the TeX source, marked as such for readers and style sheets.
+            None => eq.push(
+                el("pre")
+                    .with_attr("class", "tex")
+                    .with_text(m.tex.as_str()),
+            ),
+        }
+        d.push(eq);
+        d
+    }
+
+    /// The chapter's endnotes, where the manuscript asked for them.
+    fn endnotes(&self) -> Element {
+        let mut d = el("div").with_attr("class", "endnotes");
+        for (label, n) in &self.ch.endnotes {
+            if let Some(note) = self.ch.doc.endnotes.iter().find(|f| &f.label == label) {
+                d.push(self.note(note, *n, NoteKind::End));
+            }
+        }
+        d
+    }
+
+    /// A bibliography entry, as Re:VIEW's `bibpaper`: `[n]` (the target of citations), its
+    /// caption, then its blocks.
+    fn bib_item(&self, item: &BibItem) -> Element {
+        let mut d = el("div").with_attr("class", "bibpaper");
+        let mut p = el("p").with_attr("class", "bibpaper-title");
+        let number = item.number.clone().unwrap_or_default();
+        p.push(
+            el("a")
+                .with_attr("id", format!("bib-{}", item.id))
+                .with_text(format!("[{number}]")),
+        );
+        p.push_text(" ");
+        self.inlines(&item.caption, &mut p);
+        d.push(p);
+        self.blocks(&item.blocks, &mut d);
+        d
     }
 
     /// A list item or definition: a lone paragraph is written without `<p>` (tight lists).
