@@ -26,11 +26,12 @@ pub(super) fn pack(
     let project = r.project;
     let output = &loaded.output;
     let packed_by = project.cache_file("packed-by").join(&loaded.book.id);
-    // This seihon, the EPUB's path and its file as this build leaves it.
+    // This seihon, the EPUB's path and its file as this build leaves it (by size and time: the
+    // preview hard-links the EPUB, which changes its change time, not its bytes).
     let stamp = || {
         crate::cache::Key::new("packed by")
             .bytes(output.as_os_str().as_encoded_bytes())
-            .value(&crate::cache::FileStamp::of(output))
+            .value(&crate::cache::FileStamp::of(output).map(|s| s.written()))
             .finish()
             .unwrap_or_default()
     };
