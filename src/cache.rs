@@ -411,13 +411,17 @@ impl FileStamp {
 
 /// This seihon: its version and its executable's size and time. What one seihon cached, another
 /// (even of the same version, rebuilt) does not take.
-pub fn exe_identity() -> String {
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| FileStamp::of(&p))
-        .and_then(|s| serde_json::to_string(&s).ok())
-        .unwrap_or_default();
-    format!("{} {exe}", env!("CARGO_PKG_VERSION"))
+/// Found once per process: every cache key starts with it.
+pub fn exe_identity() -> &'static str {
+    static IDENTITY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    IDENTITY.get_or_init(|| {
+        let exe = std::env::current_exe()
+            .ok()
+            .and_then(|p| FileStamp::of(&p))
+            .and_then(|s| serde_json::to_string(&s).ok())
+            .unwrap_or_default();
+        format!("{} {exe}", env!("CARGO_PKG_VERSION"))
+    })
 }
 
 /// A cache key under construction: a hash of this seihon ([`exe_identity`]: entries are

@@ -695,20 +695,10 @@ fn publication_date(
     findings: &mut Vec<Finding>,
 ) -> Option<String> {
     let d = date?;
-    match Date::parse(&d.value) {
-        Some(date) => Some(date.to_string()),
-        None => {
-            findings.push(
-                Finding::error(
-                    codes::BAD_VALUE,
-                    at(shown, &d.referenced),
-                    format!("`{}` is not a date", d.value),
-                )
-                .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
-            );
-            None
-        }
-    }
+    checked_date(&d.value, at(shown, &d.referenced))
+        .map_err(|f| findings.push(f))
+        .ok()
+        .map(|date| date.to_string())
 }
 
 /// The ISBN as written, its check digit checked; a wrong one is an error at its line, with the
@@ -719,20 +709,30 @@ fn checked_isbn(
     findings: &mut Vec<Finding>,
 ) -> Option<String> {
     let s = isbn?;
-    match normalize_isbn(&s.value) {
-        Ok(isbn) => Some(isbn),
-        Err(why) => {
-            findings.push(
-                Finding::error(
-                    codes::BAD_VALUE,
-                    at(shown, &s.referenced),
-                    format!("`{}` is not a valid ISBN: {why}", s.value),
-                )
-                .with_hint(isbn_hint(&s.value)),
-            );
-            None
-        }
-    }
+    valid_isbn(&s.value, at(shown, &s.referenced))
+        .map_err(|f| findings.push(f))
+        .ok()
+}
+
+/// A date as book.yml and config.yml write it, or the error at `loc` that it is not one.
+pub(crate) fn checked_date(value: &str, loc: Location) -> Result<Date, Finding> {
+    Date::parse(value).ok_or_else(|| {
+        Finding::error(codes::BAD_VALUE, loc, format!("`{value}` is not a date"))
+            .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01")
+    })
+}
+
+/// An ISBN normalized, or the error at `loc` saying why it is not one, with the right check
+/// digit as a hint.
+pub(crate) fn valid_isbn(value: &str, loc: Location) -> Result<String, Finding> {
+    normalize_isbn(value).map_err(|why| {
+        Finding::error(
+            codes::BAD_VALUE,
+            loc,
+            format!("`{value}` is not a valid ISBN: {why}"),
+        )
+        .with_hint(isbn_hint(value))
+    })
 }
 
 /// The package's unique identifier: the one written, else from the ISBN, else a UUID from the

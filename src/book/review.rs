@@ -475,42 +475,24 @@ impl Config {
         creators
     }
 
-    /// `date`; one that is not `YYYY-MM-DD` is an error at its line.
+    /// `date`, as written; one that is not `YYYY-MM-DD` is an error at its line.
     fn date(&self, errors: &mut Vec<Finding>) -> Option<String> {
-        match self.string("date") {
-            Some(d) if super::Date::parse(&d).is_some() => Some(d),
-            Some(d) => {
-                errors.push(
-                    Finding::error(
-                        codes::BAD_VALUE,
-                        self.at("date"),
-                        format!("`{d}` is not a date"),
-                    )
-                    .with_hint("write the date as YYYY-MM-DD, e.g. 2011-10-01"),
-                );
+        let d = self.string("date")?;
+        match super::checked_date(&d, self.at("date")) {
+            Ok(_) => Some(d),
+            Err(f) => {
+                errors.push(f);
                 None
             }
-            None => None,
         }
     }
 
     /// `isbn`, its check digit checked; a wrong one is an error at its line.
     fn isbn(&self, errors: &mut Vec<Finding>) -> Option<String> {
-        self.string("isbn")
-            .and_then(|i| match super::normalize_isbn(&i) {
-                Ok(i) => Some(i),
-                Err(why) => {
-                    errors.push(
-                        Finding::error(
-                            codes::BAD_VALUE,
-                            self.at("isbn"),
-                            format!("`{i}` is not a valid ISBN: {why}"),
-                        )
-                        .with_hint(super::isbn_hint(&i)),
-                    );
-                    None
-                }
-            })
+        let i = self.string("isbn")?;
+        super::valid_isbn(&i, self.at("isbn"))
+            .map_err(|f| errors.push(f))
+            .ok()
     }
 
     /// `coverimage` in the image folder, checked; without one (or with a bad one, an error at
