@@ -9,6 +9,7 @@
 //! documents, adding line breaks only where they cannot change the meaning.
 
 use std::fmt;
+use std::sync::Arc;
 
 mod entities;
 mod parse;
@@ -30,6 +31,22 @@ impl fmt::Display for Pos {
     }
 }
 
+/// Where an element came from in the manuscript: the file as the book names it, and the
+/// 1-based line and column there. Kept on the element beside the tree, never as an attribute,
+/// so that what filters, hooks and check programs see is exactly the XHTML that ships.
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Src {
+    pub file: Arc<str>,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for Src {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
 /// A node of the tree.
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub enum Node {
@@ -48,6 +65,8 @@ pub struct Element {
     pub children: Vec<Node>,
     /// Where the start tag was, when parsed.
     pub pos: Option<Pos>,
+    /// Where it came from in the manuscript, when known (not serialized into the XHTML).
+    pub src: Option<Src>,
 }
 
 impl Element {
@@ -57,7 +76,24 @@ impl Element {
             attrs: Vec::new(),
             children: Vec::new(),
             pos: None,
+            src: None,
         }
+    }
+
+    /// The local part of the name: `include` of `xi:include`.
+    pub fn local_name(&self) -> &str {
+        self.name.rsplit(':').next().unwrap_or(&self.name)
+    }
+
+    /// An attribute by its local name, whatever its prefix (`xlink:href`, `href`); namespace
+    /// declarations are not attributes here.
+    pub fn attr_local(&self, local: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| {
+                !k.starts_with("xmlns") && (k == local || k.rsplit(':').next() == Some(local))
+            })
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn attr(&self, name: &str) -> Option<&str> {
