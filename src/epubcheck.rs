@@ -1,11 +1,9 @@
 //! epubcheck, the reference validator: run on request (`--epubcheck`) and by `release`.
 //!
 //! epubcheck reads the packed EPUB and reports positions in the staged XHTML. The pipeline keeps
-//! each page as written with its source positions (`data-seihon-src`); stripping them keeps line
-//! numbers, so a line epubcheck names finds the source line of the last marked element on or
-//! before it. Findings then read like every other check's: at the manuscript's file and line,
+//! the source positions of each page's elements beside it, so a line epubcheck names finds the
+//! source line of the last element with a position that starts on or before it. Findings then read like every other check's: at the manuscript's file and line,
 //! with the EPUB position and epubcheck's message id as a note.
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -177,15 +175,15 @@ pub fn parse_report(json: &str) -> Result<Vec<Message>, String> {
 
 /// epubcheck's messages as findings, each at the source line its XHTML line came from.
 ///
-/// `marked` holds the pages as written, with source positions, by path in the EPUB. A message
+/// `sources` holds the pages' source positions, by path in the EPUB. A message
 /// about a generated page (the package document, the cover) stays at its EPUB path. Messages of
 /// more than one place give one finding per place; a message of no place is at `epub`.
 pub fn findings(
     messages: &[Message],
-    marked: &BTreeMap<String, String>,
+    sources: &crate::check::Sources,
     epub: &Path,
 ) -> Vec<Finding> {
-    let mut map = SourceMap::new(marked);
+    let map = SourceMap::new(sources);
     let mut out = Vec::new();
     for m in messages {
         let severity = match m.level {
@@ -236,6 +234,7 @@ pub fn findings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     const REPORT: &str = r#"{"messages":[
       {"ID":"RSC-005","severity":"ERROR","message":"Error while parsing file: attribute \"align\" not allowed here","additionalLocations":0,
@@ -261,10 +260,17 @@ mod tests {
     #[test]
     fn findings_point_at_the_source_line() {
         let page = "<html>\n<body>\n<p data-seihon-src=\"ch01.md:3:1\">a</p>\n<p align=\"center\" data-seihon-src=\"ch01.md:5:1\">b</p>\n</body></html>\n";
-        let marked = BTreeMap::from([("item/xhtml/ch01.xhtml".to_string(), page.to_string())]);
+        let (text, sources) = crate::dom::from_marked(page);
+        // Line 4 of the page as it ships is the `<p align>`.
+        assert_eq!(
+            text.lines().nth(3),
+            Some("<p align=\"center\">b</p>"),
+            "{text}"
+        );
+        let sources = BTreeMap::from([("item/xhtml/ch01.xhtml".to_string(), sources)]);
         let f = findings(
             &parse_report(REPORT).unwrap(),
-            &marked,
+            &sources,
             Path::new("dist/b.epub"),
         );
         assert_eq!(f.len(), 3);

@@ -90,9 +90,7 @@ fn render_docbook(dir: &Path, file: &str) -> String {
     resolved
         .chapters
         .iter()
-        .map(|ch| {
-            write::strip_sources(&dom::serialize_nodes(&write::write_chapter(ch, false))) + "\n"
-        })
+        .map(|ch| dom::serialize_nodes(&write::write_chapter(ch, false)) + "\n")
         .collect()
 }
 
@@ -123,11 +121,8 @@ fn render(format: Format, dir: &Path, file: &str) -> String {
     assert!(errors.is_empty(), "{file}: {errors:?}");
     let resolved = seihon::xref::resolve(&book, vec![(book.chapters[0].clone(), doc)])
         .unwrap_or_else(|f| panic!("{file}: {f:?}"));
-    // Source positions are tested on their own; the goldens show the XHTML readers get.
-    write::strip_sources(&dom::serialize_nodes(&write::write_chapter(
-        &resolved.chapters[0],
-        true,
-    ))) + "\n"
+    // Source positions are kept beside the tree, so the goldens are the XHTML readers get.
+    dom::serialize_nodes(&write::write_chapter(&resolved.chapters[0], true)) + "\n"
 }
 
 fn check_all(format: Format, dir_name: &str, ext: &str, at_least: usize) {

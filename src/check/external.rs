@@ -56,7 +56,7 @@ mod tests {
     use crate::linkcheck::tests::{TestServer, closed_port, quick};
 
     /// A one-page book (no package document: the checks read the pages all the same).
-    fn book_files(body: &str) -> crate::check::Files<'static> {
+    fn book_files(body: &str) -> (crate::check::Files<'static>, crate::check::Sources) {
         let page = format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
 <html xmlns=\"http://www.w3.org/1999/xhtml\">
@@ -67,10 +67,12 @@ mod tests {
 </html>
 "
         );
-        BTreeMap::from([(
-            "item/xhtml/ch01.xhtml".to_string(),
-            std::borrow::Cow::Owned(page.into_bytes()),
-        )])
+        let path = "item/xhtml/ch01.xhtml".to_string();
+        let (text, sources) = crate::dom::from_marked(&page);
+        (
+            BTreeMap::from([(path.clone(), std::borrow::Cow::Owned(text.into_bytes()))]),
+            BTreeMap::from([(path, sources)]),
+        )
     }
 
     #[test]
@@ -84,8 +86,8 @@ mod tests {
             missing = server.url("/missing"),
             ok = server.url("/ok"),
         );
-        let files = book_files(&body);
-        let book = Book::load(&files, None);
+        let (files, sources) = book_files(&body);
+        let book = Book::load(&files, &sources, None);
         let found = external_links(&book, &quick());
 
         assert_eq!(found.len(), 3, "{found:#?}");
@@ -122,8 +124,9 @@ mod tests {
 
     #[test]
     fn a_book_without_web_links_asks_nothing() {
-        let files = book_files("<p><a href=\"#x\">x</a> <a href=\"mailto:a@b\">m</a></p>");
-        let book = Book::load(&files, None);
+        let (files, sources) =
+            book_files("<p><a href=\"#x\">x</a> <a href=\"mailto:a@b\">m</a></p>");
+        let book = Book::load(&files, &sources, None);
         assert_eq!(external_links(&book, &quick()), vec![]);
     }
 }

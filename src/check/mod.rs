@@ -2,9 +2,10 @@
 //!
 //! Every check is built in and reads the tree in memory: the package document (found through
 //! `META-INF/container.xml`) for the manifest and spine, and every XHTML file. A problem in an
-//! element is reported at the element's source position (the nearest `data-seihon-src`
-//! attribute of the element or its ancestors), with the XHTML position as a note in the hint,
-//! so that the people who write the manuscripts see their own file and line.
+//! element is reported at the element's source position (the nearest of the element or its
+//! ancestors that has one; the positions come beside the pages, as [`dom::PageSources`]), with
+//! the XHTML position as a note in the hint, so that the people who write the manuscripts see
+//! their own file and line.
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -204,9 +205,14 @@ impl CheckSettings {
 /// An EPUB's files by path inside it: bytes, borrowed where the caller holds them already.
 pub type Files<'a> = BTreeMap<String, std::borrow::Cow<'a, [u8]>>;
 
+/// Where the elements of each page seihon wrote came from, by the page's path inside the EPUB.
+pub type Sources = BTreeMap<String, dom::PageSources>;
+
 /// The EPUB's files in memory (path inside the EPUB → bytes), before staging.
 pub struct EpubFiles<'a> {
     pub files: &'a Files<'a>,
+    /// The source positions of the pages' elements.
+    pub sources: &'a Sources,
     /// Where what the checks gathered from each page is kept, by the hash of the page: a
     /// rebuild parses only the pages that changed. None: every page is parsed.
     pub cache: Option<&'a std::path::Path>,
@@ -218,7 +224,7 @@ pub struct EpubFiles<'a> {
 /// A few findings are only ever warnings (an empty `alt` on an image that may be decorative):
 /// raising their check to `error` does not raise them.
 pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
-    let book = Book::load(epub.files, epub.cache);
+    let book = Book::load(epub.files, epub.sources, epub.cache);
     let mut out = Vec::new();
     for &id in CheckId::all() {
         let level = settings.level(id);
@@ -330,7 +336,7 @@ fn parse_file(path: &str, bytes: &[u8]) -> Result<Document, Finding> {
 }
 
 impl<'a> Book<'a> {
-    pub fn load(files: &'a Files<'a>, cache: Option<&Path>) -> Book<'a> {
+    pub fn load(files: &'a Files<'a>, sources: &Sources, cache: Option<&Path>) -> Book<'a> {
         let mut book = Book {
             files,
             pages: BTreeMap::new(),
@@ -363,16 +369,22 @@ impl<'a> Book<'a> {
                 if !is_xhtml_path(path) {
                     return None;
                 }
-                let key = cache
-                    .as_ref()
-                    .and_then(|(key, _)| key.clone().bytes(path.as_bytes()).bytes(bytes).finish());
+                let marks = sources.get(path);
+                let key = cache.as_ref().and_then(|(key, _)| {
+                    let key = key.clone().bytes(path.as_bytes()).bytes(bytes);
+                    key.value(&marks).finish()
+                });
                 if let (Some((_, cache)), Some(key)) = (&cache, &key)
                     && let Some(facts) = cache.get(key)
                 {
                     return Some((path, Ok(Parsed::Page(facts)), Some(key.clone())));
                 }
-                let facts = parse_file(path, bytes)
-                    .map(|doc| Parsed::Page(page::PageFacts::gather(path, &doc)));
+                let facts = parse_file(path, bytes).map(|mut doc| {
+                    if let Some(marks) = marks {
+                        marks.apply(&mut doc.root);
+                    }
+                    Parsed::Page(page::PageFacts::gather(path, &doc))
+                });
                 if let (Some((_, cache)), Some(key), Ok(Parsed::Page(facts))) =
                     (&cache, &key, &facts)
                 {
@@ -610,64 +622,40 @@ fn percent_decode(s: &str) -> String {
 // ---------------------------------------------------------------------------
 // Locations
 
-/// The source position of an element: the `data-seihon-src="<file>:<line>:<col>"` of the
-/// innermost element of the path (root first, element last) that has one.
+/// The source position of an element: that of the innermost element of the path (root first,
+/// element last) that has one.
 pub fn source_of(path_to_element: &[&Element]) -> Option<Location> {
     path_to_element
         .iter()
         .rev()
-        .find_map(|e| e.attr("data-seihon-src").and_then(parse_src))
+        .find_map(|e| e.src.as_ref())
+        .map(location)
 }
 
-pub(crate) fn parse_src(value: &str) -> Option<Location> {
-    let mut parts = value.rsplitn(3, ':');
-    let last = parts.next()?;
-    let middle = parts.next();
-    let first = parts.next();
-    match (first, middle) {
-        (Some(file), Some(line)) if !file.is_empty() => Some(Location::new(
-            file,
-            line.trim().parse().ok()?,
-            last.trim().parse().ok()?,
-        )),
-        // "<file>:<line>"
-        (None, Some(file)) if !file.is_empty() => {
-            Some(Location::new(file, last.trim().parse().ok()?, 0))
-        }
-        _ => None,
-    }
+fn location(src: &dom::Src) -> Location {
+    Location::new(&*src.file, src.line, src.col)
 }
 
 /// Finds the source line of a line of a staged page, for findings that only know the staged
-/// file (epubcheck's, check programs'). Pages are kept as written with their source positions;
-/// stripping the positions keeps line numbers, so staged line N is marked line N.
+/// file (epubcheck's, check programs'): that of the last element with a source position that
+/// starts on or before it.
 pub struct SourceMap<'a> {
-    marked: &'a BTreeMap<String, String>,
-    lines: HashMap<String, Vec<Option<String>>>,
+    sources: &'a Sources,
 }
 
 impl<'a> SourceMap<'a> {
-    pub fn new(marked: &'a BTreeMap<String, String>) -> Self {
-        SourceMap {
-            marked,
-            lines: HashMap::new(),
-        }
+    pub fn new(sources: &'a Sources) -> Self {
+        SourceMap { sources }
     }
 
     /// Whether `path` (inside the EPUB) is a page seihon wrote.
     pub fn has_page(&self, path: &str) -> bool {
-        self.marked.contains_key(path)
+        self.sources.contains_key(path)
     }
 
     /// The source position of line `line` (1-based) of the page at `path` inside the EPUB.
-    pub fn source(&mut self, path: &str, line: u32) -> Option<Location> {
-        let page = self.marked.get(path)?;
-        let map = self
-            .lines
-            .entry(path.to_string())
-            .or_insert_with(|| crate::xhtml::write::source_lines(page));
-        let src = map.get(line.checked_sub(1)? as usize)?.as_deref()?;
-        parse_src(src)
+    pub fn source(&self, path: &str, line: u32) -> Option<Location> {
+        self.sources.get(path)?.line(line).map(location)
     }
 }
 

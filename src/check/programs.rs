@@ -129,7 +129,7 @@ pub fn run(
     env: Vec<(String, String)>,
     time_limit: Duration,
     level: Level,
-    map: &mut SourceMap,
+    map: &SourceMap,
 ) -> ProgramRun {
     let shown = crate::book::display_path(Path::new("."), &program.path);
     let spec = RunSpec {
@@ -201,7 +201,7 @@ fn finding(
     r: Reported,
     level: Level,
     stage_dir: &Path,
-    map: &mut SourceMap,
+    map: &SourceMap,
 ) -> Finding {
     let severity = if level == Level::Warning {
         Severity::Warning
@@ -271,19 +271,20 @@ mod tests {
         let programs = discover(dir.path(), &dir.path().join("no-book"));
         assert_eq!(programs.len(), 1);
         assert_eq!(programs[0].name, "words");
-        let marked = BTreeMap::from([(
-            "item/xhtml/ch01.xhtml".to_string(),
-            "<html>\n<body>\n<p data-seihon-src=\"ch01.md:7:1\">サーバ</p>\n</body></html>\n"
-                .to_string(),
-        )]);
-        let mut map = SourceMap::new(&marked);
+        // Line 3 of the page is the paragraph from ch01.md:7:1.
+        let (text, sources) = crate::dom::from_marked(
+            "<html>\n<body>\n<p data-seihon-src=\"ch01.md:7:1\">サーバ</p>\n</body></html>\n",
+        );
+        assert_eq!(text.lines().nth(2), Some("<p>サーバ</p>"), "{text}");
+        let sources = BTreeMap::from([("item/xhtml/ch01.xhtml".to_string(), sources)]);
+        let map = SourceMap::new(&sources);
         let run = run(
             &programs[0],
             dir.path(),
             Vec::new(),
             Duration::from_secs(20),
             Level::Error,
-            &mut map,
+            &map,
         );
         // Exit code 1 means "found problems": both streams count.
         assert_eq!(run.findings.len(), 2, "{:?}", run.findings);
@@ -304,7 +305,7 @@ mod tests {
             Vec::new(),
             Duration::from_secs(20),
             Level::Warning,
-            &mut map,
+            &map,
         );
         assert!(
             run2.findings
@@ -318,7 +319,7 @@ mod tests {
             Vec::new(),
             Duration::from_secs(20),
             Level::Error,
-            &mut map,
+            &map,
         );
         assert_eq!(run3.findings.len(), 1);
         assert!(

@@ -108,18 +108,33 @@ fn edit(mut files: Files, path: &str, from: &str, to: &str) -> Files {
     files
 }
 
-/// The files as the checks take them.
-fn view(files: &Files) -> super::Files<'_> {
-    files
+/// The files as the checks take them, and the source positions of the pages written with
+/// them in the text.
+fn view(files: &Files) -> (super::Files<'static>, super::Sources) {
+    let mut sources = super::Sources::new();
+    let view = files
         .iter()
-        .map(|(k, v)| (k.clone(), std::borrow::Cow::Borrowed(v.as_slice())))
-        .collect()
+        .map(|(path, bytes)| {
+            let bytes = match std::str::from_utf8(bytes) {
+                Ok(text) if text.contains("data-seihon-src") => {
+                    let (text, marks) = crate::dom::from_marked(text);
+                    sources.insert(path.clone(), marks);
+                    text.into_bytes()
+                }
+                _ => bytes.clone(),
+            };
+            (path.clone(), std::borrow::Cow::Owned(bytes))
+        })
+        .collect();
+    (view, sources)
 }
 
 fn run(files: &Files) -> Vec<Finding> {
+    let (files, sources) = view(files);
     run_checks(
         &EpubFiles {
-            files: &view(files),
+            files: &files,
+            sources: &sources,
             cache: None,
         },
         &CheckSettings::default(),
@@ -129,9 +144,11 @@ fn run(files: &Files) -> Vec<Finding> {
 fn run_with(files: &Files, name: &str, level: Level) -> Vec<Finding> {
     let mut settings = CheckSettings::default();
     settings.set(name, level).unwrap();
+    let (files, sources) = view(files);
     run_checks(
         &EpubFiles {
-            files: &view(files),
+            files: &files,
+            sources: &sources,
             cache: None,
         },
         &settings,
@@ -187,8 +204,16 @@ fn names_round_trip_and_default_levels() {
 
 #[test]
 fn source_of_takes_the_innermost_position() {
-    let outer = Element::new("p").with_attr("data-seihon-src", "ch01.md:12:1");
-    let inner = Element::new("a").with_attr("data-seihon-src", "ch01.md:12:3");
+    let at = |name: &str, file: &str, line, col| Element {
+        src: Some(crate::dom::Src {
+            file: file.into(),
+            line,
+            col,
+        }),
+        ..Element::new(name)
+    };
+    let outer = at("p", "ch01.md", 12, 1);
+    let inner = at("a", "ch01.md", 12, 3);
     let plain = Element::new("b");
     assert_eq!(
         source_of(&[&outer, &inner, &plain]),
@@ -199,10 +224,8 @@ fn source_of_takes_the_innermost_position() {
         Some(Location::new("ch01.md", 12, 1))
     );
     assert_eq!(source_of(&[&plain]), None);
-    let odd = Element::new("p").with_attr("data-seihon-src", "c:/x.md:4:2");
+    let odd = at("p", "c:/x.md", 4, 2);
     assert_eq!(source_of(&[&odd]), Some(Location::new("c:/x.md", 4, 2)));
-    let bad = Element::new("p").with_attr("data-seihon-src", "x.md:a:b");
-    assert_eq!(source_of(&[&bad]), None);
 }
 
 #[test]
@@ -300,7 +323,7 @@ fn internal_links_missing_fragment_and_file() {
         "[internal-links] the link `ch02.xhtml#fgi` points to `#fgi`, but `item/xhtml/ch02.xhtml` has no such id"
     );
     assert_eq!(loc(&f), "ch01.md:3:5");
-    assert_eq!(f.hint.as_deref(), Some("in item/xhtml/ch01.xhtml:11:38"));
+    assert_eq!(f.hint.as_deref(), Some("in item/xhtml/ch01.xhtml:11:8"));
 
     // Within the page: the position of the enclosing paragraph.
     let files = edit(
@@ -361,7 +384,7 @@ fn resources_missing_unlisted_and_css() {
         "[resources] the image `../image/dog.png` is not in the book (looked for `item/image/dog.png`)"
     );
     assert_eq!(loc(&f), "ch01.md:5:1");
-    assert_eq!(f.hint.as_deref(), Some("in item/xhtml/ch01.xhtml:12:34"));
+    assert_eq!(f.hint.as_deref(), Some("in item/xhtml/ch01.xhtml:12:4"));
 
     // In the book but not in the manifest.
     let mut files = clean();
@@ -434,7 +457,7 @@ fn empty_link_text() {
     assert!(
         f.hint
             .unwrap()
-            .starts_with("in item/xhtml/ch01.xhtml:11:38; ")
+            .starts_with("in item/xhtml/ch01.xhtml:11:8; ")
     );
 
     // An image with alt text is text enough.
@@ -491,7 +514,7 @@ fn image_alt() {
     assert_eq!(loc(&f), "ch01.md:5:1");
     assert_eq!(
         f.hint.as_deref(),
-        Some("in item/xhtml/ch01.xhtml:12:34; describe the image for readers who cannot see it")
+        Some("in item/xhtml/ch01.xhtml:12:4; describe the image for readers who cannot see it")
     );
 
     // Raised to error: the missing alt is an error; an empty alt stays a warning.
@@ -643,9 +666,11 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("facts");
     let cached = |files: &Files| {
+        let (files, sources) = view(files);
         run_checks(
             &EpubFiles {
-                files: &view(files),
+                files: &files,
+                sources: &sources,
                 cache: Some(&cache),
             },
             &CheckSettings::default(),

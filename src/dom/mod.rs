@@ -14,12 +14,29 @@ use std::sync::Arc;
 mod entities;
 mod parse;
 mod serialize;
+mod sources;
 
 pub use parse::{parse_document, parse_fragment};
-pub use serialize::{serialize_document, serialize_element, serialize_nodes};
+pub use serialize::{
+    serialize_document, serialize_document_with_sources, serialize_element, serialize_nodes,
+};
+pub use sources::PageSources;
+#[cfg(test)]
+pub(crate) use sources::from_marked;
 
 /// 1-based line and column (column counts Unicode scalar values) in the parsed text.
-#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(
+    serde::Serialize,
+    serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Default,
+)]
 pub struct Pos {
     pub line: u32,
     pub col: u32,

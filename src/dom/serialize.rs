@@ -123,15 +123,26 @@ fn write_comment(out: &mut String, text: &str) {
     out.push_str("-->");
 }
 
-fn write_node(out: &mut String, node: &Node, verbatim: bool) {
+/// The text being written, and where each element with a manuscript position starts in it.
+#[derive(Default)]
+struct Out {
+    text: String,
+    marks: Vec<(usize, Src)>,
+}
+
+fn write_node(out: &mut Out, node: &Node, verbatim: bool) {
     match node {
         Node::Element(e) => write_element(out, e, verbatim),
-        Node::Text(t) => escape_text(out, t),
-        Node::Comment(c) => write_comment(out, c),
+        Node::Text(t) => escape_text(&mut out.text, t),
+        Node::Comment(c) => write_comment(&mut out.text, c),
     }
 }
 
-fn write_element(out: &mut String, el: &Element, verbatim: bool) {
+fn write_element(o: &mut Out, el: &Element, verbatim: bool) {
+    if let Some(src) = &el.src {
+        o.marks.push((o.text.len(), src.clone()));
+    }
+    let out = &mut o.text;
     out.push('<');
     out.push_str(&el.name);
     for (name, value) in &el.attrs {
@@ -167,13 +178,14 @@ fn write_element(out: &mut String, el: &Element, verbatim: bool) {
         // would make parse→serialize grow the text on every round.
         if format && is_block(child) {
             if !ends_with_space(prev) {
-                out.push('\n');
+                o.text.push('\n');
             }
             broke = true;
         }
-        write_node(out, child, verbatim);
+        write_node(o, child, verbatim);
         prev = Some(child);
     }
+    let out = &mut o.text;
     if broke && !ends_with_space(prev) {
         out.push('\n');
     }
@@ -183,30 +195,46 @@ fn write_element(out: &mut String, el: &Element, verbatim: bool) {
 }
 
 /// `<?xml version="1.0" encoding="UTF-8"?>\n`, then `<!DOCTYPE …>\n` if any, then the root, then "\n".
+/// Manuscript positions are not written (see [`serialize_document_with_sources`]).
 pub fn serialize_document(doc: &Document) -> String {
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    write_document(doc).text
+}
+
+/// Like [`serialize_document`], with the manuscript positions of the elements that have one,
+/// by where each start tag is in the text.
+pub fn serialize_document_with_sources(doc: &Document) -> (String, PageSources) {
+    let out = write_document(doc);
+    let sources = PageSources::from_offsets(&out.text, out.marks);
+    (out.text, sources)
+}
+
+fn write_document(doc: &Document) -> Out {
+    let mut out = Out {
+        text: String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"),
+        marks: Vec::new(),
+    };
     if let Some(doctype) = &doc.doctype {
-        out.push_str("<!DOCTYPE ");
-        out.push_str(doctype);
-        out.push_str(">\n");
+        out.text.push_str("<!DOCTYPE ");
+        out.text.push_str(doctype);
+        out.text.push_str(">\n");
     }
     write_element(&mut out, &doc.root, false);
-    out.push('\n');
+    out.text.push('\n');
     out
 }
 
 /// Serializes one element, without an XML declaration.
 pub fn serialize_element(el: &Element) -> String {
-    let mut out = String::new();
+    let mut out = Out::default();
     write_element(&mut out, el, false);
-    out
+    out.text
 }
 
 /// Serializes a sequence of nodes as they are, e.g. a parsed fragment.
 pub fn serialize_nodes(nodes: &[Node]) -> String {
-    let mut out = String::new();
+    let mut out = Out::default();
     for node in nodes {
         write_node(&mut out, node, false);
     }
-    out
+    out.text
 }

@@ -11,8 +11,9 @@
 //! | `SEIHON_BOOK_ROOT` | the book's folder (also the program's working folder) |
 //! | `SEIHON_FILTER` | the filter's name |
 //!
-//! The page it gets is the page as it will ship: seihon's own marks of source positions are
-//! taken off before and put back after (see [`super::positions`]).
+//! The page it gets is the page as it will ship (seihon keeps source positions beside the
+//! tree, not in it); the elements it prints take back the positions of those they came from
+//! (see [`super::positions`]).
 //!
 //! It runs through [`crate::runner::run`], with a time limit ([`TIME_LIMIT`]) and an output
 //! limit ([`OUTPUT_LIMIT`]). A program that fails, runs too long, prints too much, or prints
@@ -105,19 +106,10 @@ impl Filter for ExternalFilter {
             chapter: ctx.chapter.clone(),
             message,
         };
-        let positions = Positions::take(doc);
-        let result = self.run(doc, ctx);
-        match result {
-            Ok(mut new) => {
-                positions.restore(&mut new);
-                *doc = new;
-                Ok(())
-            }
-            Err(message) => {
-                positions.restore(doc);
-                Err(fail(message))
-            }
-        }
+        let mut new = self.run(doc, ctx).map_err(fail)?;
+        Positions::of(doc).restore(&mut new);
+        *doc = new;
+        Ok(())
     }
 }
 

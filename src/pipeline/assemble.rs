@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use crate::book::Book;
+use crate::dom;
 use crate::epub;
 use crate::error::{Error, Location, Result};
 use crate::pages::{self, ManifestItem, SpineItem};
 use crate::stage::{self, Tree};
-use crate::xhtml::write;
 use crate::xref::{self, Chapter, Resolved};
 
 use super::chapters::{CoverImage, Templates, Written};
@@ -158,36 +158,35 @@ pub(super) struct Package {
     pub tree: Tree,
     manifest: Vec<ManifestItem>,
     spine: Vec<SpineItem>,
-    /// XHTML pages as written, with their source positions (`data-seihon-src`), by path in
-    /// the EPUB: what checks read, and how a finding in the staged page finds its source.
-    pub marked: std::collections::BTreeMap<String, String>,
+    /// Where the elements of the XHTML pages seihon wrote came from, by path in the EPUB (an
+    /// entry for every such page): how a finding in a page finds its source.
+    pub sources: crate::check::Sources,
 }
 
 impl Package {
-    /// The EPUB's files as checks see them: pages with their source positions, style sheets
-    /// and documents as text, other resources only by name.
+    /// The EPUB's files as checks see them: pages, style sheets and documents as text, other
+    /// resources only by name.
     pub fn check_view(&self) -> crate::check::Files<'_> {
         use std::borrow::Cow;
         self.tree
             .entries()
             .map(|(path, content)| {
-                let bytes = match (self.marked.get(path), content) {
-                    (Some(marked), _) => Cow::Borrowed(marked.as_bytes()),
-                    (None, stage::Content::Bytes(b)) => Cow::Borrowed(b.as_slice()),
-                    (None, stage::Content::Copy(from)) if path.ends_with(".css") => {
+                let bytes = match content {
+                    stage::Content::Bytes(b) => Cow::Borrowed(b.as_slice()),
+                    stage::Content::Copy(from) if path.ends_with(".css") => {
                         Cow::Owned(std::fs::read(from).unwrap_or_default())
                     }
-                    (None, stage::Content::Copy(_)) => Cow::Borrowed(&[][..]),
+                    stage::Content::Copy(_) => Cow::Borrowed(&[][..]),
                 };
                 (path.to_string(), bytes)
             })
             .collect()
     }
 
-    /// Adds an XHTML page: the marked text is kept for checks, the staged one loses the marks.
-    fn add_xhtml(&mut self, path: String, marked: String) {
-        self.tree.add(path.clone(), write::strip_sources(&marked));
-        self.marked.insert(path, marked);
+    /// Adds an XHTML page, its source positions beside it.
+    fn add_xhtml(&mut self, path: String, text: String, sources: dom::PageSources) {
+        self.tree.add(path.clone(), text);
+        self.sources.insert(path, sources);
     }
 }
 
@@ -211,7 +210,11 @@ impl Package {
             idref: id.into(),
             linear: true,
         });
-        self.add_xhtml(format!("{PACKAGE_DIR}/{href}"), checked.text);
+        self.add_xhtml(
+            format!("{PACKAGE_DIR}/{href}"),
+            checked.text,
+            checked.sources,
+        );
     }
 
     /// Adds the cover image: the rendered one, or the book's own once it is found to be an

@@ -8,7 +8,6 @@ use tera::Tera;
 
 use crate::book::{Book, Cover};
 use crate::doc::Document;
-use crate::dom;
 use crate::error::{Error, Result};
 use crate::filter::{Chain, FilterContext};
 use crate::pages::{self, PageContext};
@@ -17,7 +16,7 @@ use crate::xhtml::write;
 use crate::xref::{Chapter, Resolved};
 
 use super::BuildOptions;
-use super::page::{Checked, filtered_xhtml};
+use super::page::{BODY_MARK, Checked, chapter_page};
 use super::read::how_much_again;
 
 /// What every page of a book is made with: the templates and the book's page context.
@@ -85,9 +84,13 @@ pub(super) fn write<'a>(
         ctx.insert("title", &ch.title);
         ctx.insert("body_class", write::section_type(ch.source.role));
         ctx.insert("stylesheets", &templates.stylesheets);
-        let body = dom::serialize_nodes(&write::write_chapter(ch, ja));
-        ctx.insert("body", &body);
+        let body = write::write_chapter(ch, ja);
+        ctx.insert("body", BODY_MARK);
         let text = pages::render(&templates.tera, "chapter.xhtml", &ctx)?;
+        let with_body_text = |body: &str| {
+            ctx.insert("body", body);
+            pages::render(&templates.tera, "chapter.xhtml", &ctx)
+        };
         let fctx = FilterContext {
             book_id: book.id.clone(),
             chapter: ch.href(),
@@ -97,7 +100,13 @@ pub(super) fn write<'a>(
                 .unwrap_or_else(|| book.meta.language.clone()),
             book_root: book.root.clone(),
         };
-        filtered_xhtml(&text, "chapter.xhtml", Some((chain, &fctx, &ch.source.rel)))
+        chapter_page(
+            &text,
+            body,
+            with_body_text,
+            "chapter.xhtml",
+            (chain, &fctx, &ch.source.rel),
+        )
     };
     // Finished pages are kept by what they depend on: a rebuild writes only the chapters that
     // changed (or whose references into other chapters did). Not with an external filter,

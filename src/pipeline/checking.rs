@@ -54,6 +54,7 @@ pub(super) fn built_in(
     check::run_checks(
         &check::EpubFiles {
             files: &pkg.check_view(),
+            sources: &pkg.sources,
             cache: Some(&project.kept_dir(Kept::Checks, &book.id)),
         },
         &checks.settings,
@@ -69,7 +70,7 @@ pub(super) fn programs(
     pkg: &Package,
     log: &mut Vec<String>,
 ) -> Vec<Finding> {
-    let mut map = check::SourceMap::new(&pkg.marked);
+    let map = check::SourceMap::new(&pkg.sources);
     let mut found = Vec::new();
     for program in &checks.programs {
         let level = checks.settings.program_level(&program.name);
@@ -82,7 +83,7 @@ pub(super) fn programs(
             crate::hooks::environment(&loaded.book, tree, &loaded.output),
             loaded.program_limit,
             level,
-            &mut map,
+            &map,
         );
         log.push(ran.log);
         found.extend(ran.findings);
@@ -94,7 +95,7 @@ pub(super) fn programs(
 pub(super) struct EpubcheckRun<'a> {
     settings: &'a CheckSettings,
     book: &'a Book,
-    marked: &'a std::collections::BTreeMap<String, String>,
+    sources: &'a check::Sources,
     /// The EPUB's final path, named by findings that have no place of their own.
     output: &'a Path,
 }
@@ -104,7 +105,7 @@ impl<'a> EpubcheckRun<'a> {
         EpubcheckRun {
             settings: &checks.settings,
             book: &loaded.book,
-            marked: &pkg.marked,
+            sources: &pkg.sources,
             output: &loaded.output,
         }
     }
@@ -136,7 +137,7 @@ impl<'a> EpubcheckRun<'a> {
                     .with_hint(crate::epubcheck::INSTALL_HINT),
                 ])
             })?;
-        let mut found = crate::epubcheck::findings(&messages, self.marked, self.output);
+        let mut found = crate::epubcheck::findings(&messages, self.sources, self.output);
         if level == Level::Warning {
             for f in &mut found {
                 f.severity = Severity::Warning;

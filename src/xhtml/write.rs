@@ -6,46 +6,12 @@
 //! (`templates/book.css`) styles the same names. `epub:type` marks chapters and notes.
 use std::cell::RefCell;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use crate::book::Role;
 use crate::doc::*;
-use crate::dom::{Element, Node};
+use crate::dom::{Element, Node, Src};
 use crate::xref::{Chapter, endnote_ids, footnote_ids};
-
-/// The attribute that carries an element's source position (`ch01.md:12:1`) until staging.
-pub const SOURCE_ATTR: &str = "data-seihon-src";
-
-/// Removes the source positions from a serialized page. Attributes sit on their element's
-/// line, so line numbers do not change; `SourceMap` can be built from the text before.
-pub fn strip_sources(xhtml: &str) -> String {
-    let marker = format!(" {SOURCE_ATTR}=\"");
-    let mut out = String::with_capacity(xhtml.len());
-    let mut rest = xhtml;
-    while let Some(i) = rest.find(&marker) {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + marker.len()..];
-        rest = after.find('"').map_or("", |end| &after[end + 1..]);
-    }
-    out.push_str(rest);
-    out
-}
-
-/// For each line of a serialized page, the source position of the last marked element that
-/// starts on or before it: how a finding in the staged XHTML (epubcheck's) finds its source.
-pub fn source_lines(xhtml: &str) -> Vec<Option<String>> {
-    let marker = format!(" {SOURCE_ATTR}=\"");
-    let mut current = None;
-    xhtml
-        .lines()
-        .map(|line| {
-            if let Some(i) = line.rfind(&marker) {
-                let after = &line[i + marker.len()..];
-                current = after.find('"').map(|end| after[..end].to_string());
-            }
-            current.clone()
-        })
-        .collect()
-}
 
 /// The `epub:type` of a chapter's section, from its place in the book.
 pub fn section_type(role: Role) -> &'static str {
@@ -63,6 +29,7 @@ pub fn write_chapter(ch: &Chapter, ja: bool) -> Vec<Node> {
     let w = Writer {
         ch,
         ja,
+        file: ch.source.rel.display().to_string().into(),
         anchored: RefCell::default(),
     };
     let mut section = Element::new("section")
@@ -96,6 +63,8 @@ enum NoteKind {
 struct Writer<'a> {
     ch: &'a Chapter,
     ja: bool,
+    /// The chapter's file, as the positions of what it produced name it.
+    file: Arc<str>,
     /// Note references already given their anchor id: a note referred to twice keeps one.
     anchored: RefCell<HashSet<(bool, u32)>>,
 }
@@ -122,8 +91,8 @@ impl Writer<'_> {
         if self.ja { "\u{3000}" } else { " " }
     }
 
-    /// Writes a block and marks what it produced with the source position it came from, so
-    /// checks and epubcheck findings can point at the source (the stage strips the marks).
+    /// Writes a block and gives what it produced the source position it came from, so checks
+    /// and epubcheck findings can point at the source.
     fn block(&self, b: &Block, parent: &mut Element) {
         let before = parent.children.len();
         self.block_kind(b, parent);
@@ -136,12 +105,13 @@ impl Writer<'_> {
         }
         for node in nodes {
             if let Node::Element(e) = node
-                && e.attr(SOURCE_ATTR).is_none()
+                && e.src.is_none()
             {
-                e.set_attr(
-                    SOURCE_ATTR,
-                    format!("{}:{}:{}", self.ch.source.rel.display(), pos.line, pos.col),
-                );
+                e.src = Some(Src {
+                    file: self.file.clone(),
+                    line: pos.line,
+                    col: pos.col,
+                });
             }
         }
     }
@@ -731,24 +701,5 @@ fn admonition_label(kind: AdmonitionKind, ja: bool) -> &'static str {
         (Important, false) => "Important",
         (Caution, false) => "Caution",
         (Notice, false) => "Notice",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn source_marks_map_lines_and_strip_cleanly() {
-        let page = "<body>\n<p data-seihon-src=\"ch01.md:3:1\">a\nb</p>\n<p>c</p>\n<h2 id=\"x\" data-seihon-src=\"ch01.md:9:1\">d</h2>\n</body>";
-        let lines = source_lines(page);
-        assert_eq!(lines[0], None);
-        assert_eq!(lines[1].as_deref(), Some("ch01.md:3:1"));
-        assert_eq!(lines[3].as_deref(), Some("ch01.md:3:1"));
-        assert_eq!(lines[4].as_deref(), Some("ch01.md:9:1"));
-        let stripped = strip_sources(page);
-        assert!(!stripped.contains("seihon"), "{stripped}");
-        assert_eq!(stripped.lines().count(), page.lines().count());
-        assert!(stripped.contains("<h2 id=\"x\">d</h2>"));
     }
 }
