@@ -16,6 +16,7 @@ mod parse;
 mod serialize;
 mod sources;
 
+pub(crate) use parse::LineIndex;
 pub use parse::{parse_document, parse_fragment};
 pub use serialize::{
     serialize_document, serialize_document_with_sources, serialize_element, serialize_nodes,

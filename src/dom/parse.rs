@@ -20,20 +20,20 @@ pub(super) const MAX_DEPTH: usize = 1000;
 const MAX_FRAGMENT_DEPTH: usize = MAX_DEPTH - 100;
 
 /// Maps byte offsets to line and column.
-struct LineIndex<'a> {
+pub(crate) struct LineIndex<'a> {
     text: &'a str,
     index: crate::lines::LineIndex,
 }
 
 impl<'a> LineIndex<'a> {
-    fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         LineIndex {
             text,
             index: crate::lines::LineIndex::new(text),
         }
     }
 
-    fn pos(&self, offset: usize) -> Pos {
+    pub(crate) fn pos(&self, offset: usize) -> Pos {
         let (line, col) = self.index.line_col(self.text, offset);
         Pos { line, col }
     }

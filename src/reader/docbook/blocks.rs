@@ -1,5 +1,4 @@
 //! Block elements: divisions and sections, paragraphs, lists, listings, figures, admonitions…
-use super::xml::{XElem, XNode};
 use super::*;
 
 /// Elements read in block context (everything else in a block container is inline content
@@ -161,12 +160,12 @@ fn default_title(name: &str) -> Option<&'static str> {
 
 impl<'a> Conv<'a> {
     /// A division or section: its heading at `level`, then its content one level down.
-    pub(super) fn section(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+    pub(super) fn section(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
         let level = level.clamp(1, 6);
         let heading = self.heading(el, level);
         out.push(heading);
         let next = (level + 1).min(6);
-        match el.local.as_str() {
+        match el.local_name() {
             "refentry" => self.refentry_body(el, next, out),
             "part" => {
                 if let Some(pi) = el.child("partintro") {
@@ -175,8 +174,11 @@ impl<'a> Conv<'a> {
                 }
                 // Nested parts' chapters inside a chapter-level part (rare) keep their text.
                 if level > 1 {
-                    for c in el.elems().filter(|c| c.local != "partintro") {
-                        if !is_heading_part(&c.local) {
+                    for c in el
+                        .child_elements()
+                        .filter(|c| c.local_name() != "partintro")
+                    {
+                        if !is_heading_part(c.local_name()) {
                             self.block(c, next, out);
                         }
                     }
@@ -186,19 +188,19 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn heading(&mut self, el: &'a XElem, level: u8) -> Block {
+    fn heading(&mut self, el: &'a Element, level: u8) -> Block {
         let mut content = match title_el(el) {
             Some(t) => self.inlines(t),
             None => Vec::new(),
         };
-        if el.local == "refentry" && plain_text(&content).trim().is_empty() {
+        if el.local_name() == "refentry" && plain_text(&content).trim().is_empty() {
             let name = xref_text(el);
             if !name.is_empty() {
-                content = vec![Inline::text(name, el.pos)];
+                content = vec![Inline::text(name, pos_of(el))];
             }
         }
         if plain_text(&content).trim().is_empty() {
-            let text = match default_title(&el.local) {
+            let text = match default_title(el.local_name()) {
                 Some(t) => t.to_string(),
                 None => {
                     let words = first_words(el);
@@ -212,14 +214,14 @@ impl<'a> Conv<'a> {
                         el,
                         format!(
                             "this `<{}>` has {what}; the table of contents shows “{words}” instead",
-                            el.local
+                            el.local_name()
                         ),
                     );
                     words
                 }
             };
             content.retain(|i| !matches!(i.kind, InlineKind::Text(_)));
-            content.insert(0, Inline::text(text, el.pos));
+            content.insert(0, Inline::text(text, pos_of(el)));
         }
         Block::new(
             BlockKind::Heading(Heading {
@@ -231,76 +233,85 @@ impl<'a> Conv<'a> {
                 number: None,
                 content,
             }),
-            el.pos,
+            pos_of(el),
         )
     }
 
-    fn refentry_body(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
-        for c in el.elems() {
-            match c.local.as_str() {
+    fn refentry_body(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+        for c in el.child_elements() {
+            match c.local_name() {
                 "refmeta" | "indexterm" => {}
                 "refnamediv" => {
                     self.anchor_block(c, out);
                     let names: Vec<String> = c
-                        .elems()
-                        .filter(|e| e.local == "refname")
-                        .map(|e| squash(&e.text()))
+                        .child_elements()
+                        .filter(|e| e.local_name() == "refname")
+                        .map(|e| squash(&e.text_content()))
                         .collect();
-                    let mut content = vec![Inline::text(names.join(", "), c.pos)];
+                    let mut content = vec![Inline::text(names.join(", "), pos_of(c))];
                     if let Some(p) = c.child("refpurpose") {
-                        content.push(Inline::text(" — ", p.pos));
+                        content.push(Inline::text(" — ", pos_of(p)));
                         content.extend(self.inlines(p));
                     }
                     trim_inlines(&mut content);
-                    out.push(Block::new(BlockKind::Para(content), c.pos));
+                    out.push(Block::new(BlockKind::Para(content), pos_of(c)));
                 }
-                _ if is_heading_part(&c.local) => {}
+                _ if is_heading_part(c.local_name()) => {}
                 _ => self.block(c, level, out),
             }
         }
     }
 
     /// An `Anchor` block for an element whose model node has no id field.
-    pub(super) fn anchor_block(&mut self, el: &XElem, out: &mut Vec<Block>) {
+    pub(super) fn anchor_block(&mut self, el: &Element, out: &mut Vec<Block>) {
         if let Some(id) = el.id() {
-            out.push(Block::new(BlockKind::Anchor(id.to_string()), el.pos));
+            out.push(Block::new(BlockKind::Anchor(id.to_string()), pos_of(el)));
         }
     }
 
     /// The content of a block container: block children converted, runs of inline content
     /// (text, inline elements) gathered into paragraphs.
-    pub(super) fn blocks_into(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+    pub(super) fn blocks_into(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
         self.mixed(el, level, out, None);
     }
 
     /// Mixed content; `para` gives the class and id of the first paragraph when `el` is a para.
-    fn mixed(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>, para: Option<&'a XElem>) {
+    fn mixed(
+        &mut self,
+        el: &'a Element,
+        level: u8,
+        out: &mut Vec<Block>,
+        para: Option<&'a Element>,
+    ) {
         let mut pending: Inlines = Vec::new();
-        let mut pending_pos = el.pos;
-        let mut gloss: Vec<&'a XElem> = Vec::new();
+        let pos = pos_of(el);
+        let mut pending_pos = pos;
+        let mut gloss: Vec<&'a Element> = Vec::new();
         let mut first_para = para;
-        for n in nodes(el) {
+        for n in &el.children {
             match n {
-                XNode::Text(t) => {
+                Node::Text(t) => {
+                    // Text has no position of its own: it is at its element's.
                     if pending.is_empty() {
-                        pending_pos = t.pos;
+                        pending_pos = pos;
                     }
-                    self.text(&t.text, t.pos, &mut pending);
+                    self.text(t, pos, &mut pending);
                 }
-                XNode::Elem(c) if para.is_none() && is_heading_part(&c.local) => {}
-                XNode::Elem(c) if c.local == "glossentry" => {
+                Node::Comment(_) => {}
+                Node::Element(c) if para.is_none() && is_heading_part(c.local_name()) => {}
+                Node::Element(c) if c.local_name() == "glossentry" => {
                     self.flush_para(&mut pending, pending_pos, out, &mut first_para);
                     gloss.push(c);
                 }
-                XNode::Elem(c) if is_block(&c.local) || self.has_block_child(c) => {
+                Node::Element(c) if is_block(c.local_name()) || self.has_block_child(c) => {
                     self.flush_gloss(&mut gloss, out);
                     self.flush_para(&mut pending, pending_pos, out, &mut first_para);
                     self.block(c, level, out);
                 }
-                XNode::Elem(c) => {
+                Node::Element(c) => {
                     self.flush_gloss(&mut gloss, out);
                     if pending.is_empty() {
-                        pending_pos = c.pos;
+                        pending_pos = pos_of(c);
                     }
                     self.inline(c, &mut pending);
                 }
@@ -315,18 +326,18 @@ impl<'a> Conv<'a> {
     }
 
     /// An element we do not know that holds blocks is read as a block container.
-    fn has_block_child(&self, el: &XElem) -> bool {
-        !inlines::is_inline(&el.local)
-            && el.elems().any(|c| {
-                is_block(&c.local) && !matches!(c.local.as_str(), "graphic" | "mediaobject")
+    fn has_block_child(&self, el: &Element) -> bool {
+        !inlines::is_inline(el.local_name())
+            && el.child_elements().any(|c| {
+                is_block(c.local_name()) && !matches!(c.local_name(), "graphic" | "mediaobject")
             })
     }
 
-    fn flush_gloss(&mut self, gloss: &mut Vec<&'a XElem>, out: &mut Vec<Block>) {
+    fn flush_gloss(&mut self, gloss: &mut Vec<&'a Element>, out: &mut Vec<Block>) {
         if gloss.is_empty() {
             return;
         }
-        let pos = gloss[0].pos;
+        let pos = pos_of(gloss[0]);
         let items = gloss.drain(..).map(|g| self.glossentry(g)).collect();
         out.push(Block::new(BlockKind::DefinitionList(items), pos));
     }
@@ -336,7 +347,7 @@ impl<'a> Conv<'a> {
         pending: &mut Inlines,
         pos: Pos,
         out: &mut Vec<Block>,
-        first_para: &mut Option<&'a XElem>,
+        first_para: &mut Option<&'a Element>,
     ) {
         if pending.is_empty() {
             return;
@@ -385,7 +396,7 @@ impl<'a> Conv<'a> {
         let mut class = None;
         let mut pos = pos;
         if let Some(p) = first_para.take() {
-            pos = p.pos;
+            pos = pos_of(p);
             self.anchor_block(p, out);
             class = p.attr("role").map(str::to_string).filter(|r| !r.is_empty());
         }
@@ -397,12 +408,12 @@ impl<'a> Conv<'a> {
     }
 
     /// One block-level element.
-    pub(super) fn block(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
-        let name = el.local.as_str();
+    pub(super) fn block(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+        let name = el.local_name();
         if inlines::is_inline(name) && !is_block(name) {
             let mut pending = Vec::new();
             self.inline(el, &mut pending);
-            self.flush_para(&mut pending, el.pos, out, &mut None);
+            self.flush_para(&mut pending, pos_of(el), out, &mut None);
             return;
         }
         match name {
@@ -417,32 +428,35 @@ impl<'a> Conv<'a> {
                         .unwrap_or(1)
                 });
                 let mut items = Vec::new();
-                for li in el.elems() {
-                    if li.local == "listitem" {
+                for li in el.child_elements() {
+                    if li.local_name() == "listitem" {
                         let mut b = Vec::new();
                         self.anchor_block(li, &mut b);
                         self.blocks_into(li, level, &mut b);
                         items.push(b);
-                    } else if !is_heading_part(&li.local) {
+                    } else if !is_heading_part(li.local_name()) {
                         let mut b = Vec::new();
                         self.block(li, level, &mut b);
                         out.extend(b);
                     }
                 }
-                out.push(Block::new(BlockKind::List(List { start, items }), el.pos));
+                out.push(Block::new(
+                    BlockKind::List(List { start, items }),
+                    pos_of(el),
+                ));
             }
             "variablelist" => {
                 self.anchor_block(el, out);
                 self.caption(el, out);
                 let mut items = Vec::new();
-                for e in el.elems() {
-                    if e.local == "varlistentry" {
+                for e in el.child_elements() {
+                    if e.local_name() == "varlistentry" {
                         items.push(self.varlistentry(e, level));
-                    } else if !is_heading_part(&e.local) {
+                    } else if !is_heading_part(e.local_name()) {
                         self.block(e, level, out);
                     }
                 }
-                out.push(Block::new(BlockKind::DefinitionList(items), el.pos));
+                out.push(Block::new(BlockKind::DefinitionList(items), pos_of(el)));
             }
             "simplelist" => self.simplelist(el, out),
             "segmentedlist" => self.segmentedlist(el, out),
@@ -450,7 +464,7 @@ impl<'a> Conv<'a> {
                 self.anchor_block(el, out);
                 self.caption(el, out);
                 let mut items = Vec::new();
-                for c in el.elems().filter(|c| c.local == "callout") {
+                for c in el.child_elements().filter(|c| c.local_name() == "callout") {
                     let mut b = Vec::new();
                     self.anchor_block(c, &mut b);
                     self.blocks_into(c, level, &mut b);
@@ -461,7 +475,7 @@ impl<'a> Conv<'a> {
                         start: Some(1),
                         items,
                     }),
-                    el.pos,
+                    pos_of(el),
                 ));
             }
             "procedure" => self.procedure(el, level, out),
@@ -469,7 +483,7 @@ impl<'a> Conv<'a> {
             "screen" => self.code(el, CodeStyle::Command, out),
             "synopsis" | "literallayout" | "address" => self.code(el, CodeStyle::Box, out),
             "cmdsynopsis" | "funcsynopsis" | "classsynopsis" => {
-                let text = squash(&el.text());
+                let text = squash(&el.text_content());
                 out.push(Block::new(
                     BlockKind::Code(Box::new(Code {
                         style: CodeStyle::Box,
@@ -481,12 +495,12 @@ impl<'a> Conv<'a> {
                         text,
                         markup: None,
                     })),
-                    el.pos,
+                    pos_of(el),
                 ));
             }
             "programlistingco" | "screenco" | "mediaobjectco" => {
                 self.anchor_block(el, out);
-                for c in el.elems().filter(|c| c.local != "areaspec") {
+                for c in el.child_elements().filter(|c| c.local_name() != "areaspec") {
                     self.block(c, level, out);
                 }
             }
@@ -500,7 +514,7 @@ impl<'a> Conv<'a> {
                 } else {
                     name.to_string()
                 };
-                out.push(Block::new(BlockKind::Div { class, blocks }, el.pos));
+                out.push(Block::new(BlockKind::Div { class, blocks }, pos_of(el)));
             }
             "figure" | "informalfigure" | "mediaobject" | "graphic" | "screenshot" => {
                 self.figure(el, level, out)
@@ -516,7 +530,7 @@ impl<'a> Conv<'a> {
                         title,
                         blocks,
                     },
-                    el.pos,
+                    pos_of(el),
                 ));
             }
             "note" | "tip" | "warning" | "caution" | "important" => {
@@ -537,7 +551,7 @@ impl<'a> Conv<'a> {
                         title,
                         blocks,
                     },
-                    el.pos,
+                    pos_of(el),
                 ));
             }
             "blockquote" | "epigraph" => {
@@ -549,20 +563,20 @@ impl<'a> Conv<'a> {
                 });
                 let mut blocks = Vec::new();
                 self.caption(el, &mut blocks);
-                for n in nodes(el) {
-                    if let XNode::Elem(c) = n
-                        && (c.local == "attribution" || is_heading_part(&c.local))
+                for n in &el.children {
+                    if let Node::Element(c) = n
+                        && (c.local_name() == "attribution" || is_heading_part(c.local_name()))
                     {
                         continue;
                     }
-                    self.mixed_child(n, level, &mut blocks);
+                    self.mixed_child(n, pos_of(el), level, &mut blocks);
                 }
                 out.push(Block::new(
                     BlockKind::Quote {
                         blocks,
                         attribution,
                     },
-                    el.pos,
+                    pos_of(el),
                 ));
             }
             "equation" | "informalequation" => {
@@ -570,22 +584,25 @@ impl<'a> Conv<'a> {
                 let mut math = self.math(el);
                 math.id = el.id().map(str::to_string);
                 math.caption = caption;
-                out.push(Block::new(BlockKind::Math(Box::new(math)), el.pos));
+                out.push(Block::new(BlockKind::Math(Box::new(math)), pos_of(el)));
             }
             "qandaset" | "qandadiv" => self.qanda(el, level, out),
             "glosslist" => {
                 self.anchor_block(el, out);
                 self.caption(el, out);
                 let items = el
-                    .elems()
-                    .filter(|e| e.local == "glossentry")
+                    .child_elements()
+                    .filter(|e| e.local_name() == "glossentry")
                     .map(|g| self.glossentry(g))
                     .collect();
-                out.push(Block::new(BlockKind::DefinitionList(items), el.pos));
+                out.push(Block::new(BlockKind::DefinitionList(items), pos_of(el)));
             }
             "glossentry" => {
                 let item = self.glossentry(el);
-                out.push(Block::new(BlockKind::DefinitionList(vec![item]), el.pos));
+                out.push(Block::new(
+                    BlockKind::DefinitionList(vec![item]),
+                    pos_of(el),
+                ));
             }
             "bibliolist" => {
                 self.anchor_block(el, out);
@@ -597,7 +614,7 @@ impl<'a> Conv<'a> {
                 let mut content = self.inlines(el);
                 trim_inlines(&mut content);
                 if content.is_empty() {
-                    content.push(Inline::text(first_words(el), el.pos));
+                    content.push(Inline::text(first_words(el), pos_of(el)));
                 }
                 out.push(Block::new(
                     BlockKind::Heading(Heading {
@@ -609,18 +626,18 @@ impl<'a> Conv<'a> {
                         number: None,
                         content,
                     }),
-                    el.pos,
+                    pos_of(el),
                 ));
             }
             "revhistory" => self.revhistory(el, out),
             "refnamediv" | "refmeta" => {
                 let mut tmp = Vec::new();
                 self.anchor_block(el, out);
-                let text = squash(&el.text());
+                let text = squash(&el.text_content());
                 if !text.is_empty() {
                     tmp.push(Block::new(
-                        BlockKind::Para(vec![Inline::text(text, el.pos)]),
-                        el.pos,
+                        BlockKind::Para(vec![Inline::text(text, pos_of(el))]),
+                        pos_of(el),
                     ));
                 }
                 out.extend(tmp);
@@ -631,10 +648,10 @@ impl<'a> Conv<'a> {
             }
             "toc" | "lot" => {}
             "indexentry" => {
-                let text = squash(&el.text());
+                let text = squash(&el.text_content());
                 out.push(Block::new(
-                    BlockKind::Para(vec![Inline::text(text, el.pos)]),
-                    el.pos,
+                    BlockKind::Para(vec![Inline::text(text, pos_of(el))]),
+                    pos_of(el),
                 ));
             }
             _ if is_section(name) => self.section(el, level, out),
@@ -648,7 +665,7 @@ impl<'a> Conv<'a> {
     }
 
     /// A `title` of a list, procedure or example, as a caption paragraph.
-    fn caption(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+    fn caption(&mut self, el: &'a Element, out: &mut Vec<Block>) {
         if let Some(t) = el.child("title").or_else(|| title_el(el)) {
             let mut content = self.inlines(t);
             trim_inlines(&mut content);
@@ -658,13 +675,13 @@ impl<'a> Conv<'a> {
                         class: "caption".into(),
                         content,
                     },
-                    t.pos,
+                    pos_of(t),
                 ));
             }
         }
     }
 
-    fn formalpara(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+    fn formalpara(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         let mut title = match el.child("title") {
             Some(t) => self.inlines(t),
@@ -672,11 +689,14 @@ impl<'a> Conv<'a> {
         };
         trim_inlines(&mut title);
         let mut blocks = Vec::new();
-        for c in el.elems().filter(|c| !is_heading_part(&c.local)) {
+        for c in el
+            .child_elements()
+            .filter(|c| !is_heading_part(c.local_name()))
+        {
             self.block(c, level, &mut blocks);
         }
         if !title.is_empty() {
-            let bold = Inline::new(InlineKind::Bold(title), el.pos);
+            let bold = Inline::new(InlineKind::Bold(title), pos_of(el));
             match blocks
                 .iter_mut()
                 .find(|b| matches!(b.kind, BlockKind::Para(_) | BlockKind::StyledPara { .. }))
@@ -685,27 +705,27 @@ impl<'a> Conv<'a> {
                     kind: BlockKind::Para(c) | BlockKind::StyledPara { content: c, .. },
                     ..
                 }) => {
-                    c.insert(0, Inline::text(" ", el.pos));
+                    c.insert(0, Inline::text(" ", pos_of(el)));
                     c.insert(0, bold);
                 }
-                _ => blocks.insert(0, Block::new(BlockKind::Para(vec![bold]), el.pos)),
+                _ => blocks.insert(0, Block::new(BlockKind::Para(vec![bold]), pos_of(el))),
             }
         }
         out.extend(blocks);
     }
 
-    fn varlistentry(&mut self, e: &'a XElem, level: u8) -> DefinitionItem {
+    fn varlistentry(&mut self, e: &'a Element, level: u8) -> DefinitionItem {
         let mut term: Inlines = Vec::new();
         if let Some(id) = e.id() {
-            term.push(anchor_inline(id, e.pos));
+            term.push(anchor_inline(id, pos_of(e)));
         }
         let mut first = true;
         let mut definitions = Vec::new();
-        for c in e.elems() {
-            match c.local.as_str() {
+        for c in e.child_elements() {
+            match c.local_name() {
                 "term" => {
                     if !first {
-                        term.push(Inline::text(", ", c.pos));
+                        term.push(Inline::text(", ", pos_of(c)));
                     }
                     first = false;
                     let mut t = Vec::new();
@@ -732,21 +752,24 @@ impl<'a> Conv<'a> {
         DefinitionItem { term, definitions }
     }
 
-    fn simplelist(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+    fn simplelist(&mut self, el: &'a Element, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
-        let members: Vec<&'a XElem> = el.elems().filter(|m| m.local == "member").collect();
+        let members: Vec<&'a Element> = el
+            .child_elements()
+            .filter(|m| m.local_name() == "member")
+            .collect();
         if el.attr("type") == Some("inline") {
             let mut content = Vec::new();
             for (i, m) in members.iter().enumerate() {
                 if i > 0 {
-                    content.push(Inline::text(", ", m.pos));
+                    content.push(Inline::text(", ", pos_of(m)));
                 }
                 let mut t = Vec::new();
                 self.inline_children_with_id(m, &mut t);
                 trim_inlines(&mut t);
                 content.extend(t);
             }
-            out.push(Block::new(BlockKind::Para(content), el.pos));
+            out.push(Block::new(BlockKind::Para(content), pos_of(el)));
             return;
         }
         let items = members
@@ -755,23 +778,23 @@ impl<'a> Conv<'a> {
                 let mut t = Vec::new();
                 self.inline_children_with_id(m, &mut t);
                 trim_inlines(&mut t);
-                vec![Block::new(BlockKind::Para(t), m.pos)]
+                vec![Block::new(BlockKind::Para(t), pos_of(m))]
             })
             .collect();
         out.push(Block::new(
             BlockKind::List(List { start: None, items }),
-            el.pos,
+            pos_of(el),
         ));
     }
 
-    fn procedure(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+    fn procedure(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         self.caption(el, out);
         let mut items = Vec::new();
-        for c in el.elems() {
-            match c.local.as_str() {
+        for c in el.child_elements() {
+            match c.local_name() {
                 "step" => items.push(self.step(c, level)),
-                _ if is_heading_part(&c.local) => {}
+                _ if is_heading_part(c.local_name()) => {}
                 _ => {
                     if !items.is_empty() {
                         out.push(Block::new(
@@ -779,7 +802,7 @@ impl<'a> Conv<'a> {
                                 start: Some(1),
                                 items: std::mem::take(&mut items),
                             }),
-                            el.pos,
+                            pos_of(el),
                         ));
                     }
                     self.block(c, level, out);
@@ -791,71 +814,77 @@ impl<'a> Conv<'a> {
                 start: Some(1),
                 items,
             }),
-            el.pos,
+            pos_of(el),
         ));
     }
 
-    fn step(&mut self, step: &'a XElem, level: u8) -> Vec<Block> {
+    fn step(&mut self, step: &'a Element, level: u8) -> Vec<Block> {
         let mut b = Vec::new();
         self.anchor_block(step, &mut b);
         if let Some(t) = step.child("title") {
             let mut content = self.inlines(t);
             trim_inlines(&mut content);
             b.push(Block::new(
-                BlockKind::Para(vec![Inline::new(InlineKind::Bold(content), t.pos)]),
-                t.pos,
+                BlockKind::Para(vec![Inline::new(InlineKind::Bold(content), pos_of(t))]),
+                pos_of(t),
             ));
         }
-        for c in nodes(step) {
+        for c in &step.children {
             match c {
-                XNode::Elem(s) if s.local == "substeps" || s.local == "stepalternatives" => {
+                Node::Element(s)
+                    if s.local_name() == "substeps" || s.local_name() == "stepalternatives" =>
+                {
                     self.anchor_block(s, &mut b);
                     let items = s
-                        .elems()
-                        .filter(|x| x.local == "step")
+                        .child_elements()
+                        .filter(|x| x.local_name() == "step")
                         .map(|x| self.step(x, level))
                         .collect();
-                    let start = (s.local == "substeps").then_some(1);
-                    b.push(Block::new(BlockKind::List(List { start, items }), s.pos));
+                    let start = (s.local_name() == "substeps").then_some(1);
+                    b.push(Block::new(
+                        BlockKind::List(List { start, items }),
+                        pos_of(s),
+                    ));
                 }
-                XNode::Elem(s) if is_heading_part(&s.local) => {}
-                other => self.mixed_child(other, level, &mut b),
+                Node::Element(s) if is_heading_part(s.local_name()) => {}
+                other => self.mixed_child(other, pos_of(step), level, &mut b),
             }
         }
         b
     }
 
     /// One child of mixed content (a quote, a step): a block as a block, loose inline markup
-    /// or text as a paragraph of its own.
-    fn mixed_child(&mut self, node: &'a XNode, level: u8, out: &mut Vec<Block>) {
+    /// or text as a paragraph of its own. Text is placed at `pos`, its parent's.
+    fn mixed_child(&mut self, node: &'a Node, pos: Pos, level: u8, out: &mut Vec<Block>) {
         match node {
-            XNode::Elem(c) if is_block(&c.local) => self.block(c, level, out),
-            XNode::Elem(c) => {
+            Node::Element(c) if is_block(c.local_name()) => self.block(c, level, out),
+            Node::Element(c) => {
                 let mut i = Vec::new();
                 self.inline(c, &mut i);
                 trim_inlines(&mut i);
                 if !i.is_empty() {
-                    out.push(Block::new(BlockKind::Para(i), c.pos));
+                    out.push(Block::new(BlockKind::Para(i), pos_of(c)));
                 }
             }
-            XNode::Text(t) if !t.text.trim().is_empty() => {
+            Node::Text(t) if !t.trim().is_empty() => {
                 out.push(Block::new(
-                    BlockKind::Para(vec![Inline::text(squash(&t.text), t.pos)]),
-                    t.pos,
+                    BlockKind::Para(vec![Inline::text(squash(t), pos)]),
+                    pos,
                 ));
             }
-            XNode::Text(_) => {}
+            Node::Text(_) | Node::Comment(_) => {}
         }
     }
 
-    fn code(&mut self, el: &'a XElem, style: CodeStyle, out: &mut Vec<Block>) {
+    fn code(&mut self, el: &'a Element, style: CodeStyle, out: &mut Vec<Block>) {
         let saved = self.verbatim;
         self.verbatim = true;
         let mut markup = Vec::new();
-        for n in nodes(el) {
+        for n in &el.children {
             match n {
-                XNode::Text(t) => push_merged(&mut markup, Inline::text(t.text.clone(), t.pos)),
-                XNode::Elem(c) => self.inline(c, &mut markup),
+                Node::Text(t) => push_merged(&mut markup, Inline::text(t.clone(), pos_of(el))),
+                Node::Element(c) => self.inline(c, &mut markup),
+                Node::Comment(_) => {}
             }
         }
         self.verbatim = saved;
@@ -901,17 +930,17 @@ impl<'a> Conv<'a> {
                 text,
                 markup: has_markup.then_some(markup),
             })),
-            el.pos,
+            pos_of(el),
         ));
     }
 
-    fn figure(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+    fn figure(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
         let title = title_el(el).map(|t| {
             let mut c = self.inlines(t);
             trim_inlines(&mut c);
             c
         });
-        let media: Option<&'a XElem> = if matches!(el.local.as_str(), "mediaobject" | "graphic") {
+        let media: Option<&'a Element> = if matches!(el.local_name(), "mediaobject" | "graphic") {
             Some(el)
         } else {
             find_media(el)
@@ -927,13 +956,13 @@ impl<'a> Conv<'a> {
                     class: "figure".into(),
                     blocks,
                 },
-                el.pos,
+                pos_of(el),
             ));
             return;
         };
         let (image, fallback) = self.pick_image(media);
         let mut caption = title.filter(|t| !t.is_empty());
-        let numbered = el.local == "figure" && caption.is_some();
+        let numbered = el.local_name() == "figure" && caption.is_some();
         if caption.is_none()
             && let Some(c) = media.child("caption")
         {
@@ -963,15 +992,16 @@ impl<'a> Conv<'a> {
                 caption,
                 image,
             })),
-            el.pos,
+            pos_of(el),
         ));
         // Anything else in a figure (more images, paragraphs) follows it.
         if !std::ptr::eq(media, el) {
-            for c in el.elems() {
-                if std::ptr::eq(c, media) || is_heading_part(&c.local) {
+            for c in el.child_elements() {
+                if std::ptr::eq(c, media) || is_heading_part(c.local_name()) {
                     continue;
                 }
-                if c.local == "screenshot" && find_media(c).is_some_and(|m| std::ptr::eq(m, media))
+                if c.local_name() == "screenshot"
+                    && find_media(c).is_some_and(|m| std::ptr::eq(m, media))
                 {
                     continue;
                 }
@@ -982,14 +1012,14 @@ impl<'a> Conv<'a> {
 
     /// The best image of a `mediaobject` (or a `graphic`/`imagedata`): PNG, JPEG, GIF, SVG or
     /// WebP; never EPS/PDF/PS. Returns the image and, when none is usable, the fallback text.
-    pub(super) fn pick_image(&mut self, media: &'a XElem) -> (Image, Option<String>) {
-        let mut candidates: Vec<&'a XElem> = Vec::new();
-        match media.local.as_str() {
+    pub(super) fn pick_image(&mut self, media: &'a Element) -> (Image, Option<String>) {
+        let mut candidates: Vec<&'a Element> = Vec::new();
+        match media.local_name() {
             "graphic" | "inlinegraphic" | "imagedata" => candidates.push(media),
             _ => {
-                for o in media.elems() {
-                    if o.local == "imageobject" || o.local == "imageobjectco" {
-                        let io = if o.local == "imageobjectco" {
+                for o in media.child_elements() {
+                    if o.local_name() == "imageobject" || o.local_name() == "imageobjectco" {
+                        let io = if o.local_name() == "imageobjectco" {
                             o.child("imageobject").unwrap_or(o)
                         } else {
                             o
@@ -1003,12 +1033,12 @@ impl<'a> Conv<'a> {
         }
         let alt = media
             .child("alt")
-            .map(|a| squash(&a.text()))
+            .map(|a| squash(&a.text_content()))
             .or_else(|| {
                 media
-                    .elems()
-                    .filter(|e| e.local == "textobject")
-                    .map(|t| squash(&t.text()))
+                    .child_elements()
+                    .filter(|e| e.local_name() == "textobject")
+                    .map(|t| squash(&t.text_content()))
                     .find(|s| !s.is_empty())
             })
             .or_else(|| media.attr("srccredit").map(squash))
@@ -1061,7 +1091,7 @@ impl<'a> Conv<'a> {
                 Some(fallback_text),
             );
         };
-        match self.rebase(d.file, src) {
+        match self.rebase(self.files.of(d), src) {
             Some(src) => (
                 Image {
                     src,
@@ -1090,15 +1120,15 @@ impl<'a> Conv<'a> {
         }
     }
 
-    pub(super) fn math(&mut self, el: &'a XElem) -> Math {
+    pub(super) fn math(&mut self, el: &'a Element) -> Math {
         let mathml = find_math(el).map(|m| vec![crate::dom::Node::Element(to_mathml(m, true))]);
         let tex = ["mathphrase", "texmath", "alt"]
             .iter()
             .find_map(|n| find_desc(el, n))
-            .map(|e| e.text().trim().to_string())
+            .map(|e| e.text_content().trim().to_string())
             .unwrap_or_else(|| {
                 if mathml.is_none() {
-                    squash(&el.text())
+                    squash(&el.text_content())
                 } else {
                     String::new()
                 }
@@ -1119,23 +1149,23 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn qanda(&mut self, el: &'a XElem, level: u8, out: &mut Vec<Block>) {
+    fn qanda(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         self.caption(el, out);
         let mut items = Vec::new();
-        for c in el.elems() {
-            match c.local.as_str() {
+        for c in el.child_elements() {
+            match c.local_name() {
                 "qandaentry" => {
                     let mut term = Vec::new();
                     if let Some(id) = c.id() {
-                        term.push(anchor_inline(id, c.pos));
+                        term.push(anchor_inline(id, pos_of(c)));
                     }
                     let mut definitions = Vec::new();
-                    for q in c.elems() {
-                        match q.local.as_str() {
+                    for q in c.child_elements() {
+                        match q.local_name() {
                             "question" => {
                                 if let Some(id) = q.id() {
-                                    term.push(anchor_inline(id, q.pos));
+                                    term.push(anchor_inline(id, pos_of(q)));
                                 }
                                 let mut b = Vec::new();
                                 self.blocks_into(q, level, &mut b);
@@ -1159,17 +1189,17 @@ impl<'a> Conv<'a> {
                     if !items.is_empty() {
                         out.push(Block::new(
                             BlockKind::DefinitionList(std::mem::take(&mut items)),
-                            el.pos,
+                            pos_of(el),
                         ));
                     }
                     self.qanda(c, level, out);
                 }
-                _ if is_heading_part(&c.local) => {}
+                _ if is_heading_part(c.local_name()) => {}
                 _ => {
                     if !items.is_empty() {
                         out.push(Block::new(
                             BlockKind::DefinitionList(std::mem::take(&mut items)),
-                            el.pos,
+                            pos_of(el),
                         ));
                     }
                     self.block(c, level, out);
@@ -1177,18 +1207,18 @@ impl<'a> Conv<'a> {
             }
         }
         if !items.is_empty() {
-            out.push(Block::new(BlockKind::DefinitionList(items), el.pos));
+            out.push(Block::new(BlockKind::DefinitionList(items), pos_of(el)));
         }
     }
 
-    fn glossentry(&mut self, g: &'a XElem) -> DefinitionItem {
+    fn glossentry(&mut self, g: &'a Element) -> DefinitionItem {
         let mut term = Vec::new();
         if let Some(id) = g.id() {
-            term.push(anchor_inline(id, g.pos));
+            term.push(anchor_inline(id, pos_of(g)));
         }
         let mut definitions = Vec::new();
-        for c in g.elems() {
-            match c.local.as_str() {
+        for c in g.child_elements() {
+            match c.local_name() {
                 "glossterm" => {
                     let mut t = Vec::new();
                     self.inline_children_with_id(c, &mut t);
@@ -1199,15 +1229,15 @@ impl<'a> Conv<'a> {
                     let mut t = Vec::new();
                     self.inline_children_with_id(c, &mut t);
                     trim_inlines(&mut t);
-                    term.push(Inline::text(" (", c.pos));
+                    term.push(Inline::text(" (", pos_of(c)));
                     term.extend(t);
-                    term.push(Inline::text(")", c.pos));
+                    term.push(Inline::text(")", pos_of(c)));
                 }
                 "glossdef" => {
                     let mut b = Vec::new();
                     self.anchor_block(c, &mut b);
-                    for x in c.elems() {
-                        if x.local == "glossseealso" {
+                    for x in c.child_elements() {
+                        if x.local_name() == "glossseealso" {
                             b.push(self.glosssee(x, "See also"));
                         }
                     }
@@ -1218,7 +1248,7 @@ impl<'a> Conv<'a> {
                     definitions.push(b);
                 }
                 "glosssee" | "glossseealso" => {
-                    let label = if c.local == "glosssee" {
+                    let label = if c.local_name() == "glosssee" {
                         "See"
                     } else {
                         "See also"
@@ -1239,8 +1269,8 @@ impl<'a> Conv<'a> {
         DefinitionItem { term, definitions }
     }
 
-    fn glosssee(&mut self, c: &'a XElem, label: &str) -> Block {
-        let mut content = vec![Inline::text(format!("{label} "), c.pos)];
+    fn glosssee(&mut self, c: &'a Element, label: &str) -> Block {
+        let mut content = vec![Inline::text(format!("{label} "), pos_of(c))];
         let target = c.attr("otherterm").map(str::trim).filter(|s| !s.is_empty());
         let mut text = self.inlines(c);
         trim_inlines(&mut text);
@@ -1251,51 +1281,52 @@ impl<'a> Conv<'a> {
                     target: t.to_string(),
                     content: (!text.is_empty()).then_some(text),
                 },
-                c.pos,
+                pos_of(c),
             )),
             None => content.extend(text),
         }
-        content.push(Inline::text(".", c.pos));
-        Block::new(BlockKind::Para(content), c.pos)
+        content.push(Inline::text(".", pos_of(c)));
+        Block::new(BlockKind::Para(content), pos_of(c))
     }
 
-    fn bibitem(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+    fn bibitem(&mut self, el: &'a Element, out: &mut Vec<Block>) {
         self.bib_count += 1;
         let id = match el.id() {
             Some(id) => id.to_string(),
             None => format!("bibitem-{}", self.bib_count),
         };
         let mut caption = Vec::new();
-        if el.local == "bibliomixed" {
-            for n in nodes(el) {
+        if el.local_name() == "bibliomixed" {
+            for n in &el.children {
                 match n {
-                    XNode::Text(t) => self.text(&t.text, t.pos, &mut caption),
-                    XNode::Elem(c) if c.local == "abbrev" => {}
-                    XNode::Elem(c) => {
+                    Node::Text(t) => self.text(t, pos_of(el), &mut caption),
+                    Node::Element(c) if c.local_name() == "abbrev" => {}
+                    Node::Element(c) => {
                         let mut tmp = Vec::new();
                         self.inline_quiet(c, &mut tmp);
                         caption.extend(tmp);
                     }
+                    Node::Comment(_) => {}
                 }
             }
         } else {
             let mut first = true;
-            for c in el.elems().filter(|c| c.local != "abbrev") {
-                let text = squash(&c.text());
+            for c in el.child_elements().filter(|c| c.local_name() != "abbrev") {
+                let text = squash(&c.text_content());
                 if text.is_empty() {
                     continue;
                 }
                 if !first {
-                    caption.push(Inline::text(", ", c.pos));
+                    caption.push(Inline::text(", ", pos_of(c)));
                 }
                 first = false;
-                if matches!(c.local.as_str(), "title" | "citetitle") {
+                if matches!(c.local_name(), "title" | "citetitle") {
                     caption.push(Inline::new(
-                        InlineKind::Italic(vec![Inline::text(text, c.pos)]),
-                        c.pos,
+                        InlineKind::Italic(vec![Inline::text(text, pos_of(c))]),
+                        pos_of(c),
                     ));
                 } else {
-                    caption.push(Inline::text(text, c.pos));
+                    caption.push(Inline::text(text, pos_of(c)));
                 }
             }
         }
@@ -1307,7 +1338,7 @@ impl<'a> Conv<'a> {
                 caption,
                 blocks: Vec::new(),
             })),
-            el.pos,
+            pos_of(el),
         ));
     }
 }
@@ -1417,11 +1448,11 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
 }
 
 /// The first few words of an element's text, for a missing title.
-fn first_words(el: &XElem) -> String {
+fn first_words(el: &Element) -> String {
     let text = el
-        .elems()
-        .filter(|e| !is_heading_part(&e.local) && e.local != "indexterm")
-        .map(|e| squash(&e.text()))
+        .child_elements()
+        .filter(|e| !is_heading_part(e.local_name()) && e.local_name() != "indexterm")
+        .map(|e| squash(&e.text_content()))
         .find(|t| !t.is_empty())
         .unwrap_or_default();
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -1435,9 +1466,9 @@ fn first_words(el: &XElem) -> String {
     s
 }
 
-fn find_media(el: &XElem) -> Option<&XElem> {
-    for c in el.elems() {
-        match c.local.as_str() {
+fn find_media(el: &Element) -> Option<&Element> {
+    for c in el.child_elements() {
+        match c.local_name() {
             "mediaobject" | "graphic" => return Some(c),
             "screenshot" => {
                 if let Some(m) = find_media(c) {
@@ -1450,9 +1481,9 @@ fn find_media(el: &XElem) -> Option<&XElem> {
     None
 }
 
-fn find_math(el: &XElem) -> Option<&XElem> {
-    for c in el.elems() {
-        if c.local == "math" {
+fn find_math(el: &Element) -> Option<&Element> {
+    for c in el.child_elements() {
+        if c.local_name() == "math" {
             return Some(c);
         }
         if let Some(m) = find_math(c) {
@@ -1462,12 +1493,12 @@ fn find_math(el: &XElem) -> Option<&XElem> {
     None
 }
 
-fn find_desc<'x>(el: &'x XElem, name: &str) -> Option<&'x XElem> {
-    for c in el.elems() {
-        if c.local == name {
+fn find_desc<'x>(el: &'x Element, name: &str) -> Option<&'x Element> {
+    for c in el.child_elements() {
+        if c.local_name() == name {
             return Some(c);
         }
-        if c.local != "math"
+        if c.local_name() != "math"
             && let Some(m) = find_desc(c, name)
         {
             return Some(m);
@@ -1477,9 +1508,8 @@ fn find_desc<'x>(el: &'x XElem, name: &str) -> Option<&'x XElem> {
 }
 
 /// A MathML element → the XHTML DOM, unprefixed, with the MathML namespace on the root.
-pub(super) fn to_mathml(el: &XElem, root: bool) -> crate::dom::Element {
-    use crate::dom::{Element, Node};
-    let mut out = Element::new(el.local.clone());
+pub(super) fn to_mathml(el: &Element, root: bool) -> Element {
+    let mut out = Element::new(el.local_name());
     if root {
         out.set_attr("xmlns", "http://www.w3.org/1998/Math/MathML");
     }
@@ -1491,8 +1521,9 @@ pub(super) fn to_mathml(el: &XElem, root: bool) -> crate::dom::Element {
     }
     for n in &el.children {
         match n {
-            XNode::Elem(c) => out.children.push(Node::Element(to_mathml(c, false))),
-            XNode::Text(t) => out.push_text(&t.text),
+            Node::Element(c) => out.children.push(Node::Element(to_mathml(c, false))),
+            Node::Text(t) => out.push_text(t),
+            Node::Comment(_) => {}
         }
     }
     out

@@ -1,6 +1,5 @@
 //! Inline elements: emphasis, code-like elements, links and cross-references, footnotes…
 use super::blocks::{anchor_inline, to_mathml, trim_inlines};
-use super::xml::{XElem, XNode};
 use super::*;
 
 /// Elements that render as code (their text content).
@@ -183,7 +182,7 @@ pub(super) fn is_inline(name: &str) -> bool {
 
 impl<'a> Conv<'a> {
     /// The inline content of an element.
-    pub(super) fn inlines(&mut self, el: &'a XElem) -> Inlines {
+    pub(super) fn inlines(&mut self, el: &'a Element) -> Inlines {
         let mut out = Vec::new();
         self.inline_children(el, &mut out);
         if !self.verbatim {
@@ -192,30 +191,32 @@ impl<'a> Conv<'a> {
         out
     }
 
-    fn inline_children(&mut self, el: &'a XElem, out: &mut Inlines) {
-        for n in nodes(el) {
+    fn inline_children(&mut self, el: &'a Element, out: &mut Inlines) {
+        for n in &el.children {
             match n {
-                XNode::Text(t) => self.text(&t.text, t.pos, out),
-                XNode::Elem(c) => self.inline(c, out),
+                // Text has no position of its own: it is at its element's.
+                Node::Text(t) => self.text(t, pos_of(el), out),
+                Node::Element(c) => self.inline(c, out),
+                Node::Comment(_) => {}
             }
         }
     }
 
     /// The element's own id as an anchor, then its content.
-    pub(super) fn inline_children_with_id(&mut self, el: &'a XElem, out: &mut Inlines) {
+    pub(super) fn inline_children_with_id(&mut self, el: &'a Element, out: &mut Inlines) {
         if let Some(id) = el.id() {
-            out.push(anchor_inline(id, el.pos));
+            out.push(anchor_inline(id, pos_of(el)));
         }
         self.inline_children(el, out);
     }
 
     /// Like [`Conv::inline`], without the "not handled" warning (bibliography entries hold
     /// many metadata elements we read for their text).
-    pub(super) fn inline_quiet(&mut self, el: &'a XElem, out: &mut Inlines) {
-        if is_inline(&el.local) {
+    pub(super) fn inline_quiet(&mut self, el: &'a Element, out: &mut Inlines) {
+        if is_inline(el.local_name()) {
             self.inline(el, out);
         } else {
-            self.text(&el.text(), el.pos, out);
+            self.text(&el.text_content(), pos_of(el), out);
         }
     }
 
@@ -259,18 +260,18 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn code_text(&self, el: &XElem) -> String {
+    fn code_text(&self, el: &Element) -> String {
         if self.verbatim {
-            el.text()
+            el.text_content()
         } else {
-            squash(&el.text())
+            squash(&el.text_content())
         }
     }
 
     /// One inline element.
-    pub(super) fn inline(&mut self, el: &'a XElem, out: &mut Inlines) {
-        let name = el.local.as_str();
-        let pos = el.pos;
+    pub(super) fn inline(&mut self, el: &'a Element, out: &mut Inlines) {
+        let name = el.local_name();
+        let pos = pos_of(el);
         // Ids of elements whose model node has no id field are kept as anchors.
         if let Some(id) = el.id()
             && !matches!(name, "footnote" | "anchor" | "co")
@@ -324,12 +325,12 @@ impl<'a> Conv<'a> {
                 };
                 let mut content = Vec::new();
                 let mut first = true;
-                for c in el.elems() {
-                    if c.local == "shortcut" && name == "menuchoice" {
+                for c in el.child_elements() {
+                    if c.local_name() == "shortcut" && name == "menuchoice" {
                         continue;
                     }
                     if !first {
-                        content.push(Inline::text(sep, c.pos));
+                        content.push(Inline::text(sep, pos_of(c)));
                     }
                     first = false;
                     self.inline(c, &mut content);
@@ -400,7 +401,7 @@ impl<'a> Conv<'a> {
                     .attr("endterm")
                     .map(str::trim)
                     .and_then(|e| self.ids.get(e))
-                    .map(|s| squash(&s.el.text()))
+                    .map(|s| squash(&s.el.text_content()))
                     .filter(|t| !t.is_empty())
                     .map(|t| vec![Inline::text(t, pos)]);
                 out.push(Inline::new(
@@ -423,7 +424,7 @@ impl<'a> Conv<'a> {
                 out.extend(c);
             }
             "email" => {
-                let addr = squash(&el.text());
+                let addr = squash(&el.text_content());
                 if addr.contains('@') && !addr.contains(' ') {
                     out.push(Inline::new(
                         InlineKind::Link {
@@ -481,7 +482,7 @@ impl<'a> Conv<'a> {
                 let parts: Vec<String> = ["primary", "secondary", "tertiary"]
                     .iter()
                     .filter_map(|n| el.child(n))
-                    .map(|e| squash(&e.text()))
+                    .map(|e| squash(&e.text_content()))
                     .filter(|t| !t.is_empty())
                     .collect();
                 if !parts.is_empty() {
@@ -528,12 +529,12 @@ impl<'a> Conv<'a> {
                 push_merged(out, Inline::text(label, pos));
             }
             "citerefentry" => {
-                let title = el.child("refentrytitle").map(|t| squash(&t.text()));
-                let vol = el.child("manvolnum").map(|t| squash(&t.text()));
+                let title = el.child("refentrytitle").map(|t| squash(&t.text_content()));
+                let vol = el.child("manvolnum").map(|t| squash(&t.text_content()));
                 let text = match (title, vol) {
                     (Some(t), Some(v)) => format!("{t}({v})"),
                     (Some(t), None) => t,
-                    _ => squash(&el.text()),
+                    _ => squash(&el.text_content()),
                 };
                 out.push(Inline::new(
                     InlineKind::Span {
@@ -594,8 +595,8 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn link(&mut self, el: &'a XElem, out: &mut Inlines) {
-        let pos = el.pos;
+    fn link(&mut self, el: &'a Element, out: &mut Inlines) {
+        let pos = pos_of(el);
         let content = self.inlines(el);
         let visible = !plain_text(&content).trim().is_empty()
             || content
@@ -621,7 +622,10 @@ impl<'a> Conv<'a> {
             self.warn(
                 codes::BROKEN_LINK,
                 el,
-                format!("this `<{}>` has no target; its text is kept", el.local),
+                format!(
+                    "this `<{}>` has no target; its text is kept",
+                    el.local_name()
+                ),
             );
             out.extend(content);
             return;
@@ -655,7 +659,7 @@ impl<'a> Conv<'a> {
                 el,
                 format!(
                     "this `<{}>` has no link text; the address `{href}` is shown",
-                    el.local
+                    el.local_name()
                 ),
             );
             vec![Inline::text(href.clone(), pos)]
@@ -674,7 +678,7 @@ impl<'a> Conv<'a> {
         out.push(Inline::new(InlineKind::Link { href, content }, pos));
     }
 
-    fn footnote(&mut self, el: &'a XElem, out: &mut Inlines) {
+    fn footnote(&mut self, el: &'a Element, out: &mut Inlines) {
         let label = match el.id() {
             Some(id) => id.to_string(),
             None => {
@@ -690,9 +694,9 @@ impl<'a> Conv<'a> {
         self.footnotes.push(Footnote {
             label: label.clone(),
             blocks,
-            pos: el.pos,
+            pos: pos_of(el),
         });
-        out.push(Inline::new(InlineKind::FootnoteRef(label), el.pos));
+        out.push(Inline::new(InlineKind::FootnoteRef(label), pos_of(el)));
     }
 }
 

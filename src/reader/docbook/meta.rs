@@ -1,45 +1,44 @@
 //! Book metadata from `info`/`bookinfo`/`articleinfo` and the root's own title.
-use super::xml::XElem;
 use super::*;
 
 /// A person's name: `personname`, or `firstname`/`surname`/`othername`, or the text.
-fn person(el: &XElem) -> String {
+fn person(el: &Element) -> String {
     let el = el.child("personname").unwrap_or(el);
     let parts: Vec<String> = el
-        .elems()
+        .child_elements()
         .filter(|e| {
             matches!(
-                e.local.as_str(),
+                e.local_name(),
                 "honorific" | "firstname" | "givenname" | "othername" | "surname" | "lineage"
             )
         })
-        .map(|e| squash(&e.text()))
+        .map(|e| squash(&e.text_content()))
         .filter(|s| !s.is_empty())
         .collect();
     if !parts.is_empty() {
         return parts.join(" ");
     }
     if let Some(o) = el.child("orgname") {
-        return squash(&o.text());
+        return squash(&o.text_content());
     }
-    squash(&el.text())
+    squash(&el.text_content())
 }
 
 /// Text content, with the URL of an empty `ulink`/`link` in its place (legal notices).
-fn text_with_urls(el: &XElem, out: &mut String) {
-    use super::xml::XNode;
+fn text_with_urls(el: &Element, out: &mut String) {
     for n in &el.children {
         match n {
-            XNode::Text(t) => out.push_str(&t.text),
-            XNode::Elem(c) if c.local == "ulink" || c.local == "link" => {
-                let t = c.text();
+            Node::Text(t) => out.push_str(t),
+            Node::Element(c) if c.local_name() == "ulink" || c.local_name() == "link" => {
+                let t = c.text_content();
                 if t.trim().is_empty() {
                     out.push_str(c.attr("url").or_else(|| c.attr_local("href")).unwrap_or(""));
                 } else {
                     out.push_str(&t);
                 }
             }
-            XNode::Elem(c) => text_with_urls(c, out),
+            Node::Element(c) => text_with_urls(c, out),
+            Node::Comment(_) => {}
         }
     }
 }
@@ -60,17 +59,20 @@ fn marc(class: Option<&str>) -> &'static str {
 }
 
 impl<'a> Conv<'a> {
-    pub(super) fn meta(&mut self, root: &'a XElem) -> DocBookMeta {
+    pub(super) fn meta(&mut self, root: &'a Element) -> DocBookMeta {
         let mut m = DocBookMeta {
             language: lang_of(root).map(str::to_string),
             ..Default::default()
         };
-        let infos: Vec<&XElem> = root.elems().filter(|e| is_info(&e.local)).collect();
+        let infos: Vec<&Element> = root
+            .child_elements()
+            .filter(|e| is_info(e.local_name()))
+            .collect();
         let first_text = |name: &str| -> Option<String> {
             root.child(name)
                 .into_iter()
                 .chain(infos.iter().filter_map(|i| i.child(name)))
-                .map(|e| squash(&e.text()))
+                .map(|e| squash(&e.text_content()))
                 .find(|s| !s.is_empty())
         };
         m.title = first_text("title");
@@ -80,17 +82,17 @@ impl<'a> Conv<'a> {
         m.isbn = first_text("isbn").or_else(|| {
             infos
                 .iter()
-                .flat_map(|i| i.elems())
+                .flat_map(|i| i.child_elements())
                 .find(|e| {
-                    e.local == "biblioid"
+                    e.local_name() == "biblioid"
                         && e.attr("class")
                             .is_some_and(|c| c.eq_ignore_ascii_case("isbn"))
                 })
-                .map(|e| squash(&e.text()))
+                .map(|e| squash(&e.text_content()))
         });
         let mut rights = Vec::new();
         for info in &infos {
-            for c in info.elems() {
+            for c in info.child_elements() {
                 self.meta_child(c, &mut m, &mut rights);
             }
         }
@@ -100,8 +102,8 @@ impl<'a> Conv<'a> {
         m
     }
 
-    fn meta_child(&mut self, c: &XElem, m: &mut DocBookMeta, rights: &mut Vec<String>) {
-        match c.local.as_str() {
+    fn meta_child(&mut self, c: &Element, m: &mut DocBookMeta, rights: &mut Vec<String>) {
+        match c.local_name() {
             "author" | "corpauthor" => {
                 let p = person(c);
                 if !p.is_empty() {
@@ -109,7 +111,7 @@ impl<'a> Conv<'a> {
                 }
             }
             "authorgroup" => {
-                for a in c.elems() {
+                for a in c.child_elements() {
                     self.meta_child(a, m, rights);
                 }
             }
@@ -120,9 +122,9 @@ impl<'a> Conv<'a> {
                 }
             }
             "othercredit" | "collab" => {
-                let p = if c.local == "collab" {
+                let p = if c.local_name() == "collab" {
                     c.child("collabname")
-                        .map(|n| squash(&n.text()))
+                        .map(|n| squash(&n.text_content()))
                         .unwrap_or_else(|| person(c))
                 } else {
                     person(c)
@@ -137,23 +139,23 @@ impl<'a> Conv<'a> {
             "publisher" if m.publisher.is_none() => {
                 m.publisher = c
                     .child("publishername")
-                    .map(|n| squash(&n.text()))
-                    .or_else(|| Some(squash(&c.text())))
+                    .map(|n| squash(&n.text_content()))
+                    .or_else(|| Some(squash(&c.text_content())))
                     .filter(|s| !s.is_empty());
             }
             "publishername" if m.publisher.is_none() => {
-                m.publisher = Some(squash(&c.text())).filter(|s| !s.is_empty());
+                m.publisher = Some(squash(&c.text_content())).filter(|s| !s.is_empty());
             }
             "copyright" => {
                 let years: Vec<String> = c
-                    .elems()
-                    .filter(|e| e.local == "year")
-                    .map(|e| squash(&e.text()))
+                    .child_elements()
+                    .filter(|e| e.local_name() == "year")
+                    .map(|e| squash(&e.text_content()))
                     .collect();
                 let holders: Vec<String> = c
-                    .elems()
-                    .filter(|e| e.local == "holder")
-                    .map(|e| squash(&e.text()))
+                    .child_elements()
+                    .filter(|e| e.local_name() == "holder")
+                    .map(|e| squash(&e.text_content()))
                     .collect();
                 let mut s = "Copyright ©".to_string();
                 if !years.is_empty() {
@@ -168,8 +170,8 @@ impl<'a> Conv<'a> {
             }
             "legalnotice" => {
                 let paras: Vec<String> = c
-                    .elems()
-                    .filter(|e| !matches!(e.local.as_str(), "title" | "info"))
+                    .child_elements()
+                    .filter(|e| !matches!(e.local_name(), "title" | "info"))
                     .map(|e| {
                         let mut t = String::new();
                         text_with_urls(e, &mut t);

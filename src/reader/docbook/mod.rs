@@ -1,10 +1,11 @@
 //! DocBook reader: a DocBook 4.x or 5 book (one main file plus everything it pulls in through
 //! external entities and XInclude) → chapters of [`Document`]s and the book's metadata.
 //!
-//! The XML layer ([`xml`]) builds an owned tree with a file, line and column on every node; the
-//! converter walks it once per chapter. Everything keeps its text: an element we do not handle
-//! gives one warning per name and is read for its text. Every element id is kept (on the model
-//! node that has an `id` field, else as an anchor), because links point at them.
+//! The XML layer ([`xml`]) builds a [`crate::dom`] tree with a file, line and column on every
+//! element (text is placed at its element's); the converter walks it once per chapter.
+//! Everything keeps its text: an element we do not handle gives one warning per name and is
+//! read for its text. Every element id is kept (on the model node that has an `id` field, else
+//! as an anchor), because links point at them.
 //!
 //! # Coverage
 //!
@@ -42,8 +43,9 @@ use std::path::{Component, Path, PathBuf};
 use crate::book::Role;
 use crate::codes;
 use crate::doc::*;
+use crate::dom::{Element, Node};
 use crate::error::{Finding, Location, Severity};
-use xml::{XElem, XNode};
+use xml::{Files, pos_of};
 
 /// Metadata from `info`/`bookinfo`/`articleinfo` (merged by the caller under book.yml/config).
 #[derive(Debug, Clone, Default)]
@@ -120,10 +122,10 @@ pub fn read_sharing(
         conv.findings.push(
             Finding::error(
                 codes::NOT_A_BOOK,
-                conv.loc(root_el.file, root_el.pos),
+                conv.loc(&root_el),
                 format!(
                     "this <{}> has no chapters: the book would be empty",
-                    root_el.local
+                    root_el.local_name()
                 ),
             )
             .with_hint("add a <chapter> (or <preface>, <appendix>, <section>) with some text"),
@@ -136,12 +138,12 @@ pub fn read_sharing(
 
 /// Where an id was first seen.
 struct IdSite<'a> {
-    el: &'a XElem,
+    el: &'a Element,
 }
 
 /// The converter's state for one book.
 struct Conv<'a> {
-    files: &'a [PathBuf],
+    files: &'a Files,
     /// The book folder's real path (files from shared folders are named by their real paths).
     folder: &'a Path,
     findings: Vec<Finding>,
@@ -165,7 +167,7 @@ struct Conv<'a> {
 }
 
 impl<'a> Conv<'a> {
-    fn new(files: &'a [PathBuf], folder: &'a Path, root: &XElem) -> Self {
+    fn new(files: &'a Files, folder: &'a Path, root: &Element) -> Self {
         Conv {
             files,
             folder,
@@ -177,7 +179,7 @@ impl<'a> Conv<'a> {
             callouts: HashMap::new(),
             footnotes: Vec::new(),
             footnote_count: 0,
-            chapter_file: root.file,
+            chapter_file: files.of(root),
             verbatim: false,
             quote_depth: 0,
             bib_count: 0,
@@ -185,53 +187,38 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn loc(&self, el_file: u32, pos: Pos) -> Location {
-        Location::new(
-            self.files
-                .get(el_file as usize)
-                .cloned()
-                .unwrap_or_default(),
-            pos.line,
-            pos.col,
-        )
+    /// Where an element's start tag is.
+    fn loc(&self, el: &Element) -> Location {
+        let pos = pos_of(el);
+        Location::new(self.files.path(self.files.of(el)), pos.line, pos.col)
     }
 
-    fn warn(&mut self, code: codes::Code, el: &XElem, message: impl Into<String>) {
-        let loc = self.loc(el.file, el.pos);
+    fn warn(&mut self, code: codes::Code, el: &Element, message: impl Into<String>) {
+        let loc = self.loc(el);
         self.findings.push(Finding::warning(code, loc, message));
     }
 
     /// One warning per element name per book.
-    fn unhandled(&mut self, el: &XElem) {
-        if self.unhandled.insert(el.local.clone()) {
+    fn unhandled(&mut self, el: &Element) {
+        if self.unhandled.insert(el.local_name().to_string()) {
             self.warn(
                 codes::UNKNOWN_ELEMENT,
                 el,
                 format!(
                     "`<{}>` is not handled by seihon yet; its text is kept",
-                    el.local
+                    el.local_name()
                 ),
             );
         }
     }
 
-    fn shown(&self, file: u32) -> String {
-        self.files
-            .get(file as usize)
-            .map(|p| p.display().to_string())
-            .unwrap_or_default()
-    }
-
     /// Collects every id (a duplicate is reported) and the text an xref to it shows.
-    fn collect_ids(&mut self, el: &'a XElem) {
+    fn collect_ids(&mut self, el: &'a Element) {
         if let Some(id) = el.id() {
             if let Some(first) = self.ids.get(id) {
-                let (f, p) = (first.el.file, first.el.pos);
                 let msg = format!(
-                    "the id `{id}` is used twice; it was first used at {}:{}:{}, and links go there",
-                    self.shown(f),
-                    p.line,
-                    p.col
+                    "the id `{id}` is used twice; it was first used at {}, and links go there",
+                    self.loc(first.el)
                 );
                 // A real book's defect: reported; the second id is renamed in the EPUB.
                 self.warn(codes::DUPLICATE_ID, el, msg);
@@ -241,11 +228,14 @@ impl<'a> Conv<'a> {
                 self.xref_texts.insert(id.to_string(), text);
             }
         }
-        if el.local == "programlisting" || el.local == "screen" || el.local == "programlistingco" {
+        if matches!(
+            el.local_name(),
+            "programlisting" | "screen" | "programlistingco"
+        ) {
             let mut n = 0;
             number_callouts(el, &mut n, &mut self.callouts);
         }
-        for c in el.elems() {
+        for c in el.child_elements() {
             self.collect_ids(c);
         }
         for (id, n) in &self.callouts {
@@ -258,19 +248,22 @@ impl<'a> Conv<'a> {
     }
 
     /// Every `linkend`/`endterm` must name an id; an xref target needs text.
-    fn check_links(&mut self, el: &'a XElem) {
-        if matches!(
-            el.local.as_str(),
-            "xref" | "link" | "footnoteref" | "glossterm" | "firstterm"
-        ) && let Some(target) = el.attr("linkend").map(str::trim)
+    fn check_links(&mut self, el: &'a Element) {
+        // (The attribute first: few elements have one, and it is cheaper than the name.)
+        if let Some(target) = el.attr("linkend").map(str::trim)
+            && matches!(
+                el.local_name(),
+                "xref" | "link" | "footnoteref" | "glossterm" | "firstterm"
+            )
         {
+            let name = el.local_name();
             let target = target.to_string();
             let endterm = el.attr("endterm").map(str::trim).map(str::to_string);
             match self.ids.get(target.as_str()).map(|s| s.el) {
                 None => {
-                    let what = if el.local == "xref" { "xref" } else { "link" };
+                    let what = if name == "xref" { "xref" } else { "link" };
                     // An xref is a reference, a footnoteref a note reference, the rest links.
-                    let code = match el.local.as_str() {
+                    let code = match name {
                         "xref" => codes::UNKNOWN_REFERENCE,
                         "footnoteref" => codes::UNDEFINED_NOTE,
                         _ => codes::BROKEN_FRAGMENT,
@@ -282,13 +275,13 @@ impl<'a> Conv<'a> {
                         format!("the {what} points to `{target}`, but no element has that id; it is shown as plain text"),
                     );
                 }
-                Some(t) if el.local == "xref" => {
+                Some(t) if name == "xref" => {
                     let has_text = self
                         .xref_texts
                         .get(target.as_str())
                         .is_some_and(|s| !s.trim().is_empty());
                     if endterm.is_none() && !has_text {
-                        let kind = t.local.clone();
+                        let kind = t.local_name().to_string();
                         self.warn(
                             codes::UNKNOWN_REFERENCE,
                             el,
@@ -301,7 +294,7 @@ impl<'a> Conv<'a> {
                 Some(_) => {}
             }
             if let Some(e) = endterm {
-                match self.ids.get(e.as_str()).map(|s| s.el.text()) {
+                match self.ids.get(e.as_str()).map(|s| s.el.text_content()) {
                     None => self.warn(
                         codes::UNKNOWN_REFERENCE,
                         el,
@@ -316,19 +309,19 @@ impl<'a> Conv<'a> {
                 }
             }
         }
-        for c in el.elems() {
+        for c in el.child_elements() {
             self.check_links(c);
         }
     }
 
     /// The top-level element → chapters.
-    fn top(&mut self, root: &'a XElem) -> Vec<DocBookChapter> {
+    fn top(&mut self, root: &'a Element) -> Vec<DocBookChapter> {
         let mut out = Vec::new();
-        match root.local.as_str() {
+        match root.local_name() {
             "book" | "set" => {
                 // The book's abstract and legal notice are text readers must see (pandoc drops
                 // them): each becomes a front-matter page.
-                for info in root.elems().filter(|e| is_info(&e.local)) {
+                for info in root.child_elements().filter(|e| is_info(e.local_name())) {
                     for name in ["abstract", "legalnotice"] {
                         if let Some(el) = info.child(name) {
                             let ch = self.chapter(el, Role::Front);
@@ -339,17 +332,17 @@ impl<'a> Conv<'a> {
                 self.book_children(root, &mut out);
             }
             _ => {
-                let role = chapter_role(&root.local).unwrap_or(Role::Body);
+                let role = chapter_role(root.local_name()).unwrap_or(Role::Body);
                 out.push(self.chapter(root, role));
             }
         }
         out
     }
 
-    fn book_children(&mut self, el: &'a XElem, out: &mut Vec<DocBookChapter>) {
-        let mut loose: Vec<&'a XElem> = Vec::new();
-        for c in el.elems() {
-            let name = c.local.as_str();
+    fn book_children(&mut self, el: &'a Element, out: &mut Vec<DocBookChapter>) {
+        let mut loose: Vec<&'a Element> = Vec::new();
+        for c in el.child_elements() {
+            let name = c.local_name();
             if is_info(name) || matches!(name, "title" | "subtitle" | "titleabbrev" | "toc" | "lot")
             {
                 continue;
@@ -374,17 +367,17 @@ impl<'a> Conv<'a> {
     }
 
     /// Content directly in a book or part that is not a chapter: kept in a chapter of its own.
-    fn flush_loose(&mut self, loose: &mut Vec<&'a XElem>, out: &mut Vec<DocBookChapter>) {
+    fn flush_loose(&mut self, loose: &mut Vec<&'a Element>, out: &mut Vec<DocBookChapter>) {
         if loose.is_empty() {
             return;
         }
-        let first = loose[0];
-        self.start_chapter(first.file);
+        let file = self.files.of(loose[0]);
+        self.start_chapter(file);
         let mut blocks = Vec::new();
         for el in loose.drain(..) {
             self.block(el, 1, &mut blocks);
         }
-        let mut doc = Document::new(self.files[first.file as usize].clone());
+        let mut doc = Document::new(self.files.path(file));
         doc.blocks = blocks;
         doc.footnotes = std::mem::take(&mut self.footnotes);
         out.push(DocBookChapter {
@@ -399,11 +392,12 @@ impl<'a> Conv<'a> {
         self.chapter_file = file;
     }
 
-    fn chapter(&mut self, el: &'a XElem, role: Role) -> DocBookChapter {
-        self.start_chapter(el.file);
+    fn chapter(&mut self, el: &'a Element, role: Role) -> DocBookChapter {
+        let file = self.files.of(el);
+        self.start_chapter(file);
         let mut blocks = Vec::new();
         self.section(el, 1, &mut blocks);
-        let mut doc = Document::new(self.files[el.file as usize].clone());
+        let mut doc = Document::new(self.files.path(file));
         doc.lang = lang_of(el)
             .filter(|l| Some(*l) != self.lang.as_deref())
             .map(str::to_string);
@@ -420,8 +414,8 @@ impl<'a> Conv<'a> {
         }
         let rel_of = |f: u32| {
             self.files
-                .get(f as usize)
-                .and_then(|p| p.parent())
+                .path(f)
+                .parent()
                 .map(Path::to_path_buf)
                 .unwrap_or_default()
         };
@@ -473,7 +467,7 @@ fn relative(target: &Path, dir: &Path) -> String {
     parts.join("/")
 }
 
-fn lang_of(el: &XElem) -> Option<&str> {
+fn lang_of(el: &Element) -> Option<&str> {
     el.attr("xml:lang")
         .or_else(|| el.attr("lang"))
         .map(str::trim)
@@ -495,10 +489,10 @@ fn chapter_role(name: &str) -> Option<Role> {
 }
 
 /// The title element of a titled element: `title`, or `title` in its `info`.
-fn title_el(el: &XElem) -> Option<&XElem> {
+fn title_el(el: &Element) -> Option<&Element> {
     el.child("title").or_else(|| {
-        el.elems()
-            .filter(|e| is_info(&e.local))
+        el.child_elements()
+            .filter(|e| is_info(e.local_name()))
             .find_map(|i| i.child("title"))
     })
 }
@@ -512,45 +506,47 @@ fn squash(s: &str) -> String {
 }
 
 /// The text an xref to `el` shows, or "".
-fn xref_text(el: &XElem) -> String {
+fn xref_text(el: &Element) -> String {
     if let Some(l) = el.attr("xreflabel").map(squash).filter(|s| !s.is_empty()) {
         return l;
     }
     if let Some(t) = title_el(el)
-        .map(|t| squash(&t.text()))
+        .map(|t| squash(&t.text_content()))
         .filter(|s| !s.is_empty())
     {
         return t;
     }
-    match el.local.as_str() {
+    match el.local_name() {
         "varlistentry" => el
-            .elems()
-            .filter(|e| e.local == "term")
-            .map(|t| squash(&t.text()))
+            .child_elements()
+            .filter(|e| e.local_name() == "term")
+            .map(|t| squash(&t.text_content()))
             .collect::<Vec<_>>()
             .join(", "),
         "glossentry" => el
             .child("glossterm")
-            .map(|t| squash(&t.text()))
+            .map(|t| squash(&t.text_content()))
             .unwrap_or_default(),
         "refentry" => el
             .child("refmeta")
             .and_then(|m| m.child("refentrytitle"))
             .or_else(|| el.child("refnamediv").and_then(|d| d.child("refname")))
-            .map(|t| squash(&t.text()))
+            .map(|t| squash(&t.text_content()))
             .unwrap_or_default(),
         "biblioentry" | "bibliomixed" => el
             .child("abbrev")
-            .map(|t| format!("[{}]", squash(&t.text())))
+            .map(|t| format!("[{}]", squash(&t.text_content())))
             .unwrap_or_default(),
-        "glossterm" | "term" | "refname" | "titleabbrev" | "citetitle" => squash(&el.text()),
+        "glossterm" | "term" | "refname" | "titleabbrev" | "citetitle" => {
+            squash(&el.text_content())
+        }
         _ => String::new(),
     }
 }
 
-fn number_callouts(el: &XElem, n: &mut usize, out: &mut HashMap<String, usize>) {
-    for c in el.elems() {
-        if c.local == "co" {
+fn number_callouts(el: &Element, n: &mut usize, out: &mut HashMap<String, usize>) {
+    for c in el.child_elements() {
+        if c.local_name() == "co" {
             *n += 1;
             if let Some(id) = c.id() {
                 out.insert(id.to_string(), *n);
@@ -561,7 +557,26 @@ fn number_callouts(el: &XElem, n: &mut usize, out: &mut HashMap<String, usize>) 
     }
 }
 
-/// The XElem's child nodes, for the converters.
-fn nodes(el: &XElem) -> &[XNode] {
-    &el.children
+/// What DocBook adds to an element of the tree.
+trait DocBookElement {
+    /// `xml:id` (DocBook 5) or `id` (DocBook 4), trimmed, if not empty.
+    fn id(&self) -> Option<&str>;
+    /// The first child element with this local name.
+    fn child(&self, local: &str) -> Option<&Element>;
+}
+
+impl DocBookElement for Element {
+    fn id(&self) -> Option<&str> {
+        self.attr("xml:id")
+            .or_else(|| self.attr("id"))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+
+    fn child(&self, local: &str) -> Option<&Element> {
+        // A local name ends its element's name: comparing the end first spares finding the
+        // local name of every sibling (titles are looked for all the time).
+        self.child_elements()
+            .find(|e| e.name.ends_with(local) && e.local_name() == local)
+    }
 }

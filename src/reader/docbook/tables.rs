@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use super::blocks::{anchor_inline, flatten_blocks, trim_inlines};
-use super::xml::XElem;
 use super::*;
 
 /// Column names of one `tgroup`.
@@ -53,7 +52,7 @@ fn parse_align(s: Option<&str>) -> Option<Align> {
 }
 
 impl<'a> Conv<'a> {
-    pub(super) fn table(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+    pub(super) fn table(&mut self, el: &'a Element, out: &mut Vec<Block>) {
         let mut caption = title_el(el).map(|t| self.inlines(t));
         if caption.is_none()
             && let Some(c) = el.child("caption")
@@ -66,7 +65,7 @@ impl<'a> Conv<'a> {
         let caption = caption.filter(|c| !c.is_empty());
         // A formal table is numbered (the resolver numbers tables that have an id); an
         // informal one keeps its id as an anchor.
-        let id = if caption.is_some() && el.local == "table" {
+        let id = if caption.is_some() && el.local_name() == "table" {
             Some(match el.id() {
                 Some(id) => id.to_string(),
                 None => {
@@ -80,7 +79,10 @@ impl<'a> Conv<'a> {
         };
         let mut head = Vec::new();
         let mut body = Vec::new();
-        let groups: Vec<&'a XElem> = el.elems().filter(|e| e.local == "tgroup").collect();
+        let groups: Vec<&'a Element> = el
+            .child_elements()
+            .filter(|e| e.local_name() == "tgroup")
+            .collect();
         if groups.is_empty() {
             self.rows_of(el, &Cols::default(), false, &mut head, &mut body);
         } else {
@@ -105,7 +107,7 @@ impl<'a> Conv<'a> {
                     caption: caption.clone(),
                     image,
                 })),
-                el.pos,
+                pos_of(el),
             ));
             if head.is_empty() && body.is_empty() {
                 return;
@@ -119,15 +121,15 @@ impl<'a> Conv<'a> {
                 head,
                 body,
             })),
-            el.pos,
+            pos_of(el),
         ));
     }
 
-    fn cols(&mut self, g: &XElem) -> Cols {
+    fn cols(&mut self, g: &Element) -> Cols {
         let mut cols = Cols::default();
         let mut next = 0usize;
-        for c in g.elems() {
-            match c.local.as_str() {
+        for c in g.child_elements() {
+            match c.local_name() {
                 "colspec" => {
                     let n = c
                         .attr("colnum")
@@ -160,26 +162,29 @@ impl<'a> Conv<'a> {
     /// Rows of `thead`/`tbody`/`tfoot`/`row`/`tr` under `el` (a `tgroup` or an HTML table).
     fn rows_of(
         &mut self,
-        el: &'a XElem,
+        el: &'a Element,
         cols: &Cols,
         in_head: bool,
         head: &mut Vec<Row>,
         body: &mut Vec<Row>,
     ) {
         let mut grid = Grid::default();
-        for c in el.elems() {
-            match c.local.as_str() {
+        for c in el.child_elements() {
+            match c.local_name() {
                 "thead" | "tbody" | "tfoot" => {
-                    let is_head = c.local == "thead";
+                    let is_head = c.local_name() == "thead";
                     let mut g = Grid::default();
                     let mut rows = Vec::new();
-                    for r in c.elems().filter(|r| r.local == "row" || r.local == "tr") {
+                    for r in c
+                        .child_elements()
+                        .filter(|r| r.local_name() == "row" || r.local_name() == "tr")
+                    {
                         rows.push(self.row(r, cols, &mut g, is_head));
                     }
                     // Cells written straight into the group, without a row (real books do
                     // this): the group is one row, so no cell is lost.
-                    if c.elems()
-                        .any(|e| matches!(e.local.as_str(), "entry" | "td" | "th"))
+                    if c.child_elements()
+                        .any(|e| matches!(e.local_name(), "entry" | "td" | "th"))
                     {
                         rows.push(self.row(c, cols, &mut g, is_head));
                     }
@@ -202,21 +207,24 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn rows_of_direct(&mut self, el: &'a XElem, head: &mut Vec<Row>, body: &mut Vec<Row>) {
+    fn rows_of_direct(&mut self, el: &'a Element, head: &mut Vec<Row>, body: &mut Vec<Row>) {
         let mut grid = Grid::default();
-        for c in el.elems().filter(|c| c.local == "tr" || c.local == "row") {
+        for c in el
+            .child_elements()
+            .filter(|c| c.local_name() == "tr" || c.local_name() == "row")
+        {
             let row = self.row(c, &Cols::default(), &mut grid, false);
             body.push(row);
         }
         let _ = head;
     }
 
-    fn row(&mut self, r: &'a XElem, cols: &Cols, grid: &mut Grid, in_head: bool) -> Row {
+    fn row(&mut self, r: &'a Element, cols: &Cols, grid: &mut Grid, in_head: bool) -> Row {
         let mut cells = Vec::new();
         let mut col = 0usize;
-        let mut row_anchor = r.id().map(|id| anchor_inline(id, r.pos));
-        for e in r.elems() {
-            if !matches!(e.local.as_str(), "entry" | "td" | "th" | "entrytbl") {
+        let mut row_anchor = r.id().map(|id| anchor_inline(id, pos_of(r)));
+        for e in r.child_elements() {
+            if !matches!(e.local_name(), "entry" | "td" | "th" | "entrytbl") {
                 continue;
             }
             while grid.is_covered(col) {
@@ -244,7 +252,7 @@ impl<'a> Conv<'a> {
                 // Columns skipped by name are empty cells.
                 while col < s {
                     if !grid.is_covered(col) {
-                        cells.push(empty_cell(e.pos));
+                        cells.push(empty_cell(pos_of(e)));
                     }
                     col += 1;
                 }
@@ -274,7 +282,7 @@ impl<'a> Conv<'a> {
             }
             cells.push(Cell {
                 content,
-                header: e.local == "th" && !in_head,
+                header: e.local_name() == "th" && !in_head,
                 align,
                 colspan,
                 rowspan,
@@ -287,7 +295,7 @@ impl<'a> Conv<'a> {
         if let Some(a) = row_anchor {
             cells.push(Cell {
                 content: vec![a],
-                ..empty_cell(r.pos)
+                ..empty_cell(pos_of(r))
             });
         }
         grid.next_row();
@@ -295,12 +303,12 @@ impl<'a> Conv<'a> {
     }
 
     /// A cell's content as inlines: paragraphs and other blocks joined by line breaks.
-    fn cell_content(&mut self, e: &'a XElem) -> Inlines {
+    fn cell_content(&mut self, e: &'a Element) -> Inlines {
         let mut prefix = Vec::new();
         if let Some(id) = e.id() {
-            prefix.push(anchor_inline(id, e.pos));
+            prefix.push(anchor_inline(id, pos_of(e)));
         }
-        if e.local == "entrytbl" {
+        if e.local_name() == "entrytbl" {
             let cols = self.cols(e);
             let (mut head, mut body) = (Vec::new(), Vec::new());
             self.rows_of(e, &cols, false, &mut head, &mut body);
@@ -312,7 +320,7 @@ impl<'a> Conv<'a> {
                     head,
                     body,
                 })),
-                e.pos,
+                pos_of(e),
             );
             prefix.extend(flatten_blocks(vec![t]));
             return prefix;
@@ -325,25 +333,28 @@ impl<'a> Conv<'a> {
         prefix
     }
 
-    pub(super) fn segmentedlist(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+    pub(super) fn segmentedlist(&mut self, el: &'a Element, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         let caption = el.child("title").map(|t| self.inlines(t));
         let head_cells: Vec<Cell> = el
-            .elems()
-            .filter(|e| e.local == "segtitle")
+            .child_elements()
+            .filter(|e| e.local_name() == "segtitle")
             .map(|t| Cell {
                 content: self.inlines(t),
-                ..empty_cell(t.pos)
+                ..empty_cell(pos_of(t))
             })
             .collect();
         let mut body = Vec::new();
-        for item in el.elems().filter(|e| e.local == "seglistitem") {
+        for item in el
+            .child_elements()
+            .filter(|e| e.local_name() == "seglistitem")
+        {
             let cells = item
-                .elems()
-                .filter(|e| e.local == "seg")
+                .child_elements()
+                .filter(|e| e.local_name() == "seg")
                 .map(|s| Cell {
                     content: self.inlines(s),
-                    ..empty_cell(s.pos)
+                    ..empty_cell(pos_of(s))
                 })
                 .collect();
             body.push(Row { cells });
@@ -361,14 +372,14 @@ impl<'a> Conv<'a> {
                 head,
                 body,
             })),
-            el.pos,
+            pos_of(el),
         ));
     }
 
-    pub(super) fn revhistory(&mut self, el: &'a XElem, out: &mut Vec<Block>) {
+    pub(super) fn revhistory(&mut self, el: &'a Element, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         let mut body = Vec::new();
-        for rev in el.elems().filter(|e| e.local == "revision") {
+        for rev in el.child_elements().filter(|e| e.local_name() == "revision") {
             let mut cells = Vec::new();
             for names in [
                 &["revnumber"][..],
@@ -376,14 +387,17 @@ impl<'a> Conv<'a> {
                 &["authorinitials", "author"],
                 &["revremark", "revdescription"],
             ] {
-                let content = match rev.elems().find(|e| names.contains(&e.local.as_str())) {
-                    Some(c) if c.local == "revdescription" => {
+                let content = match rev
+                    .child_elements()
+                    .find(|e| names.contains(&e.local_name()))
+                {
+                    Some(c) if c.local_name() == "revdescription" => {
                         let mut b = Vec::new();
                         self.blocks_into(c, 6, &mut b);
                         flatten_blocks(b)
                     }
                     Some(c) => {
-                        let mut i = vec![Inline::text(squash(&c.text()), c.pos)];
+                        let mut i = vec![Inline::text(squash(&c.text_content()), pos_of(c))];
                         trim_inlines(&mut i);
                         i
                     }
@@ -391,7 +405,7 @@ impl<'a> Conv<'a> {
                 };
                 cells.push(Cell {
                     content,
-                    ..empty_cell(rev.pos)
+                    ..empty_cell(pos_of(rev))
                 });
             }
             body.push(Row { cells });
@@ -405,7 +419,7 @@ impl<'a> Conv<'a> {
                 head: Vec::new(),
                 body,
             })),
-            el.pos,
+            pos_of(el),
         ));
     }
 }

@@ -235,7 +235,8 @@ fn paras_and_lists() {
         kinds(para(&blocks[1])),
         vec![
             t("Hello "),
-            InlineKind::Emphasis(vec![Inline::text("world", Pos::new(5, 14))]),
+            // Text is placed at its element: `<emphasis>`, not the `w` after it.
+            InlineKind::Emphasis(vec![Inline::text("world", Pos::new(5, 4))]),
             t(".")
         ]
     );

@@ -1,12 +1,14 @@
-//! The XML layer of the DocBook reader: quick-xml events → an owned tree with a (file, line,
-//! column) on every node, after expanding entities (internal, external parsed, parameter
-//! entities in the internal subset, the DocBook character entities) and XInclude.
+//! The XML layer of the DocBook reader: quick-xml events → a [`crate::dom`] tree with the
+//! manuscript position (`src`: file, line, column) of every element, after expanding entities
+//! (internal, external parsed, parameter entities in the internal subset, the DocBook character
+//! entities) and XInclude. Comments and processing instructions are dropped.
 //!
 //! Nothing is fetched from the network and no external DTD is read: the DOCTYPE's own public or
 //! system id is ignored. Every included file must stay inside the book folder.
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
@@ -14,6 +16,7 @@ use quick_xml::reader::Reader;
 use super::entities;
 use crate::codes::{self, Code};
 use crate::doc::Pos;
+use crate::dom::{Element, LineIndex, Node, Src};
 use crate::error::{Finding, Location};
 
 pub const NS_XINCLUDE: &str = "http://www.w3.org/2001/XInclude";
@@ -33,109 +36,59 @@ const MAX_INCLUDES: usize = 10_000;
 
 const TOO_LARGE: &str = "entity expansion is too large (a 'billion laughs' file?)";
 
-#[derive(Debug, Clone)]
-pub enum XNode {
-    Elem(XElem),
-    Text(XText),
+/// The files of a book, in the order first read: relative to the book folder, or real paths
+/// for those from a shared folder.
+#[derive(Default)]
+pub struct Files {
+    paths: Vec<PathBuf>,
+    /// Each path as text: the `src.file` of every element from that file, one shared string.
+    names: Vec<Arc<str>>,
 }
 
-#[derive(Debug, Clone)]
-pub struct XText {
-    pub text: String,
-    pub file: u32,
-    pub pos: Pos,
-}
+impl Files {
+    fn push(&mut self, path: PathBuf) -> u32 {
+        self.names.push(Arc::from(path.to_string_lossy()));
+        self.paths.push(path);
+        (self.paths.len() - 1) as u32
+    }
 
-#[derive(Debug, Clone)]
-pub struct XElem {
-    /// The qualified name as written (`xi:include`, `mml:math`, `para`).
-    pub name: String,
-    /// The local part of the name.
-    pub local: String,
-    /// The namespace URI, once resolved.
-    pub ns: Option<String>,
-    /// Attributes with their names as written and entity-expanded values.
-    pub attrs: Vec<(String, String)>,
-    pub children: Vec<XNode>,
-    /// Index into [`Loaded::files`]: the file holding the start tag.
-    pub file: u32,
-    pub pos: Pos,
-}
+    pub fn path(&self, file: u32) -> &Path {
+        self.paths
+            .get(file as usize)
+            .map_or(Path::new(""), PathBuf::as_path)
+    }
 
-impl XElem {
-    fn new(name: &str, file: u32, pos: Pos) -> Self {
-        XElem {
-            name: name.to_string(),
-            local: name.rsplit(':').next().unwrap_or(name).to_string(),
-            ns: None,
-            attrs: Vec::new(),
-            children: Vec::new(),
-            file,
-            pos,
+    /// The file holding an element's start tag (the main file for an element without `src`,
+    /// which the loader never makes).
+    pub fn of(&self, e: &Element) -> u32 {
+        e.src
+            .as_ref()
+            .and_then(|s| self.names.iter().position(|n| *n == s.file))
+            .map_or(0, |i| i as u32)
+    }
+
+    /// The manuscript position of a start tag at `pos` in `file`.
+    fn src(&self, file: u32, pos: Pos) -> Src {
+        Src {
+            file: self.names[file as usize].clone(),
+            line: pos.line,
+            col: pos.col,
         }
     }
+}
 
-    /// An attribute by its name as written.
-    pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// An attribute by local name, whatever its prefix (`xlink:href`, `href`).
-    pub fn attr_local(&self, local: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| {
-                !k.starts_with("xmlns") && (k == local || k.rsplit(':').next() == Some(local))
-            })
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// `xml:id` (DocBook 5) or `id` (DocBook 4).
-    pub fn id(&self) -> Option<&str> {
-        self.attr("xml:id")
-            .or_else(|| self.attr("id"))
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-    }
-
-    pub fn elems(&self) -> impl Iterator<Item = &XElem> {
-        self.children.iter().filter_map(|n| match n {
-            XNode::Elem(e) => Some(e),
-            XNode::Text(_) => None,
-        })
-    }
-
-    /// The first child element with this local name.
-    pub fn child(&self, local: &str) -> Option<&XElem> {
-        self.elems().find(|e| e.local == local)
-    }
-
-    /// All the text inside, markup removed.
-    pub fn text(&self) -> String {
-        let mut out = String::new();
-        self.push_text(&mut out);
-        out
-    }
-
-    fn push_text(&self, out: &mut String) {
-        for n in &self.children {
-            match n {
-                XNode::Text(t) => out.push_str(&t.text),
-                XNode::Elem(e) => e.push_text(out),
-            }
-        }
-    }
+/// Where an element's start tag is (see [`Files::of`] for its file).
+pub fn pos_of(e: &Element) -> Pos {
+    e.src
+        .as_ref()
+        .map_or(Pos::new(1, 1), |s| Pos::new(s.line, s.col))
 }
 
 /// The result of loading a DocBook document with everything it includes.
 pub struct Loaded {
-    pub root: Option<XElem>,
-    /// Files read, relative to the book folder, or real paths for those from a shared folder;
-    /// [`XElem::file`] indexes this.
-    pub files: Vec<PathBuf>,
+    pub root: Option<Element>,
+    /// Every file read; each element's `src` names one.
+    pub files: Files,
     /// The book folder's real path.
     pub folder: PathBuf,
     pub findings: Vec<Finding>,
@@ -148,7 +101,7 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
     let mut l = Loader {
         root: root_canon,
         shared: shared.to_vec(),
-        files: Vec::new(),
+        files: Files::default(),
         abs: Vec::new(),
         findings: Vec::new(),
         open: Vec::new(),
@@ -180,7 +133,7 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
     let text = match crate::source::read(&canon) {
         Ok(bytes) => l.decode(file, bytes),
         Err(why) => {
-            let loc = Location::file(l.files[file as usize].clone());
+            let loc = Location::file(l.files.path(file));
             l.findings.push(why.finding(loc, "DocBook file"));
             return l.finish(None);
         }
@@ -303,34 +256,26 @@ fn is_name(s: &str) -> bool {
         && chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '-' | '.'))
 }
 
-/// Byte offsets → positions in one file's text.
-pub(super) struct LineIndex(crate::lines::LineIndex);
-
-impl LineIndex {
-    pub(super) fn new(text: &str) -> Self {
-        LineIndex(crate::lines::LineIndex::new(text))
-    }
-
-    pub(super) fn pos(&self, text: &str, offset: usize) -> Pos {
-        let (line, col) = self.0.line_col(text, offset);
-        Pos::new(line, col)
-    }
+/// The position of a byte offset in the text `lines` was made from.
+fn pos_at(lines: &LineIndex, offset: usize) -> Pos {
+    let p = lines.pos(offset);
+    Pos::new(p.line, p.col)
 }
 
 /// Where the text being parsed sits: a file (positions computed from offsets), or the
-/// replacement text of an internal entity (every node takes the reference's position).
+/// replacement text of an internal entity (every element takes the reference's position).
 #[derive(Clone, Copy)]
-struct Src<'a> {
+struct Place<'a> {
     file: u32,
-    /// The whole file's text and its line index, with the offset of the parsed slice in it.
-    whole: Option<(&'a str, &'a LineIndex, usize)>,
+    /// The whole file's line index, with the offset of the parsed slice in the file.
+    whole: Option<(&'a LineIndex<'a>, usize)>,
     fixed: Pos,
 }
 
-impl Src<'_> {
+impl Place<'_> {
     fn pos(&self, rel: usize) -> Pos {
         match self.whole {
-            Some((text, lines, base)) => lines.pos(text, base + rel),
+            Some((lines, base)) => pos_at(lines, base + rel),
             None => self.fixed,
         }
     }
@@ -340,7 +285,8 @@ struct Loader {
     root: PathBuf,
     /// Folders outside `root` that included files may come from.
     shared: Vec<PathBuf>,
-    files: Vec<PathBuf>,
+    files: Files,
+    /// The real path of each of `files`.
     abs: Vec<PathBuf>,
     findings: Vec<Finding>,
     /// Files being read, outermost first (to report loops).
@@ -355,7 +301,7 @@ struct Loader {
 }
 
 impl Loader {
-    fn finish(self, root: Option<XElem>) -> Loaded {
+    fn finish(self, root: Option<Element>) -> Loaded {
         Loaded {
             root,
             files: self.files,
@@ -365,11 +311,7 @@ impl Loader {
     }
 
     fn loc(&self, file: u32, pos: Pos) -> Location {
-        Location::new(
-            self.files.get(file as usize).cloned().unwrap_or_default(),
-            pos.line,
-            pos.col,
-        )
+        Location::new(self.files.path(file), pos.line, pos.col)
     }
 
     fn error(&mut self, code: Code, file: u32, pos: Pos, message: impl Into<String>) {
@@ -541,7 +483,7 @@ impl Loader {
             Ok(s) => {
                 // NUL is no XML character: a binary file, or UTF-16 without a byte order mark.
                 if let Some(at) = s.find('\0') {
-                    let pos = LineIndex::new(&s).pos(&s, at);
+                    let pos = pos_at(&LineIndex::new(&s), at);
                     self.error(
                         codes::SOURCE_FILE,
                         file,
@@ -556,7 +498,7 @@ impl Loader {
                 let at = e.utf8_error().valid_up_to();
                 let bytes = e.into_bytes();
                 let text = String::from_utf8_lossy(&bytes).into_owned();
-                let pos = LineIndex::new(&text).pos(&text, at);
+                let pos = pos_at(&LineIndex::new(&text), at);
                 self.error(
                     codes::SOURCE_FILE,
                     file,
@@ -570,11 +512,11 @@ impl Loader {
     }
 
     /// Parses a whole document (prolog, DOCTYPE with its internal subset, one root element).
-    fn parse_document(&mut self, file: u32, text: &str) -> Option<XElem> {
+    fn parse_document(&mut self, file: u32, text: &str) -> Option<Element> {
         let lines = LineIndex::new(text);
-        let src = Src {
+        let place = Place {
             file,
-            whole: Some((text, &lines, 0)),
+            whole: Some((&lines, 0)),
             fixed: Pos::new(1, 1),
         };
         let mut ents = Entities::default();
@@ -595,14 +537,14 @@ impl Loader {
                         self.error(
                             codes::DOCBOOK_XML,
                             file,
-                            src.pos(i),
+                            place.pos(i),
                             "this comment is never closed with `-->`",
                         );
                         return None;
                     }
                 }
             } else if trimmed.starts_with("<!DOCTYPE") {
-                match self.doctype(&mut ents, src, text, i + 9) {
+                match self.doctype(&mut ents, place, text, i + 9) {
                     Some(end) => i = end,
                     None => return None,
                 }
@@ -610,39 +552,18 @@ impl Loader {
                 break;
             }
         }
-        let src = Src {
+        let place = Place {
             file,
-            whole: Some((text, &lines, i)),
+            whole: Some((&lines, i)),
             fixed: Pos::new(1, 1),
         };
         let mut nodes = Vec::new();
-        self.parse_content(&ents, &text[i..], src, 0, &mut nodes, &mut Vec::new());
-        let mut root = None;
-        for n in nodes {
-            match n {
-                XNode::Elem(e) if root.is_none() => root = Some(e),
-                XNode::Elem(e) => {
-                    self.error(
-                        codes::DOCBOOK_XML,
-                        e.file,
-                        e.pos,
-                        format!(
-                            "a document has one root element, but `<{}>` comes after it",
-                            e.name
-                        ),
-                    );
-                }
-                XNode::Text(t) if !t.text.trim().is_empty() => {
-                    self.error(
-                        codes::DOCBOOK_XML,
-                        t.file,
-                        t.pos,
-                        "there is text outside the root element",
-                    );
-                }
-                XNode::Text(_) => {}
-            }
-        }
+        self.parse_content(&ents, &text[i..], place, 0, &mut nodes, &mut Vec::new());
+        // (Anything else at the top level was reported as it was read.)
+        let root = nodes.into_iter().find_map(|n| match n {
+            Node::Element(e) => Some(e),
+            _ => None,
+        });
         if root.is_none()
             && !self
                 .findings
@@ -664,7 +585,7 @@ impl Loader {
     fn doctype(
         &mut self,
         ents: &mut Entities,
-        src: Src,
+        place: Place,
         text: &str,
         mut i: usize,
     ) -> Option<usize> {
@@ -682,19 +603,19 @@ impl Loader {
         if i >= bytes.len() {
             self.error(
                 codes::DOCBOOK_XML,
-                src.file,
-                src.pos(i.min(text.len())),
+                place.file,
+                place.pos(i.min(text.len())),
                 "the DOCTYPE is never closed with `>`",
             );
             return None;
         }
         if bytes[i] == b'[' {
-            i = self.decls(ents, text, src, i + 1, true, 0);
+            i = self.decls(ents, text, place, i + 1, true, 0);
             if !text[i..].starts_with(']') {
                 self.error(
                     codes::DOCBOOK_XML,
-                    src.file,
-                    src.pos(i),
+                    place.file,
+                    place.pos(i),
                     "the DOCTYPE's internal subset is never closed with `]>`",
                 );
                 return None;
@@ -707,8 +628,8 @@ impl Loader {
         if !text[i..].starts_with('>') {
             self.error(
                 codes::DOCBOOK_XML,
-                src.file,
-                src.pos(i),
+                place.file,
+                place.pos(i),
                 "the DOCTYPE is never closed with `>`",
             );
             return None;
@@ -722,7 +643,7 @@ impl Loader {
         &mut self,
         ents: &mut Entities,
         text: &str,
-        src: Src,
+        place: Place,
         mut i: usize,
         subset: bool,
         depth: usize,
@@ -730,8 +651,8 @@ impl Loader {
         if depth > MAX_ENTITY_DEPTH {
             self.error(
                 codes::DOCBOOK_XML,
-                src.file,
-                src.pos(i),
+                place.file,
+                place.pos(i),
                 "parameter entities are nested too deeply",
             );
             return text.len();
@@ -748,21 +669,21 @@ impl Loader {
             }
             if let Some(r) = trimmed.strip_prefix('%') {
                 let Some(end) = r.find(';') else {
-                    self.error(codes::DOCBOOK_XML, src.file, src.pos(i), "a `%` in the DOCTYPE must start a parameter entity reference such as `%name;`");
+                    self.error(codes::DOCBOOK_XML, place.file, place.pos(i), "a `%` in the DOCTYPE must start a parameter entity reference such as `%name;`");
                     return text.len();
                 };
                 let name = r[..end].to_string();
-                let pos = src.pos(i);
+                let pos = place.pos(i);
                 i += end + 2;
-                self.pe_reference(ents, &name, src.file, pos, depth);
+                self.pe_reference(ents, &name, place.file, pos, depth);
             } else if trimmed.starts_with("<!--") {
                 match trimmed.find("-->") {
                     Some(end) => i += end + 3,
                     None => {
                         self.error(
                             codes::DOCBOOK_XML,
-                            src.file,
-                            src.pos(i),
+                            place.file,
+                            place.pos(i),
                             "this comment is never closed with `-->`",
                         );
                         return text.len();
@@ -797,7 +718,7 @@ impl Loader {
                 }
                 i = j;
             } else if trimmed.starts_with("<!ENTITY") {
-                i = self.entity_decl(ents, text, src, i + 8, depth);
+                i = self.entity_decl(ents, text, place, i + 8, depth);
             } else if trimmed.starts_with("<!") {
                 // ELEMENT, ATTLIST, NOTATION: skipped, honouring quotes.
                 let bytes = text.as_bytes();
@@ -816,8 +737,8 @@ impl Loader {
             } else {
                 self.error(
                     codes::DOCBOOK_XML,
-                    src.file,
-                    src.pos(i),
+                    place.file,
+                    place.pos(i),
                     "unexpected text in the DOCTYPE; only declarations such as `<!ENTITY …>` may appear there",
                 );
                 match text[i..].find('<') {
@@ -840,12 +761,12 @@ impl Loader {
         };
         match decl.value {
             EntityValue::Internal(v) => {
-                let src = Src {
+                let place = Place {
                     file,
                     whole: None,
                     fixed: pos,
                 };
-                self.decls(ents, &v, src, 0, false, depth + 1);
+                self.decls(ents, &v, place, 0, false, depth + 1);
             }
             EntityValue::External(href, _) => {
                 match self.open_file(decl.file, decl.pos, &href, "entity") {
@@ -854,12 +775,12 @@ impl Loader {
                         self.open.push(canon);
                         let start = text_decl_end(&text);
                         let lines = LineIndex::new(&text);
-                        let src = Src {
+                        let place = Place {
                             file: f,
-                            whole: Some((&text, &lines, 0)),
+                            whole: Some((&lines, 0)),
                             fixed: Pos::new(1, 1),
                         };
-                        self.decls(ents, &text, src, start, false, depth + 1);
+                        self.decls(ents, &text, place, start, false, depth + 1);
                         self.open.pop();
                     }
                     Err(mut finding) => {
@@ -877,11 +798,11 @@ impl Loader {
         &mut self,
         ents: &mut Entities,
         text: &str,
-        src: Src,
+        place: Place,
         mut i: usize,
         depth: usize,
     ) -> usize {
-        let decl_pos = src.pos(i.saturating_sub(8));
+        let decl_pos = place.pos(i.saturating_sub(8));
         let skip_ws = |i: &mut usize| {
             let rest = &text[*i..];
             *i += rest.len() - rest.trim_start().len();
@@ -897,7 +818,7 @@ impl Loader {
         let bad = |l: &mut Self, i: usize| {
             l.error(
                 codes::DOCBOOK_XML,
-                src.file,
+                place.file,
                 decl_pos,
                 "this `<!ENTITY` declaration is malformed",
             );
@@ -931,7 +852,7 @@ impl Loader {
             let Some(lit) = quoted(&mut i) else {
                 return bad(self, i);
             };
-            EntityValue::Internal(self.literal(ents, &lit, src.file, decl_pos, depth))
+            EntityValue::Internal(self.literal(ents, &lit, place.file, decl_pos, depth))
         } else {
             let kw = word(&mut i);
             skip_ws(&mut i);
@@ -953,7 +874,7 @@ impl Loader {
                 word(&mut i);
                 EntityValue::Unparsed
             } else {
-                let base = self.abs[src.file as usize]
+                let base = self.abs[place.file as usize]
                     .parent()
                     .map(Path::to_path_buf)
                     .unwrap_or_default();
@@ -973,7 +894,7 @@ impl Loader {
         // The first declaration wins (XML 1.0 §4.2).
         map.entry(name).or_insert(EntityDecl {
             value,
-            file: src.file,
+            file: place.file,
             pos: decl_pos,
         });
         i + 1
@@ -1039,9 +960,9 @@ impl Loader {
         &mut self,
         ents: &Entities,
         text: &str,
-        src: Src,
+        place: Place,
         depth: usize,
-        out: &mut Vec<XNode>,
+        out: &mut Vec<Node>,
         expanding: &mut Vec<String>,
     ) -> bool {
         let mut reader = Reader::from_str(text);
@@ -1051,8 +972,9 @@ impl Loader {
             c.expand_empty_elements = false;
             c.trim_text(false);
         }
-        let mut stack: Vec<XElem> = Vec::new();
+        let mut stack: Vec<Element> = Vec::new();
         let mut ok = true;
+        let mut top = TopLevel::default();
         loop {
             let start = usize::try_from(reader.buffer_position()).unwrap_or(0);
             let event = match reader.read_event() {
@@ -1060,7 +982,7 @@ impl Loader {
                 Err(e) => {
                     let at = usize::try_from(reader.error_position()).unwrap_or(start);
                     let msg = error_message(&e, &stack);
-                    self.error(codes::DOCBOOK_XML, src.file, src.pos(at), msg);
+                    self.error(codes::DOCBOOK_XML, place.file, place.pos(at), msg);
                     ok = false;
                     break;
                 }
@@ -1070,8 +992,8 @@ impl Loader {
                     if stack.len() >= MAX_ELEMENT_DEPTH {
                         self.error(
                             codes::TOO_DEEP,
-                            src.file,
-                            src.pos(start),
+                            place.file,
+                            place.pos(start),
                             format!(
                                 "elements are nested more than {MAX_ELEMENT_DEPTH} levels deep"
                             ),
@@ -1079,78 +1001,107 @@ impl Loader {
                         ok = false;
                         break;
                     }
-                    let el = self.start_tag(ents, &e, src, start);
+                    let el = self.start_tag(ents, &e, place, start);
                     stack.push(el);
                 }
                 Event::Empty(e) => {
-                    let el = self.start_tag(ents, &e, src, start);
-                    push_node(&mut stack, out, XNode::Elem(el));
+                    let el = self.start_tag(ents, &e, place, start);
+                    push_node(&mut stack, out, Node::Element(el));
                 }
                 Event::End(_) => {
                     if let Some(el) = stack.pop() {
-                        push_node(&mut stack, out, XNode::Elem(el));
+                        push_node(&mut stack, out, Node::Element(el));
                     }
                 }
-                Event::Text(t) => {
-                    let s = t.xml10_content();
-                    push_text(&mut stack, out, &s, src.file, src.pos(start));
-                }
-                Event::CData(t) => {
-                    let s = t.xml10_content();
-                    push_text(&mut stack, out, &s, src.file, src.pos(start));
-                }
+                Event::Text(t) => push_text(&mut stack, out, &t.xml10_content()),
+                Event::CData(t) => push_text(&mut stack, out, &t.xml10_content()),
                 Event::GeneralRef(r) => {
                     let name: &str = &r;
-                    let pos = src.pos(start);
-                    self.reference(ents, name, src.file, pos, depth, &mut stack, out, expanding);
+                    let pos = place.pos(start);
+                    self.reference(
+                        ents, name, place.file, pos, depth, &mut stack, out, expanding,
+                    );
                 }
                 Event::DocType(_) => {
                     self.error(
                         codes::DOCBOOK_XML,
-                        src.file,
-                        src.pos(start),
+                        place.file,
+                        place.pos(start),
                         "a DOCTYPE may only come before the root element",
                     );
                 }
                 Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
                 Event::Eof => break,
             }
+            // Only a document has a top level (an entity's replacement text has none).
+            if depth == 0 && stack.is_empty() {
+                self.check_top(out, &mut top, place.file, place.pos(start));
+            }
         }
         if ok && let Some(open) = stack.last() {
-            let (name, file, pos) = (open.name.clone(), open.file, open.pos);
-            self.error(
-                codes::DOCBOOK_XML,
-                file,
-                pos,
-                format!("`<{name}>` is never closed"),
-            );
+            let message = format!("`<{}>` is never closed", open.name);
+            self.error(codes::DOCBOOK_XML, place.file, pos_of(open), message);
             ok = false;
         }
         while let Some(el) = stack.pop() {
-            push_node(&mut stack, out, XNode::Elem(el));
+            push_node(&mut stack, out, Node::Element(el));
+        }
+        if depth == 0 {
+            // An element left open, closed just now, may come after the root too.
+            self.check_top(out, &mut top, place.file, place.pos(text.len()));
         }
         ok
+    }
+
+    /// Reports what a document's top level must not hold: an element after the root, text
+    /// other than white space (at `pos`, where the event that added it starts).
+    fn check_top(&mut self, out: &[Node], top: &mut TopLevel, file: u32, pos: Pos) {
+        for n in &out[top.checked..] {
+            match n {
+                Node::Element(_) if !top.root_seen => top.root_seen = true,
+                Node::Element(e) => self.error(
+                    codes::DOCBOOK_XML,
+                    self.files.of(e),
+                    pos_of(e),
+                    format!(
+                        "a document has one root element, but `<{}>` comes after it",
+                        e.name
+                    ),
+                ),
+                Node::Text(t) if !t.trim().is_empty() => self.error(
+                    codes::DOCBOOK_XML,
+                    file,
+                    pos,
+                    "there is text outside the root element",
+                ),
+                _ => {}
+            }
+        }
+        // White space at the end is looked at again: text may join it.
+        let blank_end = matches!(out.last(), Some(Node::Text(t)) if t.trim().is_empty());
+        top.checked = out.len() - usize::from(blank_end);
     }
 
     fn start_tag(
         &mut self,
         ents: &Entities,
         e: &quick_xml::events::BytesStart<'_>,
-        src: Src,
+        place: Place,
         start: usize,
-    ) -> XElem {
-        let pos = src.pos(start);
-        let mut el = XElem::new(e.name().0, src.file, pos);
+    ) -> Element {
+        let pos = place.pos(start);
+        let mut el = Element::new(e.name().0);
+        el.src = Some(self.files.src(place.file, pos));
         for attr in e.attributes().with_checks(false) {
             match attr {
                 Ok(a) => {
-                    let value = self.attr_value(ents, &a.value, src.file, pos, 0);
+                    let value = self.attr_value(ents, &a.value, place.file, pos, 0);
                     el.attrs.push((a.key.0.to_string(), value));
                 }
                 Err(err) => {
                     self.error(
                         codes::DOCBOOK_XML,
-                        src.file,
+                        place.file,
                         pos,
                         format!("bad attribute syntax in `<{}>`: {err}", el.name),
                     );
@@ -1276,13 +1227,13 @@ impl Loader {
         file: u32,
         pos: Pos,
         depth: usize,
-        stack: &mut [XElem],
-        out: &mut Vec<XNode>,
+        stack: &mut [Element],
+        out: &mut Vec<Node>,
         expanding: &mut Vec<String>,
     ) {
         if name.starts_with('#') {
             match char_ref(name) {
-                Some(c) => push_text(stack, out, c.encode_utf8(&mut [0; 4]), file, pos),
+                Some(c) => push_text(stack, out, c.encode_utf8(&mut [0; 4])),
                 None => self.error(
                     codes::DOCBOOK_XML,
                     file,
@@ -1293,12 +1244,12 @@ impl Loader {
             return;
         }
         if matches!(name, "amp" | "lt" | "gt" | "quot" | "apos") {
-            push_text(stack, out, entities::builtin(name).unwrap_or(""), file, pos);
+            push_text(stack, out, entities::builtin(name).unwrap_or(""));
             return;
         }
         let Some(decl) = ents.general.get(name) else {
             if let Some(v) = entities::builtin(name) {
-                push_text(stack, out, v, file, pos);
+                push_text(stack, out, v);
             } else {
                 self.warning(
                     codes::UNKNOWN_ENTITY,
@@ -1306,7 +1257,7 @@ impl Loader {
                     pos,
                     format!("the entity `&{name};` is not defined; it is kept as written"),
                 );
-                push_text(stack, out, &format!("&{name};"), file, pos);
+                push_text(stack, out, &format!("&{name};"));
             }
             return;
         };
@@ -1342,13 +1293,13 @@ impl Loader {
         let mut nodes = Vec::new();
         match decl.value.clone() {
             EntityValue::Internal(v) => {
-                let src = Src {
+                let place = Place {
                     file,
                     whole: None,
                     fixed: pos,
                 };
                 expanding.push(name.to_string());
-                if !self.parse_content(ents, &v, src, depth + 1, &mut nodes, expanding) {
+                if !self.parse_content(ents, &v, place, depth + 1, &mut nodes, expanding) {
                     self.error(
                         codes::DOCBOOK_XML,
                         file,
@@ -1365,16 +1316,16 @@ impl Loader {
                         self.open.push(canon);
                         let start = text_decl_end(&text);
                         let lines = LineIndex::new(&text);
-                        let src = Src {
+                        let place = Place {
                             file: f,
-                            whole: Some((&text, &lines, start)),
+                            whole: Some((&lines, start)),
                             fixed: Pos::new(1, 1),
                         };
                         expanding.push(name.to_string());
                         self.parse_content(
                             ents,
                             &text[start..],
-                            src,
+                            place,
                             depth + 1,
                             &mut nodes,
                             expanding,
@@ -1386,7 +1337,7 @@ impl Loader {
                         finding.location = self.loc(file, pos);
                         finding.message = format!("`&{name};`: {}", finding.message);
                         self.findings.push(finding);
-                        push_text(stack, out, &format!("&{name};"), file, pos);
+                        push_text(stack, out, &format!("&{name};"));
                     }
                 }
             }
@@ -1404,8 +1355,9 @@ impl Loader {
         }
     }
 
-    /// Resolves namespaces and performs XInclude, depth first.
-    fn resolve(&mut self, e: &mut XElem, scope: &mut Vec<(String, String)>) {
+    /// Performs XInclude, depth first; `scope` holds the namespace declarations in force
+    /// (prefix, URI), by which an `include` is known to be XInclude's.
+    fn resolve(&mut self, e: &mut Element, scope: &mut Vec<(String, String)>) {
         let mark = scope.len();
         for (k, v) in &e.attrs {
             if k == "xmlns" {
@@ -1414,23 +1366,13 @@ impl Loader {
                 scope.push((p.to_string(), v.clone()));
             }
         }
-        let prefix = match e.name.split_once(':') {
-            Some((p, _)) => p,
-            None => "",
-        };
-        e.ns = scope
-            .iter()
-            .rev()
-            .find(|(p, _)| p == prefix)
-            .map(|(_, u)| u.clone())
-            .filter(|u| !u.is_empty());
         let children = std::mem::take(&mut e.children);
         let mut out = Vec::with_capacity(children.len());
         for child in children {
             match child {
-                XNode::Elem(mut c) => {
+                Node::Element(mut c) => {
                     let cprefix = c.name.split_once(':').map_or("", |(p, _)| p);
-                    let is_xi = c.local == "include" && {
+                    let is_xi = c.local_name() == "include" && {
                         let own = c
                             .attrs
                             .iter()
@@ -1453,34 +1395,38 @@ impl Loader {
                     };
                     if is_xi {
                         for n in self.xinclude(&c, scope) {
-                            push_node(&mut Vec::new(), &mut out, n);
+                            push_node(&mut [], &mut out, n);
                         }
                     } else {
                         self.resolve(&mut c, scope);
-                        out.push(XNode::Elem(c));
+                        out.push(Node::Element(c));
                     }
                 }
-                t => push_node(&mut Vec::new(), &mut out, t),
+                t => push_node(&mut [], &mut out, t),
             }
         }
         e.children = out;
         scope.truncate(mark);
     }
 
-    fn xinclude(&mut self, inc: &XElem, scope: &mut Vec<(String, String)>) -> Vec<XNode> {
-        let fallback = inc.elems().find(|c| c.local == "fallback").cloned();
-        let use_fallback = |l: &mut Self, scope: &mut Vec<(String, String)>| -> Vec<XNode> {
-            let mut fb = fallback
-                .clone()
-                .unwrap_or_else(|| XElem::new("fallback", inc.file, inc.pos));
+    fn xinclude(&mut self, inc: &Element, scope: &mut Vec<(String, String)>) -> Vec<Node> {
+        let (file, pos) = (self.files.of(inc), pos_of(inc));
+        let fallback = inc
+            .child_elements()
+            .find(|c| c.local_name() == "fallback")
+            .cloned();
+        let use_fallback = |l: &mut Self, scope: &mut Vec<(String, String)>| -> Vec<Node> {
+            let Some(mut fb) = fallback.clone() else {
+                return Vec::new();
+            };
             l.resolve(&mut fb, scope);
             fb.children
         };
         let Some(href) = inc.attr("href").map(str::trim).filter(|h| !h.is_empty()) else {
             self.warning(
                 codes::UNSUPPORTED,
-                inc.file,
-                inc.pos,
+                file,
+                pos,
                 "an `xi:include` without `href` (an xpointer into the same file) is not supported; it is skipped",
             );
             return use_fallback(self, scope);
@@ -1488,8 +1434,8 @@ impl Loader {
         if inc.attr("xpointer").is_some() {
             self.warning(
                 codes::UNSUPPORTED,
-                inc.file,
-                inc.pos,
+                file,
+                pos,
                 "`xpointer` in `xi:include` is not supported; the whole file is included",
             );
         }
@@ -1497,7 +1443,7 @@ impl Loader {
         if self.includes_blown {
             return Vec::new();
         }
-        let opened = self.open_file(inc.file, inc.pos, href, "XInclude");
+        let opened = self.open_file(file, pos, href, "XInclude");
         if let Ok((f, text)) = &opened {
             self.includes += 1;
             self.included_bytes = self.included_bytes.saturating_add(text.len());
@@ -1505,7 +1451,7 @@ impl Loader {
                 self.includes_blown = true;
                 let mut chain: Vec<String> = self.open.iter().map(|p| self.shown(p)).collect();
                 chain.push(self.shown(&self.abs[*f as usize].clone()));
-                let loc = self.loc(inc.file, inc.pos);
+                let loc = self.loc(file, pos);
                 self.findings.push(
                     Finding::error(
                         codes::DOCBOOK_INCLUDE,
@@ -1531,24 +1477,28 @@ impl Loader {
                     Vec::new()
                 }
             }
-            Ok((f, text)) if parse_text => vec![XNode::Text(XText {
-                text: text.replace("\r\n", "\n"),
-                file: f,
-                pos: Pos::new(1, 1),
-            })],
+            Ok((_, text)) if parse_text => vec![Node::Text(text.replace("\r\n", "\n"))],
             Ok((f, text)) => {
                 let canon = self.abs[f as usize].clone();
                 self.open.push(canon);
                 let mut nodes = Vec::new();
                 if let Some(mut r) = self.parse_document(f, &text) {
                     self.resolve(&mut r, scope);
-                    nodes.push(XNode::Elem(r));
+                    nodes.push(Node::Element(r));
                 }
                 self.open.pop();
                 nodes
             }
         }
     }
+}
+
+/// How far a document's top level has been checked.
+#[derive(Default)]
+struct TopLevel {
+    /// Nodes checked so far.
+    checked: usize,
+    root_seen: bool,
 }
 
 /// Offset after a leading text declaration (`<?xml … ?>`) of an external entity.
@@ -1573,43 +1523,39 @@ fn char_ref(name: &str) -> Option<char> {
     })
 }
 
-fn push_node(stack: &mut [XElem], out: &mut Vec<XNode>, node: XNode) {
+/// Appends a node to the innermost open element, or to `out` when none is open; text joins
+/// the text before it, as [`Element::push_text`] does.
+fn push_node(stack: &mut [Element], out: &mut Vec<Node>, node: Node) {
     let target = match stack.last_mut() {
         Some(e) => &mut e.children,
         None => out,
     };
-    if let XNode::Text(t) = &node
-        && let Some(XNode::Text(prev)) = target.last_mut()
+    if let Node::Text(t) = &node
+        && let Some(Node::Text(prev)) = target.last_mut()
     {
-        prev.text.push_str(&t.text);
+        prev.push_str(t);
         return;
     }
     target.push(node);
 }
 
-fn push_text(stack: &mut [XElem], out: &mut Vec<XNode>, text: &str, file: u32, pos: Pos) {
-    if text.is_empty() {
-        return;
+fn push_text(stack: &mut [Element], out: &mut Vec<Node>, text: &str) {
+    match stack.last_mut() {
+        Some(e) => e.push_text(text),
+        None if !text.is_empty() => push_node(stack, out, Node::Text(text.to_string())),
+        None => {}
     }
-    push_node(
-        stack,
-        out,
-        XNode::Text(XText {
-            text: text.to_string(),
-            file,
-            pos,
-        }),
-    );
 }
 
-fn error_message(e: &quick_xml::Error, stack: &[XElem]) -> String {
+fn error_message(e: &quick_xml::Error, stack: &[Element]) -> String {
     use quick_xml::errors::{Error as E, IllFormedError as I, SyntaxError as S};
     match e {
         E::IllFormed(I::MismatchedEndTag { expected, found }) => format!(
             "`</{found}>` does not match the open element `<{expected}>`{}",
             stack
                 .last()
-                .map(|o| format!(" (opened at line {}, column {})", o.pos.line, o.pos.col))
+                .map(pos_of)
+                .map(|p| format!(" (opened at line {}, column {})", p.line, p.col))
                 .unwrap_or_default()
         ),
         E::IllFormed(I::UnmatchedEndTag(name)) => {
