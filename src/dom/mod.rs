@@ -100,7 +100,10 @@ impl Element {
 
     /// The local part of the name: `include` of `xi:include`.
     pub fn local_name(&self) -> &str {
-        self.name.rsplit(':').next().unwrap_or(&self.name)
+        match self.name.rfind(':') {
+            Some(i) => &self.name[i + 1..],
+            None => &self.name,
+        }
     }
 
     /// An attribute by its local name, whatever its prefix (`xlink:href`, `href`); namespace
