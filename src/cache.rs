@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | a chapter's reading: document and findings (`chapters/<id>/`) | the file's name, format and bytes, the Re:VIEW settings | reading depends on nothing else; a chapter with errors is never kept, so its messages come fresh |
 //! | a chapter's finished page (`pages/<id>/`) | the resolved chapter (every field, by value), the page context, the templates' texts, the filter chain's fingerprint, the style sheets | no entry at all with an external filter, whose output may depend on anything |
-//! | what the checks gathered from a page (`checks/<id>/`) | the page's path and bytes | the facts are a function of the page |
+//! | what the checks gathered from a page (`checks/<id>/`) | the page's path, bytes and source positions | the facts are a function of these |
 //! | image checks (`images/<id>/`) | each image's [`FileStamp`] | a file written again has a new change time |
 //! | CRC-32s of the last packed tree (`crcs/<id>/`) | each staged file's [`FileStamp`] | as above |
 //! | the generated cover as PNG (`covers/`) | the cover's SVG text | rendering depends on nothing else |

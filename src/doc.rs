@@ -5,30 +5,9 @@
 //! produces it in Markdown (md), Re:VIEW (re) and DocBook (db). Every node carries the position of
 //! the source text it came from, so later stages can report problems there.
 
-/// 1-based line and column in the chapter's source file (the file is `Document::source`).
-#[derive(
-    serde::Serialize,
-    serde::Deserialize,
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    PartialOrd,
-    Ord,
-)]
-pub struct Pos {
-    pub line: u32,
-    pub col: u32,
-}
-
-impl Pos {
-    pub fn new(line: u32, col: u32) -> Self {
-        Pos { line, col }
-    }
-}
+/// 1-based line and column in the chapter's source file (the file is `Document::source`): the
+/// same position as the XML tree's.
+pub use crate::dom::Pos;
 
 /// One source file: a chapter, a preface, an appendix.
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]

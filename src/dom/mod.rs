@@ -25,7 +25,8 @@ pub use sources::PageSources;
 #[cfg(test)]
 pub(crate) use sources::from_marked;
 
-/// 1-based line and column (column counts Unicode scalar values) in the parsed text.
+/// 1-based line and column (column counts Unicode scalar values) in a text: the parsed XHTML,
+/// or a manuscript (the document model's positions are these too).
 #[derive(
     serde::Serialize,
     serde::Deserialize,
@@ -34,6 +35,7 @@ pub(crate) use sources::from_marked;
     Copy,
     PartialEq,
     Eq,
+    Hash,
     PartialOrd,
     Ord,
     Default,
@@ -41,6 +43,12 @@ pub(crate) use sources::from_marked;
 pub struct Pos {
     pub line: u32,
     pub col: u32,
+}
+
+impl Pos {
+    pub fn new(line: u32, col: u32) -> Self {
+        Pos { line, col }
+    }
 }
 
 impl fmt::Display for Pos {
