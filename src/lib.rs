@@ -14,6 +14,7 @@ pub mod console;
 pub mod cover;
 pub mod doc;
 pub mod dom;
+pub mod eaw;
 pub mod epub;
 pub mod epubcheck;
 pub mod error;

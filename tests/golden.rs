@@ -52,6 +52,8 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
                 .collect(),
             draft: false,
             tabwidth: 8,
+            // A fixture named `*-by-lang.re` is read with `join_lines_by_lang: true`.
+            join_lines_by_lang: rel.to_string_lossy().ends_with("-by-lang.re"),
         }),
         docbook: None,
         filters: None,
@@ -110,6 +112,7 @@ fn render(format: Format, dir: &Path, file: &str) -> String {
                 words: settings.words,
                 draft: settings.draft,
                 tabwidth: settings.tabwidth,
+                join_lines_by_lang: settings.join_lines_by_lang,
             };
             seihon::reader::review::read(&text, &rel, &opts)
         }

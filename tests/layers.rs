@@ -13,6 +13,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "foundations: no stage, no book",
         &[
             "lines",
+            "eaw",
             "dom",
             "error",
             "codes",

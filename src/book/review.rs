@@ -26,6 +26,8 @@ pub struct ReviewSettings {
     pub words: HashMap<String, String>,
     pub draft: bool,
     pub tabwidth: usize,
+    /// `join_lines_by_lang: true` (see `reader::review::ReviewOptions`).
+    pub join_lines_by_lang: bool,
 }
 
 /// A map in key order: the same settings always serialize alike (the chapter cache keys on them).
@@ -285,6 +287,9 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
                 .get("tabwidth")
                 .and_then(Value::as_u64)
                 .map_or(8, |n| n as usize),
+            join_lines_by_lang: cfg
+                .get("join_lines_by_lang")
+                .is_some_and(|v| v.as_bool() == Some(true)),
         }),
     };
     let _ = project;

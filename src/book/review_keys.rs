@@ -31,6 +31,7 @@ const HONOURED: &[&str] = &[
     "secnolevel",
     "toclevel",
     "tabwidth",
+    "join_lines_by_lang",
     "inherit",
     "epubmaker",
     "imgmath_options",
@@ -143,10 +144,6 @@ const NOT_HONOURED: &[(&str, &str)] = &[
     ("externallink", "web addresses are always links"),
     ("caption_position", "captions stay where seihon puts them"),
     ("table_row_separator", "table cells are separated by tabs"),
-    (
-        "join_lines_by_lang",
-        "paragraph lines are joined seihon's way",
-    ),
     (
         "locale",
         "captions and numbers use seihon's words for the book's language",

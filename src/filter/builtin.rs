@@ -6,7 +6,7 @@
 //! | `ja-spacing` | Japanese punctuation and spacing in text outside `pre`, `code`, `kbd`, `samp`, `script`, `style` (see [`ja_spacing`]) |
 //! | `image-size` | an `img` in a `div.image` gets class `fit` when the figure has no size class (`width-…`, `height-…`) and the image no `width`/`height` |
 //! | `table-wrap` | each `table` whose parent is not a `div.table` is wrapped in one |
-//! | `house` | the house style: `table-wrap`, `image-size`, `external-links`, then `ja-spacing` when the book's language is Japanese |
+//! | `house` | the house style: `table-wrap`, `image-size`, `external-links`; it never changes a character of the text, so `ja-spacing` (which does) is only ever run when a book asks for it |
 use crate::dom::{Document, Element, Node};
 
 use super::{Filter, FilterContext, FilterError};
@@ -235,7 +235,9 @@ impl Filter for TableWrap {
     }
 }
 
-/// `house`: the house style, a fixed composition of the built-ins.
+/// `house`: the house style, a fixed composition of the built-ins that change markup only. The
+/// author's text is theirs: `ja-spacing` rewrites characters, so it runs only where a book's
+/// `filters:` names it.
 pub struct House;
 
 impl Filter for House {
@@ -246,12 +248,7 @@ impl Filter for House {
     fn apply(&self, doc: &mut Document, ctx: &FilterContext) -> Result<(), FilterError> {
         TableWrap.apply(doc, ctx)?;
         ImageSize.apply(doc, ctx)?;
-        ExternalLinks.apply(doc, ctx)?;
-        let lang = ctx.language.to_ascii_lowercase();
-        if lang == "ja" || lang.starts_with("ja-") {
-            JaSpacing.apply(doc, ctx)?;
-        }
-        Ok(())
+        ExternalLinks.apply(doc, ctx)
     }
 }
 
@@ -352,16 +349,15 @@ mod tests {
     }
 
     #[test]
-    fn house_composes_the_builtins_and_spaces_only_japanese() {
-        let input = r#"<div><p>日本 語 <a href="http://x">x</a></p><table><tr><td>1</td></tr></table></div>"#;
-        assert_eq!(
-            run_filter(&House, input, "ja"),
-            r#"<div><p>日本語 <a href="http://x" class="external" rel="external">x</a></p><div class="table"><table><tr><td>1</td></tr></table></div></div>"#
-        );
-        assert_eq!(
-            run_filter(&House, input, "en"),
-            r#"<div><p>日本 語 <a href="http://x" class="external" rel="external">x</a></p><div class="table"><table><tr><td>1</td></tr></table></div></div>"#
-        );
+    fn house_composes_the_builtins_and_never_changes_the_text() {
+        // A name written with a space, punctuation as typed: in every language, as written.
+        let input = r#"<div><p>飯田 卓也、第６回 きっと...本当?! <a href="http://x">x</a></p><table><tr><td>1</td></tr></table></div>"#;
+        for lang in ["ja", "en"] {
+            assert_eq!(
+                run_filter(&House, input, lang),
+                r#"<div><p>飯田 卓也、第６回 きっと...本当?! <a href="http://x" class="external" rel="external">x</a></p><div class="table"><table><tr><td>1</td></tr></table></div></div>"#
+            );
+        }
         let _ = ctx("ja");
     }
 }

@@ -164,6 +164,7 @@ fn read_chapter(book: &Book, src: &ChapterSource, bytes: Vec<u8>) -> (Document, 
                 words: settings.words,
                 draft: settings.draft,
                 tabwidth: settings.tabwidth,
+                join_lines_by_lang: settings.join_lines_by_lang,
             };
             reader::review::read(&text, &src.rel, &opts)
         }

@@ -220,7 +220,10 @@ impl<'a> Conv<'a> {
         }
     }
 
-    /// Text: whitespace runs collapse to one space, except in listings.
+    /// Text: whitespace runs collapse to one space, except in listings. A run that holds a line
+    /// break between two East Asian wide characters (not Hangul) goes altogether: it is where
+    /// the source was wrapped, not a space the author typed (CSS Text's segment break rule,
+    /// which Re:VIEW and pandoc apply to Japanese and Chinese too).
     pub(super) fn text(&mut self, s: &str, pos: Pos, out: &mut Inlines) {
         if s.is_empty() {
             return;
@@ -228,20 +231,23 @@ impl<'a> Conv<'a> {
         let t = if self.verbatim {
             s.to_string()
         } else {
+            let cjk = |c: char| crate::eaw::is_wide(c) && !crate::eaw::is_hangul(c);
             let mut t = String::with_capacity(s.len());
-            let mut space = false;
+            // Inside a whitespace run: whether it holds a line break.
+            let mut run: Option<bool> = None;
             for c in s.chars() {
                 if matches!(c, ' ' | '\t' | '\n' | '\r') {
-                    space = true;
+                    run = Some(run.unwrap_or(false) || matches!(c, '\n' | '\r'));
                 } else {
-                    if space {
+                    if let Some(wrapped) = run.take()
+                        && !(wrapped && t.chars().next_back().is_some_and(cjk) && cjk(c))
+                    {
                         t.push(' ');
-                        space = false;
                     }
                     t.push(c);
                 }
             }
-            if space {
+            if run.is_some() {
                 t.push(' ');
             }
             if t.starts_with(' ')

@@ -1134,3 +1134,15 @@ fn every_finding_carries_its_kind() {
     let (_, _, f) = chapter(r#"<para id="x">a</para><para id="x">b</para>"#);
     assert_eq!(code_of(&f, "the id `x` is used twice"), "duplicate-id");
 }
+
+#[test]
+fn a_line_break_between_japanese_characters_is_not_a_space_but_a_typed_space_is() {
+    let (blocks, _, f) = chapter(
+        "<para>本付録は、移行を助けます。\n  他の概念を扱います。飯田 卓也\nEnglish\nwords</para>",
+    );
+    no_errors(&f);
+    assert_eq!(
+        text(para(&blocks[0])),
+        "本付録は、移行を助けます。他の概念を扱います。飯田 卓也 English words"
+    );
+}

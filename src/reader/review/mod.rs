@@ -15,7 +15,6 @@ use std::path::Path;
 use crate::codes;
 use crate::doc::*;
 use crate::error::{Finding, Location};
-use crate::reader::markdown::is_wide;
 
 mod block;
 mod inline;
@@ -36,6 +35,9 @@ pub struct ReviewOptions {
     pub draft: bool,
     /// Tab width for code bodies (default 8 when 0).
     pub tabwidth: usize,
+    /// `join_lines_by_lang: true`: a paragraph's lines are joined with a space where neither
+    /// side of the break is East Asian wide; by default they are joined with nothing.
+    pub join_lines_by_lang: bool,
 }
 
 /// Reads one `.re` file. `shown` is the path for messages. Returns the document and every
@@ -193,13 +195,19 @@ impl Src {
         self.slice(a, b.max(a))
     }
 
-    /// Lines joined the way Re:VIEW joins a paragraph: nothing between two East Asian wide
-    /// characters, one space otherwise.
-    fn join(lines: &[Src]) -> Src {
+    /// Lines joined the way Re:VIEW 5.11 joins the lines of a paragraph (`join_lines_to_paragraph`):
+    /// with nothing at all; with `by_lang`, with a space unless the character before or after
+    /// the break is East Asian wide (F, W or H) and not Hangul, the "lazy" rule Re:VIEW applies
+    /// to Japanese. A break next to inline markup sees the markup's own narrow character
+    /// (`}`, `@`), as Re:VIEW sees its tags.
+    fn join(lines: &[Src], by_lang: bool) -> Src {
+        let cjk = |c: char| crate::eaw::is_wide(c) && !crate::eaw::is_hangul(c);
         let mut out = Src::default();
         for line in lines {
-            if let (Some(&a), Some(&b)) = (out.chars.last(), line.chars.first())
-                && !(is_wide(a) && is_wide(b))
+            if by_lang
+                && let (Some(&a), Some(&b)) = (out.chars.last(), line.chars.first())
+                && !cjk(a)
+                && !cjk(b)
             {
                 let at = out.end;
                 out.push(' ', at);
@@ -208,11 +216,35 @@ impl Src {
         }
         out
     }
+
+    /// Trailing white space removed, leading kept: a line of a block's body, as Re:VIEW reads
+    /// it (`rstrip`).
+    fn trim_end(&self) -> Src {
+        let b = self
+            .chars
+            .iter()
+            .rposition(|c| !c.is_whitespace())
+            .map_or(0, |i| i + 1);
+        self.slice(0, b)
+    }
 }
 
 /// A stripped line of text as a [`Src`] (columns counted from the line start).
 fn line_src(line: &str, ln: u32) -> Src {
     Src::new(line, Pos::new(ln, 1)).trim()
+}
+
+/// A line of a paragraph as Re:VIEW reads it: stripped, except that tabs starting the line are
+/// kept (the white space after them goes).
+fn paragraph_line_src(line: &str, ln: u32) -> Src {
+    let src = Src::new(line, Pos::new(ln, 1));
+    let tabs = src.chars.iter().take_while(|&&c| c == '\t').count();
+    if tabs == 0 {
+        return src.trim();
+    }
+    let mut out = src.slice(0, tabs);
+    out.append(&src.slice(tabs, src.len()).trim());
+    out
 }
 
 fn is_blank(line: &str) -> bool {
@@ -578,10 +610,10 @@ impl<'a> Parser<'a> {
             if is_blank(line) || line.starts_with("//") || line.starts_with("#@") {
                 break;
             }
-            lines.push(line_src(line, self.i as u32 + 1));
+            lines.push(paragraph_line_src(line, self.i as u32 + 1));
             self.i += 1;
         }
-        let src = Src::join(&lines);
+        let src = Src::join(&lines, self.opts.join_lines_by_lang);
         let content = self.inlines(&src);
         let kind = if std::mem::take(&mut self.noindent) {
             BlockKind::StyledPara {
@@ -594,15 +626,25 @@ impl<'a> Parser<'a> {
         Block::new(kind, at)
     }
 
-    /// Paragraphs of a block body: blank lines split them.
+    /// Paragraphs of a block body: blank lines split them. Each line keeps its leading white
+    /// space, as Re:VIEW reads a block's lines (`rstrip`).
     fn body_paragraphs(&mut self, body: &[(u32, &str)]) -> Vec<(Pos, Inlines)> {
+        self.paragraphs_of(body, |line, ln| Src::new(line, Pos::new(ln, 1)).trim_end())
+    }
+
+    /// Paragraphs of `body`, each line read by `read_line`.
+    fn paragraphs_of(
+        &mut self,
+        body: &[(u32, &str)],
+        read_line: fn(&str, u32) -> Src,
+    ) -> Vec<(Pos, Inlines)> {
         let mut out = Vec::new();
         let mut cur: Vec<Src> = Vec::new();
         let mut start = Pos::default();
         for &(ln, line) in body.iter().chain(std::iter::once(&(0, ""))) {
             if is_blank(line) {
                 if !cur.is_empty() {
-                    let src = Src::join(&cur);
+                    let src = Src::join(&cur, self.opts.join_lines_by_lang);
                     out.push((start, self.inlines(&src)));
                     cur.clear();
                 }
@@ -611,7 +653,7 @@ impl<'a> Parser<'a> {
             if cur.is_empty() {
                 start = Pos::new(ln, 1);
             }
-            cur.push(line_src(line, ln));
+            cur.push(read_line(line, ln));
         }
         out
     }
@@ -640,7 +682,7 @@ impl<'a> Parser<'a> {
             }
             break;
         }
-        let src = Src::join(&parts);
+        let src = Src::join(&parts, self.opts.join_lines_by_lang);
         self.inlines(&src)
     }
 
@@ -750,7 +792,12 @@ impl<'a> Parser<'a> {
                 desc.push((dln, l));
                 self.i += 1;
             }
-            let definition = self.body_paras(&desc);
+            // A description's lines are stripped, as Re:VIEW reads them.
+            let definition = self
+                .paragraphs_of(&desc, line_src)
+                .into_iter()
+                .map(|(pos, c)| Block::new(BlockKind::Para(c), pos))
+                .collect();
             items.push(DefinitionItem {
                 term,
                 definitions: vec![definition],

@@ -73,11 +73,56 @@ fn warnings(text: &str) -> Vec<Finding> {
 // ---------------------------------------------------------------------------
 // Paragraphs
 
+/// The first paragraph's inlines, read with `join_lines_by_lang: true`.
+fn kinds_by_lang(text: &str) -> Vec<InlineKind> {
+    let opts = ReviewOptions {
+        join_lines_by_lang: true,
+        ..ReviewOptions::default()
+    };
+    let (d, _) = read_opts(text, &opts);
+    let Some(BlockKind::Para(c)) = d.blocks.into_iter().next().map(|b| b.kind) else {
+        panic!("not a paragraph")
+    };
+    c.into_iter().map(|i| i.kind).collect()
+}
+
 #[test]
-fn japanese_lines_join_without_space_and_english_with_one() {
+fn lines_join_with_nothing_as_re_view_joins_them() {
     assert_eq!(kinds("吾輩は\n猫である。\n"), vec![t("吾輩は猫である。")]);
-    assert_eq!(kinds("this is a\npen.\n"), vec![t("this is a pen.")]);
-    assert_eq!(kinds("日本語\nEnglish\n"), vec![t("日本語 English")]);
+    assert_eq!(kinds("this is a\npen.\n"), vec![t("this is apen.")]);
+    assert_eq!(kinds("日本語\nEnglish\n"), vec![t("日本語English")]);
+    assert_eq!(
+        kinds("存在します。\nAndroidで\n"),
+        vec![t("存在します。Androidで")]
+    );
+    // The author's own spaces stay.
+    assert_eq!(
+        kinds("飯田 卓也\n第６回 きっと\n"),
+        vec![t("飯田 卓也第６回 きっと")]
+    );
+    // Tabs that start a line are kept, the white space after them goes.
+    assert_eq!(kinds("\t  字下げ\n"), vec![t("\t字下げ")]);
+}
+
+#[test]
+fn lines_join_by_language_with_join_lines_by_lang() {
+    assert_eq!(
+        kinds_by_lang("吾輩は\n猫である。\n"),
+        vec![t("吾輩は猫である。")]
+    );
+    assert_eq!(
+        kinds_by_lang("this is a\npen.\n"),
+        vec![t("this is a pen.")]
+    );
+    // Either side wide: no space (Re:VIEW's lazy rule for Japanese).
+    assert_eq!(kinds_by_lang("日本語\nEnglish\n"), vec![t("日本語English")]);
+    assert_eq!(kinds_by_lang("English\n日本語\n"), vec![t("English日本語")]);
+    assert_eq!(
+        kinds_by_lang("存在します。\nAndroidで\n"),
+        vec![t("存在します。Androidで")]
+    );
+    // Hangul is written with spaces between words.
+    assert_eq!(kinds_by_lang("한국어\n문장\n"), vec![t("한국어 문장")]);
 }
 
 #[test]
@@ -98,7 +143,7 @@ fn headings_and_list_markers_do_not_end_a_paragraph() {
     let BlockKind::Para(c) = &d.blocks[0].kind else {
         panic!()
     };
-    assert_eq!(plain_text(c), "本文 == 見出しではない * 項目でもない");
+    assert_eq!(plain_text(c), "本文== 見出しではない* 項目でもない");
 }
 
 #[test]
@@ -261,7 +306,7 @@ fn bulleted_list_with_continuation() {
         l.items[0][0].kind,
         BlockKind::Para(vec![Inline::text("一つ目続き", Pos::new(1, 4))])
     );
-    assert!(matches!(&l.items[1][0].kind, BlockKind::Para(c) if plain_text(c) == "two lines"));
+    assert!(matches!(&l.items[1][0].kind, BlockKind::Para(c) if plain_text(c) == "twolines"));
 }
 
 #[test]
@@ -1207,7 +1252,7 @@ fn fences_and_escapes() {
 fn inline_spanning_paragraph_lines() {
     assert_eq!(
         kinds("@<b>{a\nb}")[0],
-        InlineKind::Bold(vec![Inline::text("a b", Pos::new(1, 6))])
+        InlineKind::Bold(vec![Inline::text("ab", Pos::new(1, 6))])
     );
 }
 

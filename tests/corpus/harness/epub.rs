@@ -53,6 +53,9 @@ pub struct View {
     pub bag: Bag,
     /// The running text with all whitespace removed, for looking source text up in.
     pub flat: String,
+    /// The running text as written, a line break between blocks: where a paragraph's text is
+    /// looked up character for character.
+    pub running: String,
     pub counts: Counts,
 }
 
@@ -204,6 +207,7 @@ fn walk(xml: &str, view: &mut View) {
     // The kind of each open element (the innermost non-text kind wins).
     let mut stack: Vec<Kind> = Vec::new();
     let mut text = String::new();
+    let mut running = String::new();
     while let Ok(event) = reader.read_event() {
         let inside = stack.last().copied().unwrap_or(Kind::Text);
         match event {
@@ -211,30 +215,43 @@ fn walk(xml: &str, view: &mut View) {
                 let kind = element(&e, inside, &mut view.counts);
                 stack.push(kind);
                 space_unless_inline(&mut text, e.local_name().as_ref());
+                break_unless_inline(&mut running, e.local_name().as_ref());
             }
             Event::Empty(e) => {
                 element(&e, inside, &mut view.counts);
                 space_unless_inline(&mut text, e.local_name().as_ref());
+                break_unless_inline(&mut running, e.local_name().as_ref());
             }
             Event::End(e) => {
                 stack.pop();
                 space_unless_inline(&mut text, e.local_name().as_ref());
+                break_unless_inline(&mut running, e.local_name().as_ref());
             }
-            Event::Text(e) if inside == Kind::Text => text.push_str(&e.xml10_content()),
-            Event::CData(e) if inside == Kind::Text => text.push_str(&e.xml10_content()),
+            Event::Text(e) if inside == Kind::Text => {
+                let t = e.xml10_content();
+                text.push_str(&t);
+                running.push_str(&t);
+            }
+            Event::CData(e) if inside == Kind::Text => {
+                let t = e.xml10_content();
+                text.push_str(&t);
+                running.push_str(&t);
+            }
             Event::GeneralRef(e) if inside == Kind::Text => {
-                if let Ok(Some(c)) = e.resolve_char_ref() {
-                    text.push(c);
-                } else {
-                    text.push_str(match e.as_ref() {
+                let c = match e.resolve_char_ref() {
+                    Ok(Some(c)) => c.to_string(),
+                    _ => match e.as_ref() {
                         "amp" => "&",
                         "lt" => "<",
                         "gt" => ">",
                         "quot" => "\"",
                         "apos" => "'",
                         _ => " ",
-                    });
-                }
+                    }
+                    .to_string(),
+                };
+                text.push_str(&c);
+                running.push_str(&c);
             }
             Event::Eof => break,
             _ => {}
@@ -243,19 +260,32 @@ fn walk(xml: &str, view: &mut View) {
     view.bag.add(&text);
     view.flat
         .extend(text.chars().filter(|c| !c.is_whitespace()));
+    view.running.push_str(&running);
+    view.running.push('\n');
+}
+
+/// A line break at a block's edge, where [`space_unless_inline`] puts a space.
+fn break_unless_inline(running: &mut String, name: &str) {
+    if !is_inline(name) && !running.ends_with('\n') {
+        running.push('\n');
+    }
 }
 
 /// Words of two blocks (or of two cells, or either side of a line break) are two words; an
 /// inline element's edges are not word boundaries (`<em>un</em>likely`).
 fn space_unless_inline(text: &mut String, name: &str) {
+    if !is_inline(name) && !text.ends_with(' ') {
+        text.push(' ');
+    }
+}
+
+fn is_inline(name: &str) -> bool {
     const INLINE: &[&str] = &[
         "a", "abbr", "", "bdi", "bdo", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd",
         "mark", "q", "r", "rp", "rt", "ruby", "s", "samp", "small", "span", "strong", "su", "sup",
         "tt", "u", "var", "wbr",
     ];
-    if !INLINE.contains(&name) && !text.ends_with(' ') {
-        text.push(' ');
-    }
+    INLINE.contains(&name)
 }
 
 /// Counts the element and tells what its content is.

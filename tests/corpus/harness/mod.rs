@@ -5,6 +5,7 @@
 #![allow(dead_code, reason = "the suite and the table each use a part")]
 
 pub mod epub;
+pub mod joining;
 pub mod manifest;
 pub mod measure;
 pub mod run;

@@ -74,6 +74,10 @@ pub struct Outcome {
     /// Source text not found: chunks as `file:line: text` (Re:VIEW and Markdown), words as
     /// `N × word`, most missed first (DocBook).
     pub lost: Vec<String>,
+    /// Re:VIEW: how many plain paragraphs the sources have, and those the EPUB does not hold
+    /// as written, joined the Re:VIEW way (see [`super::joining`]).
+    pub paragraphs: usize,
+    pub unjoined: Vec<String>,
     pub counts: Option<Counts>,
     pub reference_counts: Option<Counts>,
 }
@@ -201,6 +205,8 @@ pub fn trial(settings: &Settings, book: &Book) -> Result<Outcome, String> {
         source_text: Err("no EPUB".into()),
         reference_source_text: None,
         lost: Vec::new(),
+        paragraphs: 0,
+        unjoined: Vec::new(),
         counts: None,
         reference_counts: None,
     };
@@ -226,6 +232,11 @@ pub fn trial(settings: &Settings, book: &Book) -> Result<Outcome, String> {
         .as_ref()
         .and_then(|r| measure::kept_share(&r.bag, &view.bag, Weight::Chars));
     (outcome.source_text, outcome.lost) = source.share(&view);
+    if book.format == Format::Review {
+        let paragraphs = super::joining::review_paragraphs(&target);
+        outcome.paragraphs = paragraphs.len();
+        outcome.unjoined = super::joining::missing(&paragraphs, &view.running);
+    }
     Ok(outcome)
 }
 

@@ -58,6 +58,13 @@ pub fn pass_problems(o: &Outcome, t: &Thresholds) -> Vec<String> {
         return vec![why];
     }
     let mut out = Vec::new();
+    if let Some(first) = o.unjoined.first() {
+        out.push(format!(
+            "{} of its {} plain paragraphs are not in the EPUB as the author wrote them, joined the Re:VIEW way (first: {first})",
+            o.unjoined.len(),
+            o.paragraphs
+        ));
+    }
     let measures = [
         (
             "reference_text",
@@ -129,6 +136,8 @@ mod tests {
             },
             reference_source_text: None,
             lost: Vec::new(),
+            paragraphs: 0,
+            unjoined: Vec::new(),
             counts: None,
             reference_counts: None,
         }
@@ -196,6 +205,21 @@ mod tests {
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems[0].contains("keeps 98.4% of the reference's text, below the 98.5%"));
         assert!(problems[1].contains("source_text is measured (100.0%) but has no threshold"));
+    }
+
+    #[test]
+    fn a_paragraph_not_as_written_fails_a_pass_book() {
+        let e = expected("good:\n  pass: {reference_text: 98.4, source_text: 100}\n");
+        let mut o = outcome("good", true);
+        o.paragraphs = 40;
+        o.unjoined = vec!["ch01.re:7: 存在します。Androidで".into()];
+        let problems = judge(&[o], &e);
+        assert_eq!(
+            problems,
+            [
+                "good: expected to pass, but 1 of its 40 plain paragraphs are not in the EPUB as the author wrote them, joined the Re:VIEW way (first: ch01.re:7: 存在します。Androidで)"
+            ]
+        );
     }
 
     #[test]
