@@ -66,7 +66,7 @@ kinds! {
     CHAPTER_FILE = "chapter-file", false, "a chapter file that is missing, outside the book folder, listed twice, or of no format seihon reads; a book that lists no chapters";
     DEFAULT_USED = "default-used", true, "a setting left out, for which Re:VIEW's default is used (a book with no `booktitle`)";
     MISSING_FILE = "missing-file", true, "a file a setting names (a words file) that cannot be read: the book is built without it";
-    MISSING_STYLESHEET = "missing-stylesheet", true, "a style sheet named in book.yml or config.yml that is missing";
+    MISSING_STYLESHEET = "missing-stylesheet", true, "a style sheet named in book.yml or config.yml that is missing, or (config.yml) is not CSS";
     COVER_IMAGE = "cover-image", false, "a cover image that is missing or not an image";
     OUTPUTS_OVERLAP = "outputs-overlap", false, "an output folder (build_dir, dist_dir, preview_dir) that overlaps the manuscripts or lies outside the project, or a folder in its place that seihon did not make";
     INVISIBLE_CHARACTER = "invisible-character", false, "a character no EPUB can carry in the book's metadata";
@@ -74,7 +74,8 @@ kinds! {
     CONTROL_CHARACTER = "control-character", true, "a control character in a chapter (shown as U+FFFD)";
     // Reading.
     REVIEW_SYNTAX = "review-syntax", false, "Re:VIEW markup that is wrong: a block never closed, a command with the wrong arguments";
-    UNKNOWN_COMMAND = "unknown-command", false, "a Re:VIEW command that does not exist (`//imgae`), as in Re:VIEW";
+    UNKNOWN_COMMAND = "unknown-command", false, "a Re:VIEW inline command that does not exist (`@<bb>`), as in Re:VIEW";
+    UNKNOWN_BLOCK = "unknown-block", true, "a Re:VIEW block command or heading tag seihon does not know (`//imgae`, or one only the book's review-ext.rb defines): its content is kept in a `div` classed with its name";
     UNSUPPORTED = "unsupported", true, "a feature seihon does not carry out (a Re:VIEW preprocessor directive, review-ext.rb, an `olink`): its text is kept";
     MARKDOWN_SYNTAX = "markdown-syntax", false, "Markdown front matter that cannot be read";
     RAW_HTML = "raw-html", false, "raw HTML in a manuscript that is not well-formed XHTML";

@@ -101,7 +101,10 @@ pub fn render(tera: &Tera, name: &str, ctx: &Context) -> Result<String> {
 struct CreatorLine {
     name: String,
     role: String,
+    /// How the title page names the role beside the name (`著`, `translated by`).
     role_label: String,
+    /// How the colophon heads the role (`著　者`, `印刷所`, `Printer`).
+    colophon_label: String,
 }
 
 #[derive(Serialize)]
@@ -184,8 +187,16 @@ impl PageContext {
                 name: c.name.clone(),
                 role: c.role.clone(),
                 role_label: role_label(&c.role, ja).into(),
+                colophon_label: colophon_label(&c.role, ja).into(),
             })
             .collect();
+        // A publisher among the creators is not listed again from `publisher:`.
+        let publisher_listed = meta.publisher.as_ref().is_some_and(|p| {
+            meta.creators
+                .iter()
+                .any(|c| c.role == "pbl" && c.name.trim() == p.trim())
+        });
+        ctx.insert("publisher_listed", &publisher_listed);
         let line = creators_line(&creators, ja);
         ctx.insert("creators_line", &line);
         ctx.insert("creators", &creators);
@@ -354,6 +365,51 @@ fn role_label(role: &str, ja: bool) -> &'static str {
     }
 }
 
+/// The colophon's heading for a role: Re:VIEW's words (its `i18n.yml`) for the roles of its
+/// `colophon_order`, the MARC relator term for any other; never "Author" for what is not one.
+fn colophon_label(role: &str, ja: bool) -> &'static str {
+    let review = match (role, ja) {
+        ("aut", true) => Some("著　者"),
+        ("csl", true) => Some("監　修"),
+        ("trl", true) => Some("翻　訳"),
+        ("dsr", true) => Some("デザイン"),
+        ("ill", true) => Some("イラスト"),
+        ("cov", true) => Some("表　紙"),
+        ("edt", true) => Some("編　集"),
+        ("pht", true) => Some("撮　影"),
+        ("pbl", true) => Some("発行所"),
+        ("prt", true) => Some("印刷所"),
+        ("contact", true) => Some("連絡先"),
+        ("contact", false) => Some("Contact"),
+        ("pht", false) => Some("Director of Photography"),
+        ("dsr", false) => Some("Design"),
+        ("cov", false) => Some("Cover"),
+        _ => None,
+    };
+    review.unwrap_or(match role {
+        "aut" => "Author",
+        "csl" => "Consultant",
+        "trl" => "Translator",
+        "ill" => "Illustrator",
+        "edt" => "Editor",
+        "pbl" => "Publisher",
+        "prt" => "Printer",
+        "aui" => "Author of introduction, etc.",
+        "aft" => "Author of afterword, colophon, etc.",
+        "ant" => "Bibliographic antecedent",
+        "nrt" => "Narrator",
+        "red" => "Redaktor",
+        "rev" => "Reviewer",
+        "ctb" => "Contributor",
+        "cmm" => "Commentator",
+        "com" => "Compiler",
+        "dsr" => "Designer",
+        "cov" => "Cover designer",
+        "pht" => "Photographer",
+        _ => "Other",
+    })
+}
+
 fn creators_line(creators: &[CreatorLine], ja: bool) -> String {
     let parts: Vec<String> = creators
         .iter()
@@ -476,6 +532,21 @@ pub fn cover_is_generated(book: &Book) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colophon_roles_are_named_never_as_authors_by_default() {
+        assert_eq!(colophon_label("aut", true), "著　者");
+        assert_eq!(colophon_label("prt", true), "印刷所");
+        assert_eq!(colophon_label("pbl", true), "発行所");
+        assert_eq!(colophon_label("dsr", true), "デザイン");
+        assert_eq!(colophon_label("contact", true), "連絡先");
+        assert_eq!(colophon_label("prt", false), "Printer");
+        assert_eq!(colophon_label("csl", false), "Consultant");
+        // Roles Re:VIEW has no words for: the MARC relator term, in any language.
+        assert_eq!(colophon_label("nrt", true), "Narrator");
+        assert_eq!(colophon_label("ctb", false), "Contributor");
+        assert_eq!(colophon_label("xyz", true), "Other");
+    }
 
     #[test]
     fn japanese_and_english_dates() {

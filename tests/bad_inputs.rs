@@ -824,9 +824,11 @@ fn review_cases() -> Vec<Case> {
             ),
         ),
         re("list jumps two levels", 8, " * one\n *** three\n"),
-        re("unknown block command", 7, "//frobnicate[x]{\ntext\n//}\n"),
+        // Real books degrade: an unknown block or heading tag keeps its content, warned.
+        warn("unknown block command", 7, "//frobnicate[x]{\ntext\n//}\n"),
         re("unknown inline command", 7, "Text @<frob>{x}.\n"),
-        re("unknown heading tag", 7, "==[frob] A section\n"),
+        warn("unknown heading tag", 7, "==[frob] A section\n"),
+        re("heading tag that is no name", 7, "==[fr ob] A section\n"),
         // References to labels that do not exist: warnings, the text stays (as in every format).
         warn("undefined @<list>", 7, "See @<list>{nope}.\n"),
         warn("undefined @<img>", 7, "See @<img>{nope}.\n"),
@@ -1103,6 +1105,20 @@ fn review_cases() -> Vec<Case> {
             "missing stylesheet",
             3,
             "booktitle: Tiny\nlanguage: en\nstylesheet: [nope.css]\n",
+        ),
+        // Re:VIEW packs an SCSS file as it is, which no reader can use (and epubcheck refuses).
+        case(
+            "config stylesheet that is SCSS",
+            TinyRe,
+            Expect::Warning("books/tre/config.yml".into(), 3),
+            |d: &Path| {
+                write(d, "style.scss", "$c: red;\np { color: $c; }\n");
+                write(
+                    d,
+                    "config.yml",
+                    "booktitle: Tiny\nlanguage: en\nstylesheet: [style.scss]\n",
+                );
+            },
         ),
         case(
             "config truncated mid-mapping",

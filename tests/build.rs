@@ -114,8 +114,10 @@ fn colophon_shows_title_creators_publisher_history_and_isbn() {
         "製本入門",
         "原稿から電子書籍ができるまで",
         "山田 花子",
-        "<td class=\"role\">訳</td><td class=\"name\">Alice Smith</td>",
-        "<td class=\"role\">編</td><td class=\"name\">佐藤 一郎</td>",
+        // Re:VIEW's words for the roles (its i18n.yml).
+        "<td class=\"role\">著　者</td><td class=\"name\">山田 花子</td>",
+        "<td class=\"role\">翻　訳</td><td class=\"name\">Alice Smith</td>",
+        "<td class=\"role\">編　集</td><td class=\"name\">佐藤 一郎</td>",
         "見本出版",
         "2026年4月1日",
         "初版第1刷発行",

@@ -54,6 +54,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
             tabwidth: 8,
             // A fixture named `*-by-lang.re` is read with `join_lines_by_lang: true`.
             join_lines_by_lang: rel.to_string_lossy().ends_with("-by-lang.re"),
+            extension_blocks: Vec::new(),
         }),
         docbook: None,
         filters: None,
@@ -113,6 +114,7 @@ fn render(format: Format, dir: &Path, file: &str) -> String {
                 draft: settings.draft,
                 tabwidth: settings.tabwidth,
                 join_lines_by_lang: settings.join_lines_by_lang,
+                extension_blocks: settings.extension_blocks,
             };
             seihon::reader::review::read(&text, &rel, &opts)
         }

@@ -28,11 +28,34 @@ pub struct ReviewSettings {
     pub tabwidth: usize,
     /// `join_lines_by_lang: true` (see `reader::review::ReviewOptions`).
     pub join_lines_by_lang: bool,
+    /// Block commands the book's `review-ext.rb` defines.
+    pub extension_blocks: Vec<String>,
 }
 
 /// A map in key order: the same settings always serialize alike (the chapter cache keys on them).
 fn sorted<S: serde::Serializer>(map: &HashMap<String, String>, s: S) -> Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&map.iter().collect::<std::collections::BTreeMap<_, _>>(), s)
+}
+
+/// The block commands a `review-ext.rb` defines: the names after `defblock`, `defsingle`,
+/// `defminicolumn` and `defcodeblock` (`defblock :imagetalkl, 2..3`,
+/// `ReVIEW::Compiler.defblock(:note, 0..1)`), sorted.
+pub fn extension_blocks(ruby: &str) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for kind in ["defblock", "defsingle", "defminicolumn", "defcodeblock"] {
+        for (at, _) in ruby.match_indices(kind) {
+            let rest = ruby[at + kind.len()..].trim_start_matches([' ', '\t', '(']);
+            let rest = rest.trim_start_matches([':', '\'', '"']);
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                names.insert(name);
+            }
+        }
+    }
+    names.into_iter().collect()
 }
 
 /// Whether `dir` is a Re:VIEW project folder (a `config.yml` and a `catalog.yml`).
@@ -290,6 +313,9 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
             join_lines_by_lang: cfg
                 .get("join_lines_by_lang")
                 .is_some_and(|v| v.as_bool() == Some(true)),
+            extension_blocks: std::fs::read(dir.join("review-ext.rb"))
+                .map(|b| extension_blocks(&String::from_utf8_lossy(&b)))
+                .unwrap_or_default(),
         }),
     };
     let _ = project;
@@ -523,13 +549,28 @@ impl Config {
         }
     }
 
-    /// The `stylesheet` files that exist; a missing one is only a warning.
+    /// The `stylesheet` files that exist and are CSS; a missing one, or one in another
+    /// language (SCSS, Less: Re:VIEW packs it as it is, and no reader can use it), is only a
+    /// warning.
     fn stylesheets(&self, dir: &Path, warnings: &mut Vec<Finding>) -> Vec<PathBuf> {
         let mut stylesheets = Vec::new();
         for css in self.get("stylesheet").map(strings).unwrap_or_default() {
             let rel = PathBuf::from(&css);
+            let is_css = rel
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("css"));
             match check_book_file(dir, &rel) {
-                Ok(_) => stylesheets.push(rel),
+                Ok(_) if is_css => stylesheets.push(rel),
+                Ok(_) => warnings.push(
+                    Finding::warning(
+                        codes::MISSING_STYLESHEET,
+                        self.at("stylesheet"),
+                        format!("the style sheet `{css}` is not CSS; the book is built without it"),
+                    )
+                    .with_hint(
+                        "compile it to CSS first (SCSS: `sass style.scss style.css`) and name the .css file here",
+                    ),
+                ),
                 Err(why) => warnings.push(Finding::warning(
                     codes::MISSING_STYLESHEET,
                     self.at("stylesheet"),
@@ -898,6 +939,15 @@ fn nth_line_of(text: &str, shown: &Path, needle: &str, n: usize) -> Location {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn review_ext_rb_block_names() {
+        let ruby = "module ReVIEW\n  class Compiler\n    defblock :imagetalkl, 2..3\n    defblock(:imagetalkr, 2..3)\n    defsingle :pagebreakforce, 0\n    ReVIEW::Compiler.defminicolumn('question', 0..1)\n  end\n  def block_talk; end\nend\n";
+        assert_eq!(
+            extension_blocks(ruby),
+            ["imagetalkl", "imagetalkr", "pagebreakforce", "question"]
+        );
+    }
 
     #[test]
     fn history_of_editions_and_printings() {

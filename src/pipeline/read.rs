@@ -165,6 +165,7 @@ fn read_chapter(book: &Book, src: &ChapterSource, bytes: Vec<u8>) -> (Document, 
                 draft: settings.draft,
                 tabwidth: settings.tabwidth,
                 join_lines_by_lang: settings.join_lines_by_lang,
+                extension_blocks: settings.extension_blocks,
             };
             reader::review::read(&text, &src.rel, &opts)
         }

@@ -222,7 +222,9 @@ impl Writer<'_> {
         q
     }
 
-    /// A note, a tip, a warning…: its title, or the kind's label (`ノート`) when it has none.
+    /// A note, a tip, a warning…: its title, or the kind's label (`ノート`) when it has none,
+    /// as DocBook's stylesheets and Markdown's alerts show one. Re:VIEW shows none: a
+    /// caption-less `//info` has no caption, and seihon adds no words to it.
     fn admonition(
         &self,
         kind: AdmonitionKind,
@@ -232,10 +234,16 @@ impl Writer<'_> {
         let mut d = el("div").with_attr("class", kind.class());
         let mut t = el("p").with_attr("class", "caption");
         match title {
-            Some(title) => self.inlines(title, &mut t),
-            None => t.push_text(admonition_label(kind, self.ja)),
+            Some(title) => {
+                self.inlines(title, &mut t);
+                d.push(t);
+            }
+            None if self.ch.source.format == crate::book::Format::Review => {}
+            None => {
+                t.push_text(admonition_label(kind, self.ja));
+                d.push(t);
+            }
         }
-        d.push(t);
         self.blocks(blocks, &mut d);
         d
     }
@@ -630,47 +638,103 @@ impl Writer<'_> {
     }
 }
 
-/// Prefixes each line of a listing with its number (`  1: `), keeping inline markup: text runs
-/// are split at line ends, elements stay whole on their line.
+/// Prefixes each line of a listing with its number (`  1: `), keeping inline markup: an
+/// element that runs over several lines (a highlighted multi-line comment) is split at each line
+/// end into one copy per line, so every source line keeps its own number, as Re:VIEW numbers
+/// them.
 fn number_lines(body: Element, first: u32) -> Element {
     let mut out = el("code");
     let mut n = first;
     let mut at_line_start = true;
-    let mut children = body.children;
-    // A trailing newline ends the last line; it does not start a new one.
-    if let Some(Node::Text(t)) = children.last_mut()
-        && t.ends_with('\n')
-    {
-        t.pop();
+    let mut pieces = Vec::new();
+    for child in body.children {
+        split_lines(child, &mut pieces);
     }
-    for child in children {
-        match child {
-            Node::Text(t) => {
-                for (i, part) in t.split('\n').enumerate() {
-                    if i > 0 {
-                        out.push_text("\n");
-                        at_line_start = true;
-                    }
-                    if at_line_start {
-                        out.push(line_number(&mut n));
-                        at_line_start = false;
-                    }
-                    if !part.is_empty() {
-                        out.push_text(part);
-                    }
-                }
-            }
-            other => {
-                if at_line_start {
-                    out.push(line_number(&mut n));
-                    at_line_start = false;
-                }
-                out.push(other);
-            }
+    // A trailing newline ends the last line; it does not start a new one.
+    if let Some(Piece::Break) = pieces.last() {
+        pieces.pop();
+    }
+    let any = !pieces.is_empty();
+    for piece in pieces {
+        // Every line has its number, an empty one too.
+        if at_line_start {
+            out.push(line_number(&mut n));
+            at_line_start = false;
         }
+        match piece {
+            Piece::Break => {
+                out.push_text("\n");
+                at_line_start = true;
+            }
+            Piece::Node(Node::Text(t)) => out.push_text(&t),
+            Piece::Node(other) => out.push(other),
+        }
+    }
+    if at_line_start && any {
+        out.push(line_number(&mut n));
     }
     out.push_text("\n");
     out
+}
+
+/// A listing's content cut at its line ends.
+enum Piece {
+    Node(Node),
+    Break,
+}
+
+/// Appends `node` to `out` as pieces: text split at each `\n`, an element split into one copy
+/// (same name and attributes) per line it spans.
+fn split_lines(node: Node, out: &mut Vec<Piece>) {
+    match node {
+        Node::Text(t) => {
+            for (i, part) in t.split('\n').enumerate() {
+                if i > 0 {
+                    out.push(Piece::Break);
+                }
+                if !part.is_empty() {
+                    out.push(Piece::Node(Node::Text(part.to_string())));
+                }
+            }
+        }
+        Node::Element(mut e) => {
+            let children = std::mem::take(&mut e.children);
+            let mut inner = Vec::new();
+            for child in children {
+                split_lines(child, &mut inner);
+            }
+            if !inner.iter().any(|p| matches!(p, Piece::Break)) {
+                e.children = inner
+                    .into_iter()
+                    .filter_map(|p| match p {
+                        Piece::Node(n) => Some(n),
+                        Piece::Break => None,
+                    })
+                    .collect();
+                out.push(Piece::Node(Node::Element(e)));
+                return;
+            }
+            let mut line = Vec::new();
+            let flush = |line: &mut Vec<Node>, out: &mut Vec<Piece>| {
+                if !line.is_empty() {
+                    let mut copy = e.clone();
+                    copy.children = std::mem::take(line);
+                    out.push(Piece::Node(Node::Element(copy)));
+                }
+            };
+            for p in inner {
+                match p {
+                    Piece::Node(n) => line.push(n),
+                    Piece::Break => {
+                        flush(&mut line, out);
+                        out.push(Piece::Break);
+                    }
+                }
+            }
+            flush(&mut line, out);
+        }
+        other => out.push(Piece::Node(other)),
+    }
 }
 
 /// The number at the start of a listing line; advances the count.

@@ -256,6 +256,52 @@ impl<'a> Parser<'a> {
         out
     }
 
+    /// A block command seihon does not know (a typo, or one the book's review-ext.rb defines):
+    /// real books degrade, so its body is kept in a `div` classed with its name, and a warning
+    /// (once per name in a chapter) says what to do.
+    fn unknown_block(&mut self, cmd: &Cmd, at: Pos, out: &mut Vec<Block>) {
+        let name = cmd.name.as_str();
+        if self.unknown_blocks.insert(name.to_string()) {
+            let kept = if cmd.body {
+                format!("its content is kept in a `div` of class `{name}`")
+            } else {
+                "the line is left out".to_string()
+            };
+            if self.opts.extension_blocks.iter().any(|n| n == name) {
+                self.warning_hint(
+                    codes::UNKNOWN_BLOCK,
+                    at,
+                    format!("`//{name}` is defined by the book's review-ext.rb, which seihon cannot run: {kept}"),
+                    format!("style `div.{name}` in the book's CSS, or write it with Re:VIEW's own commands; `seihon release` refuses this"),
+                );
+            } else {
+                let nearest = COMMANDS
+                    .iter()
+                    .map(|c| c.0)
+                    .min_by_key(|c| strsim::levenshtein(c, name))
+                    .unwrap_or("list");
+                self.warning_hint(
+                    codes::UNKNOWN_BLOCK,
+                    at,
+                    format!("unknown command `//{name}`: {kept}"),
+                    format!("did you mean `//{nearest}`? `seihon release` refuses this"),
+                );
+            }
+        }
+        self.i += 1;
+        if cmd.body {
+            let lines = self.read_body(name, at, false);
+            let blocks = self.body_paras(&lines);
+            out.push(Block::new(
+                BlockKind::Div {
+                    class: name.to_string(),
+                    blocks,
+                },
+                at,
+            ));
+        }
+    }
+
     /// A line starting with `//` (not `//}`, `//beginchild`, `//endchild`).
     pub(super) fn command(&mut self, line: &str, ln: u32, out: &mut Vec<Block>) {
         let at = Pos::new(ln, 1);
@@ -283,21 +329,7 @@ impl<'a> Parser<'a> {
             }
         };
         let Some(&(_, min, max, rule)) = COMMANDS.iter().find(|c| c.0 == cmd.name) else {
-            let nearest = COMMANDS
-                .iter()
-                .map(|c| c.0)
-                .min_by_key(|c| strsim::levenshtein(c, &cmd.name))
-                .unwrap_or("list");
-            self.error_hint(
-                codes::UNKNOWN_COMMAND,
-                at,
-                format!("unknown command `//{}`", cmd.name),
-                format!("did you mean `//{nearest}`?"),
-            );
-            self.i += 1;
-            if cmd.body {
-                self.read_body(&cmd.name, at, true);
-            }
+            self.unknown_block(&cmd, at, out);
             return;
         };
         let n = cmd.args.len();

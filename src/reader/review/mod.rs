@@ -38,6 +38,9 @@ pub struct ReviewOptions {
     /// `join_lines_by_lang: true`: a paragraph's lines are joined with a space where neither
     /// side of the break is East Asian wide; by default they are joined with nothing.
     pub join_lines_by_lang: bool,
+    /// Block commands the book's `review-ext.rb` defines (seihon cannot run it: their content
+    /// is kept, and the warning says where the command comes from).
+    pub extension_blocks: Vec<String>,
 }
 
 /// Reads one `.re` file. `shown` is the path for messages. Returns the document and every
@@ -69,6 +72,7 @@ pub fn read(text: &str, shown: &Path, opts: &ReviewOptions) -> (Document, Vec<Fi
         endnote_refs: HashSet::new(),
         printendnotes: false,
         gave_up: false,
+        unknown_blocks: Default::default(),
     };
     let (blocks, _) = p.blocks();
     p.doc.blocks = blocks;
@@ -107,6 +111,8 @@ struct Parser<'a> {
     printendnotes: bool,
     /// Reading stopped early (see [`Parser::too_deep`]): blocks left open are not reported.
     gave_up: bool,
+    /// Unknown block commands already reported in this chapter.
+    unknown_blocks: std::collections::HashSet<String>,
 }
 
 /// Text with the source position of every character, so inline markup parsed from joined
@@ -227,6 +233,14 @@ impl Src {
             .map_or(0, |i| i + 1);
         self.slice(0, b)
     }
+}
+
+/// Whether a heading tag can be a class name as it is (`mycolumn`, `question-box`).
+fn is_class_name(tag: &str) -> bool {
+    tag.starts_with(|c: char| c.is_ascii_lowercase())
+        && tag
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_'))
 }
 
 /// A stripped line of text as a [`Src`] (columns counted from the line start).
@@ -356,6 +370,17 @@ impl<'a> Parser<'a> {
     fn warning(&mut self, code: codes::Code, pos: Pos, message: impl Into<String>) {
         self.findings
             .push(Finding::warning(code, self.location(pos), message));
+    }
+
+    fn warning_hint(
+        &mut self,
+        code: codes::Code,
+        pos: Pos,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) {
+        self.findings
+            .push(Finding::warning(code, self.location(pos), message).with_hint(hint));
     }
 
     fn in_mini(&self) -> Option<(String, Pos)> {
@@ -544,6 +569,7 @@ impl<'a> Parser<'a> {
             content,
         };
         let mut section: Option<&'static str> = None;
+        let mut class_tag: Option<String> = None;
         match h.tag.as_deref() {
             None => {}
             Some("nonum") => heading.numbered = false,
@@ -559,6 +585,17 @@ impl<'a> Parser<'a> {
             Some("xcolumn") => section = Some("xcolumn"),
             Some("ref") => section = Some("reference"),
             Some("sup") => section = Some("supplement"),
+            // A tag of the book's own (review-ext.rb's `[mycolumn]`), or a typo: real books
+            // degrade, so the section is kept, classed with the tag.
+            Some(other) if is_class_name(other) => {
+                self.warning_hint(
+                    codes::UNKNOWN_BLOCK,
+                    h.pos,
+                    format!("unknown heading tag `[{other}]`: the section is kept in a `div` of class `{other}`"),
+                    "Re:VIEW's tags are `[nonum]`, `[nodisp]`, `[notoc]`, `[column]`, `[xcolumn]`, `[ref]` and `[sup]`; `seihon release` refuses this",
+                );
+                class_tag = Some(other.to_string());
+            }
             Some(other) => self.error_hint(
                 codes::REVIEW_SYNTAX,
                 h.pos,
@@ -569,7 +606,7 @@ impl<'a> Parser<'a> {
         if caption_empty {
             self.warning(codes::MISSING_TITLE, h.pos, "this heading has no caption");
         }
-        let Some(class) = section else {
+        let Some(class) = section.map(str::to_string).or(class_tag) else {
             out.push(Block::new(BlockKind::Heading(heading), h.pos));
             return;
         };
@@ -594,10 +631,7 @@ impl<'a> Parser<'a> {
             heading.in_toc = false;
             let mut blocks = vec![Block::new(BlockKind::Heading(heading), h.pos)];
             blocks.extend(inner);
-            BlockKind::Div {
-                class: class.to_string(),
-                blocks,
-            }
+            BlockKind::Div { class, blocks }
         };
         out.push(Block::new(kind, h.pos));
     }

@@ -272,14 +272,31 @@ fn xcolumn_ref_sup_are_divs_with_a_heading() {
         assert!(
             matches!(&blocks[0].kind, BlockKind::Heading(h) if plain_text(&h.content) == "見出し")
         );
-        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks.len(), 2, "{blocks:#?}");
     }
 }
 
 #[test]
-fn unknown_heading_tag_is_an_error() {
-    let e = one_error("==[nonumber] x\n", "unknown heading tag `[nonumber]`", 1, 1);
-    assert!(e.hint.unwrap().contains("`[nonum]`"));
+fn unknown_heading_tag_is_a_warning_and_its_section_is_kept() {
+    let text = "==[mycolumn] 問い\n\n中\n\n==[/mycolumn]\n\n後\n";
+    assert_eq!(errors(text), vec![]);
+    let w = warnings(text);
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert_eq!(
+        w[0].message,
+        "unknown heading tag `[mycolumn]`: the section is kept in a `div` of class `mycolumn`"
+    );
+    assert!(w[0].hint.as_deref().unwrap().contains("`[nonum]`"));
+    let d = read_all(text).0;
+    let BlockKind::Div { class, blocks } = &d.blocks[0].kind else {
+        panic!("{:?}", d.blocks)
+    };
+    assert_eq!(class, "mycolumn");
+    assert!(matches!(&blocks[0].kind, BlockKind::Heading(h) if plain_text(&h.content) == "問い"));
+    assert_eq!(blocks.len(), 2, "{blocks:#?}");
+    assert!(matches!(&d.blocks[1].kind, BlockKind::Para(_)));
+    // A tag that cannot be a class is still an error.
+    one_error("==[no num] x\n", "unknown heading tag `[no num]`", 1, 1);
 }
 
 #[test]
@@ -721,7 +738,7 @@ fn point_and_friends_are_divs_with_a_caption() {
     };
     assert_eq!(class, "point");
     assert!(matches!(&blocks[0].kind, BlockKind::StyledPara { class, .. } if class == "caption"));
-    assert_eq!(blocks.len(), 2);
+    assert_eq!(blocks.len(), 2, "{blocks:#?}");
     let BlockKind::Div { class, blocks } = first("//security{\n本文\n//}\n") else {
         panic!()
     };
@@ -903,9 +920,51 @@ fn double_slash_without_a_name_warns() {
 // Block errors
 
 #[test]
-fn unknown_command_is_an_error_with_a_hint() {
-    let e = one_error("本文\n\n//imgae[a][b]\n", "unknown command `//imgae`", 3, 1);
-    assert_eq!(e.hint.as_deref(), Some("did you mean `//image`?"));
+fn unknown_block_command_is_a_warning_with_a_hint_and_its_content_is_kept() {
+    let text = "本文\n\n//imgae[a][b]\n\n//balloon[x]{\n吹き出し\n//}\n\n//balloon{\n二つ目\n//}\n";
+    assert_eq!(errors(text), vec![]);
+    let w = warnings(text);
+    assert_eq!(w.len(), 2, "once per name: {w:#?}");
+    assert_eq!(w[0].code, "unknown-block");
+    assert_eq!((w[0].location.line, w[0].location.col), (3, 1));
+    assert_eq!(
+        w[0].message,
+        "unknown command `//imgae`: the line is left out"
+    );
+    assert_eq!(
+        w[0].hint.as_deref(),
+        Some("did you mean `//image`? `seihon release` refuses this")
+    );
+    assert_eq!(
+        w[1].message,
+        "unknown command `//balloon`: its content is kept in a `div` of class `balloon`"
+    );
+    let d = read_all(text).0;
+    let divs: Vec<String> = d
+        .blocks
+        .iter()
+        .filter_map(|b| match &b.kind {
+            BlockKind::Div { class, blocks } => Some(format!("{class}: {}", blocks.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(divs, ["balloon: 1", "balloon: 1"]);
+}
+
+#[test]
+fn a_block_of_review_ext_rb_says_so() {
+    let opts = ReviewOptions {
+        extension_blocks: vec!["imagetalkl".into()],
+        ..ReviewOptions::default()
+    };
+    let (d, f) = read_opts("//imagetalkl[a.png][名前]{\nこんにちは\n//}\n", &opts);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].severity, crate::error::Severity::Warning);
+    assert_eq!(
+        f[0].message,
+        "`//imagetalkl` is defined by the book's review-ext.rb, which seihon cannot run: its content is kept in a `div` of class `imagetalkl`"
+    );
+    assert!(matches!(&d.blocks[0].kind, BlockKind::Div { class, .. } if class == "imagetalkl"));
 }
 
 #[test]
@@ -1368,7 +1427,7 @@ fn codes_of(text: &str) -> Vec<String> {
 
 #[test]
 fn every_finding_carries_its_kind() {
-    assert_eq!(codes_of("//imgae[a][b]\n"), ["unknown-command"]);
+    assert_eq!(codes_of("//imgae[a][b]\n"), ["unknown-block"]);
     assert_eq!(codes_of("a @<bb>{x} b\n"), ["unknown-command"]);
     assert_eq!(codes_of("//list[a][b]{\nx\n"), ["review-syntax"]);
     assert_eq!(codes_of("//list[a]{\nx\n//}\n"), ["review-syntax"]);
