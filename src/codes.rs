@@ -95,6 +95,7 @@ kinds! {
     UNDEFINED_NOTE = "undefined-note", true, "a note reference to a note never defined: the reference is shown as written";
     DUPLICATE_ID = "duplicate-id", true, "an id used twice in a chapter, or a bibliography id twice in the book";
     CLEANED_IMAGE = "cleaned-image", true, "an SVG image holding what an EPUB may not carry (scripts, a DOCTYPE): it is packed without";
+    MISNAMED_IMAGE = "misnamed-image", true, "an image whose content is of another type than its name says (a JPEG named `.png`): it is packed as what it is, under a name that says so";
     MISSING_IMAGE = "missing-image", true, "an image that is missing, damaged, outside the book, or of a type an EPUB cannot show: its text alternative is shown, marked";
     REMOTE_RESOURCE = "remote-resource", true, "an image or raw XHTML loading from the web (`video`, `iframe`, `srcset`, `url()`), or a `file:` link: a link to it, or its text";
     // Making the EPUB.

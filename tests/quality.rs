@@ -623,3 +623,48 @@ fn findings_have_codes_whose_levels_checks_can_set() {
         "{all}"
     );
 }
+
+/// A JPEG saved with a `.png` name (real books have them): packed as the JPEG it is, under a
+/// name that says so, with a warning at its use; epubcheck finds nothing.
+#[test]
+fn a_jpeg_named_png_is_packed_as_a_jpeg_with_a_warning() {
+    // An 8×8 grey baseline JPEG, written by hand: SOI, DQT, SOF0, DHT (DC, AC), SOS, data, EOI.
+    let mut jpeg = vec![0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x43, 0x00];
+    jpeg.extend([1u8; 64]);
+    jpeg.extend([
+        0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x00, 0x08, 0x00, 0x08, 0x01, 0x01, 0x11, 0x00,
+    ]);
+    for class in [0x00, 0x10] {
+        jpeg.extend([0xFF, 0xC4, 0x00, 0x14, class, 1]);
+        jpeg.extend([0u8; 15]);
+        jpeg.push(0x00);
+    }
+    jpeg.extend([
+        0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00, 0x3F, 0xFF, 0xD9,
+    ]);
+    let project = TempProject::new();
+    let book = sample(&project);
+    std::fs::write(book.join("images/pipeline.png"), &jpeg).unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains("books/neko/ch02.md:5:1: warning: the image `images/pipeline.png` is a JPEG file, though its name says PNG; it is packed as the JPEG it is"),
+        "{all}"
+    );
+    let epub = project.epub("neko");
+    let names = entry_names(&epub);
+    assert!(
+        names.iter().any(|n| n.ends_with("images/pipeline.png.jpg")),
+        "{names:?}"
+    );
+    let opf = read_entry(&epub, "item/standard.opf");
+    assert!(
+        opf.contains("images/pipeline.png.jpg\" media-type=\"image/jpeg\""),
+        "{opf}"
+    );
+    let ch02 = read_entry(&epub, "item/xhtml/ch02.xhtml");
+    assert!(ch02.contains("images/pipeline.png.jpg\""), "{ch02}");
+    let messages = epubcheck(&epub);
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}

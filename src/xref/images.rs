@@ -29,11 +29,15 @@ impl Linker<'_, '_> {
         }
         let src = &img.src;
         let FoundFile { path, meta } = self.checked_image(&rel, found, src, loc)?;
-        let media_type = self.image_type(&rel, &path, &meta, src, loc)?;
-        let href = match self.shared_href(&rel, &path) {
+        let (media_type, misnamed) = self.image_type(&rel, &path, &meta, src, loc)?;
+        let mut href = match self.shared_href(&rel, &path) {
             Some(href) => href,
             None => format!("assets/{}", rel.to_string_lossy().replace('\\', "/")),
         };
+        // Readers (and epubcheck) go by the name too: a JPEG named `.png` goes in as `.png.jpg`.
+        if let Some(ext) = misnamed {
+            href = format!("{href}.{ext}");
+        }
         let bytes = self.cleaned_svg(&path, media_type, src, loc);
         self.resources.insert(
             rel.clone(),
@@ -131,7 +135,9 @@ impl Linker<'_, '_> {
         }
     }
 
-    /// The image's media type, when it is one an EPUB can show and the file reads as one.
+    /// The image's media type, when it is one an EPUB can show and the file reads as one, and
+    /// the extension to add to its name when its content is of another such type than its name
+    /// says (packed as what it is, with a warning).
     fn image_type(
         &mut self,
         rel: &Path,
@@ -139,7 +145,7 @@ impl Linker<'_, '_> {
         meta: &std::fs::Metadata,
         src: &str,
         loc: &Location,
-    ) -> Option<&'static str> {
+    ) -> Option<(&'static str, Option<&'static str>)> {
         let Some(media_type) = media_type(rel).filter(|t| t.starts_with("image/")) else {
             self.warnings.push(
                 Finding::warning(
@@ -152,13 +158,28 @@ impl Linker<'_, '_> {
             return None;
         };
         if media_type != "image/svg+xml" && !self.readable(path, meta, media_type) {
+            if let Some((actual, ext)) = sniff_image(path).filter(|(t, _)| *t != media_type)
+                && self.readable(path, meta, actual)
+            {
+                let named = media_type.trim_start_matches("image/").to_uppercase();
+                let is = actual.trim_start_matches("image/").to_uppercase();
+                self.warnings.push(
+                    Finding::warning(
+                        codes::MISNAMED_IMAGE,
+                        loc.clone(),
+                        format!("the image `{src}` is a {is} file, though its name says {named}; it is packed as the {is} it is"),
+                    )
+                    .with_hint(format!("rename the file to end in `.{ext}`")),
+                );
+                return Some((actual, Some(ext)));
+            }
             self.warnings.push(
                 Finding::warning(codes::MISSING_IMAGE, loc.clone(), format!("the image `{src}` cannot be read: the file is damaged or is not really a {} file; its text alternative is shown in its place", media_type.trim_start_matches("image/").to_uppercase()))
                     .with_hint("export the image again from its original"),
             );
             return None;
         }
-        Some(media_type)
+        Some((media_type, None))
     }
 
     /// An SVG loses what an EPUB may not carry, said once at its first use: the bytes to pack
@@ -304,5 +325,25 @@ fn join_words(words: &[&str]) -> String {
         [] => String::new(),
         [one] => one.to_string(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The raster type a file's first bytes say it is (PNG, JPEG, GIF, WebP), with its extension.
+fn sniff_image(path: &Path) -> Option<(&'static str, &'static str)> {
+    use std::io::Read as _;
+    let mut head = [0u8; 12];
+    let mut file = std::fs::File::open(path).ok()?;
+    let n = file.read(&mut head).ok()?;
+    let head = &head[..n];
+    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some(("image/png", "png"))
+    } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some(("image/jpeg", "jpg"))
+    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Some(("image/gif", "gif"))
+    } else if head.len() == 12 && head.starts_with(b"RIFF") && &head[8..12] == b"WEBP" {
+        Some(("image/webp", "webp"))
+    } else {
+        None
     }
 }
