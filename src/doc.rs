@@ -96,6 +96,9 @@ pub enum BlockKind {
     Sidebar {
         id: Option<String>,
         title: Option<Inlines>,
+        /// The title is a heading of this level, as Re:VIEW writes a `==[column]` title (else
+        /// a titled paragraph: db `sidebar`).
+        heading: Option<u8>,
         blocks: Vec<Block>,
     },
     /// Display math. re: `//texequation`; db: `equation` with MathML; md: none.
@@ -161,8 +164,8 @@ pub struct Code {
     /// What kind of listing it is, which decides numbering and class names.
     pub style: CodeStyle,
     pub id: Option<String>,
-    /// The number label (`図1.1`), filled by the resolver (`xref`).
-    pub number: Option<String>,
+    /// The number, filled by the resolver (`xref`).
+    pub number: Option<Number>,
     pub caption: Option<Inlines>,
     pub language: Option<String>,
     /// First line number when the listing is numbered (re `//listnum`, `//firstlinenum`).
@@ -171,6 +174,15 @@ pub struct Code {
     /// The same text with inline markup, when the source has some (re: `@<b>` in `//cmd`).
     /// Lines are separated by `\n` in its text runs.
     pub markup: Option<Inlines>,
+}
+
+/// A numbered object's number, in the two forms Re:VIEW writes it.
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+pub struct Number {
+    /// As references show it (`図1.1`: the locale's `format_number`).
+    pub label: String,
+    /// As the caption starts with it (`図1.1:`: its `format_number_header`).
+    pub head: String,
 }
 
 /// Kinds of code listing. Only [`CodeStyle::List`] takes a number.
@@ -191,8 +203,8 @@ pub enum CodeStyle {
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Table {
     pub id: Option<String>,
-    /// The number label (`図1.1`), filled by the resolver (`xref`).
-    pub number: Option<String>,
+    /// The number, filled by the resolver (`xref`).
+    pub number: Option<Number>,
     pub caption: Option<Inlines>,
     /// Header rows (md: the first row; re: rows above `----`; db: `thead`).
     pub head: Vec<Row>,
@@ -235,8 +247,8 @@ pub struct Figure {
     /// Text shown instead when the image is missing (re: the body of `//image`).
     pub fallback: Option<String>,
     pub id: Option<String>,
-    /// The number label (`図1.1`), filled by the resolver (`xref`).
-    pub number: Option<String>,
+    /// The number, filled by the resolver (`xref`).
+    pub number: Option<Number>,
     pub caption: Option<Inlines>,
     pub image: Image,
 }
@@ -256,8 +268,8 @@ pub struct Image {
 pub struct Math {
     pub id: Option<String>,
     pub caption: Option<Inlines>,
-    /// The number label (`図1.1`), filled by the resolver (`xref`).
-    pub number: Option<String>,
+    /// The number, filled by the resolver (`xref`).
+    pub number: Option<Number>,
     /// The TeX source, kept as the fallback text.
     pub tex: String,
     /// Presentation MathML when the source gave it (db `mml:math`).

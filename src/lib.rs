@@ -23,6 +23,7 @@ pub mod filter;
 pub mod fresh;
 pub mod highlight;
 pub mod hooks;
+pub mod i18n;
 pub mod lines;
 pub mod linkcheck;
 pub mod mail;

@@ -11,6 +11,7 @@ use tera::{Context, Tera};
 use crate::book::{Book, Cover, Date, Direction, Writing};
 use crate::dom::{self, Element};
 use crate::error::{Error, Result};
+use crate::i18n::{Messages, Msg};
 use crate::xref::{Chapter, TocEntry};
 
 /// Every template seihon renders, with the built-in text.
@@ -160,7 +161,7 @@ pub struct PageContext {
     ctx: Context,
     /// Everything in `ctx`, for the page cache (see [`PageContext::key`]).
     key: crate::cache::Key,
-    ja: bool,
+    labels: Labels,
     creators_line: String,
 }
 
@@ -168,6 +169,7 @@ impl PageContext {
     pub fn new(book: &Book, chapters: &[Chapter], modified: &str) -> Self {
         let meta = &book.meta;
         let ja = meta.language.starts_with("ja");
+        let messages = book.locale.messages(&meta.language);
         let mut ctx = Keyed {
             ctx: Context::new(),
             key: crate::cache::Key::new("page context"),
@@ -187,7 +189,7 @@ impl PageContext {
                 name: c.name.clone(),
                 role: c.role.clone(),
                 role_label: role_label(&c.role, ja).into(),
-                colophon_label: colophon_label(&c.role, ja).into(),
+                colophon_label: colophon_label(&c.role, &messages),
             })
             .collect();
         // A publisher among the creators is not listed again from `publisher:`.
@@ -197,6 +199,10 @@ impl PageContext {
                 .any(|c| c.role == "pbl" && c.name.trim() == p.trim())
         });
         ctx.insert("publisher_listed", &publisher_listed);
+        ctx.insert(
+            "colophon",
+            &colophon_lines(book.colophon.as_deref(), meta, &messages),
+        );
         let line = creators_line(&creators, ja);
         ctx.insert("creators_line", &line);
         ctx.insert("creators", &creators);
@@ -218,7 +224,9 @@ impl PageContext {
                 .map(|d| date_label(d, ja))
                 .unwrap_or_default(),
         );
-        ctx.insert("labels", &Labels::new(ja));
+        let labels = Labels::new(&messages);
+        ctx.insert("labels", &labels);
+        ctx.insert("messages", &messages);
 
         let chapter_links: Vec<NavPoint> = chapters
             .iter()
@@ -233,19 +241,24 @@ impl PageContext {
             Landmark {
                 epub_type: "cover",
                 href: COVER_PAGE.into(),
-                label: Labels::new(ja).cover.into(),
-            },
-            Landmark {
-                epub_type: "titlepage",
-                href: TITLE_PAGE.into(),
-                label: Labels::new(ja).titlepage.into(),
+                label: labels.cover.clone(),
             },
             Landmark {
                 epub_type: "toc",
                 href: format!("{NAV}#toc"),
-                label: Labels::new(ja).toc.into(),
+                label: labels.toc.clone(),
             },
         ];
+        if book.generated.title_page {
+            landmarks.insert(
+                1,
+                Landmark {
+                    epub_type: "titlepage",
+                    href: TITLE_PAGE.into(),
+                    label: labels.titlepage.clone(),
+                },
+            );
+        }
         if let Some(first) = chapters
             .iter()
             .find(|c| c.source.role == crate::book::Role::Body)
@@ -257,30 +270,32 @@ impl PageContext {
                 label: first.title.clone(),
             });
         }
-        landmarks.push(Landmark {
-            epub_type: "colophon",
-            href: COLOPHON_PAGE.into(),
-            label: Labels::new(ja).colophon.into(),
-        });
+        if book.generated.colophon {
+            landmarks.push(Landmark {
+                epub_type: "colophon",
+                href: COLOPHON_PAGE.into(),
+                label: labels.colophon.clone(),
+            });
+        }
         ctx.insert("landmarks", &landmarks);
         PageContext {
             ctx: ctx.ctx,
             key: ctx.key,
-            ja,
+            labels,
             creators_line: line,
         }
     }
 
     /// A generated page's name in the book's language (`cover`, `toc`, `colophon`).
     pub fn label(&self, which: &str) -> String {
-        let l = Labels::new(self.ja);
+        let l = &self.labels;
         match which {
-            "cover" => l.cover,
-            "toc" => l.toc,
-            "titlepage" => l.titlepage,
-            _ => l.colophon,
+            "cover" => &l.cover,
+            "toc" => &l.toc,
+            "titlepage" => &l.titlepage,
+            _ => &l.colophon,
         }
-        .to_string()
+        .clone()
     }
 
     /// Stamps a release's version into every page (the colophon and package document show it).
@@ -311,39 +326,28 @@ impl PageContext {
     }
 }
 
-#[derive(Serialize)]
+/// The generated pages' names and the colophon's words, as templates see them (`labels.toc`).
+#[derive(Serialize, Clone)]
 struct Labels {
-    toc: &'static str,
-    cover: &'static str,
-    titlepage: &'static str,
-    colophon: &'static str,
+    toc: String,
+    cover: String,
+    titlepage: String,
+    colophon: String,
     isbn: &'static str,
-    publisher: &'static str,
+    publisher: String,
     version: &'static str,
 }
 
 impl Labels {
-    fn new(ja: bool) -> Self {
-        if ja {
-            Labels {
-                toc: "目次",
-                cover: "表紙",
-                titlepage: "扉",
-                colophon: "奥付",
-                isbn: "ISBN",
-                publisher: "発行所",
-                version: "電子版",
-            }
-        } else {
-            Labels {
-                toc: "Contents",
-                cover: "Cover",
-                titlepage: "Title Page",
-                colophon: "Colophon",
-                isbn: "ISBN",
-                publisher: "Publisher",
-                version: "Version",
-            }
+    fn new(m: &Messages) -> Self {
+        Labels {
+            toc: m.get(Msg::TocTitle).into(),
+            cover: m.get(Msg::CoverTitle).into(),
+            titlepage: m.get(Msg::TitlePageTitle).into(),
+            colophon: m.get(Msg::ColophonTitle).into(),
+            isbn: "ISBN",
+            publisher: m.get(Msg::Pbl).into(),
+            version: if m.ja { "電子版" } else { "Version" },
         }
     }
 }
@@ -365,28 +369,69 @@ fn role_label(role: &str, ja: bool) -> &'static str {
     }
 }
 
-/// The colophon's heading for a role: Re:VIEW's words (its `i18n.yml`) for the roles of its
-/// `colophon_order`, the MARC relator term for any other; never "Author" for what is not one.
-fn colophon_label(role: &str, ja: bool) -> &'static str {
-    let review = match (role, ja) {
-        ("aut", true) => Some("著　者"),
-        ("csl", true) => Some("監　修"),
-        ("trl", true) => Some("翻　訳"),
-        ("dsr", true) => Some("デザイン"),
-        ("ill", true) => Some("イラスト"),
-        ("cov", true) => Some("表　紙"),
-        ("edt", true) => Some("編　集"),
-        ("pht", true) => Some("撮　影"),
-        ("pbl", true) => Some("発行所"),
-        ("prt", true) => Some("印刷所"),
-        ("contact", true) => Some("連絡先"),
-        ("contact", false) => Some("Contact"),
-        ("pht", false) => Some("Director of Photography"),
-        ("dsr", false) => Some("Design"),
-        ("cov", false) => Some("Cover"),
-        _ => None,
-    };
-    review.unwrap_or(match role {
+/// The colophon's heading for a role: Re:VIEW's words (its `i18n.yml`, the book's
+/// `locale.yml` over it) for the roles of its `colophon_order`, the MARC relator term for any
+/// other; never "Author" for what is not one.
+fn colophon_label(role: &str, m: &Messages) -> String {
+    if let Some(k) = Msg::of_role(role) {
+        return m.get(k).to_string();
+    }
+    marc_term(role).to_string()
+}
+
+/// A line of the colophon as templates see it (`colophon`): the role's heading and its names,
+/// joined by the locale's `names_splitter`.
+#[derive(Serialize)]
+struct ColophonLine {
+    role: String,
+    label: String,
+    names: String,
+}
+
+/// The colophon's lines: a Re:VIEW book's as its config gives them; for other books, the
+/// creators grouped by role, the roles of Re:VIEW's `colophon_order` first and in it, then the
+/// others as they come, with `publisher:` among the publishers.
+fn colophon_lines(
+    given: Option<&[crate::book::ColophonRow]>,
+    meta: &crate::book::Metadata,
+    m: &Messages,
+) -> Vec<ColophonLine> {
+    let rows = given.map(<[_]>::to_vec).unwrap_or_else(|| {
+        let mut rows: Vec<crate::book::ColophonRow> = Vec::new();
+        let creators = meta.creators.iter().map(|c| (c.role.as_str(), &c.name));
+        let publisher = meta.publisher.iter().map(|p| ("pbl", p));
+        for (role, name) in creators.chain(publisher) {
+            match rows.iter_mut().find(|r| r.role == role) {
+                Some(r) if r.names.iter().any(|n| n.trim() == name.trim()) => {}
+                Some(r) => r.names.push(name.clone()),
+                None => rows.push(crate::book::ColophonRow {
+                    role: role.to_string(),
+                    names: vec![name.clone()],
+                }),
+            }
+        }
+        let rank = |role: &str| {
+            crate::book::COLOPHON_ORDER
+                .iter()
+                .position(|r| *r == role)
+                .unwrap_or(usize::MAX)
+        };
+        // Stable: roles outside the order keep the order they came in.
+        rows.sort_by_key(|r| rank(&r.role));
+        rows
+    });
+    rows.into_iter()
+        .map(|r| ColophonLine {
+            label: colophon_label(&r.role, m),
+            names: r.names.join(m.get(Msg::NamesSplitter)),
+            role: r.role,
+        })
+        .collect()
+}
+
+/// The MARC relator term of a role code.
+fn marc_term(role: &str) -> &'static str {
+    match role {
         "aut" => "Author",
         "csl" => "Consultant",
         "trl" => "Translator",
@@ -407,7 +452,7 @@ fn colophon_label(role: &str, ja: bool) -> &'static str {
         "cov" => "Cover designer",
         "pht" => "Photographer",
         _ => "Other",
-    })
+    }
 }
 
 fn creators_line(creators: &[CreatorLine], ja: bool) -> String {
@@ -450,24 +495,36 @@ fn toc_html(chapters: &[Chapter], depth: u8) -> String {
     let mut root = Element::new("ol");
     for ch in chapters {
         let entries: Vec<&TocEntry> = ch.toc.iter().filter(|e| e.level <= depth).collect();
+        let rest: Vec<&TocEntry> = entries
+            .iter()
+            .copied()
+            .skip_while(|e| e.level == 1)
+            .collect();
+        let Some(top) = chapter_entry(ch) else {
+            // A chapter with no title in the contents (no heading, or `[notoc]`) is not
+            // listed by its file name, as Re:VIEW lists it not at all; its sections are.
+            if let Some(ol) = nested(&rest, &ch.href()) {
+                root.children.extend(ol.children);
+            }
+            continue;
+        };
         let mut li = Element::new("li");
-        let top_label = entries
-            .first()
-            .filter(|e| e.level == 1)
-            .map(|e| e.label.clone())
-            .unwrap_or_else(|| ch.title.clone());
         li.push(
             Element::new("a")
                 .with_attr("href", ch.href())
-                .with_text(top_label),
+                .with_text(top.label.as_str()),
         );
-        let rest: Vec<&TocEntry> = entries.into_iter().skip_while(|e| e.level == 1).collect();
         if let Some(ol) = nested(&rest, &ch.href()) {
             li.push(ol);
         }
         root.push(li);
     }
     dom::serialize_element(&root)
+}
+
+/// A chapter's line in the contents: its title heading's entry, when it has one there.
+pub fn chapter_entry(ch: &Chapter) -> Option<&TocEntry> {
+    ch.toc.first().filter(|e| e.level == 1)
 }
 
 /// Builds nested lists from a flat run of headings: each entry's children are the following
@@ -535,17 +592,70 @@ mod tests {
 
     #[test]
     fn colophon_roles_are_named_never_as_authors_by_default() {
-        assert_eq!(colophon_label("aut", true), "著　者");
-        assert_eq!(colophon_label("prt", true), "印刷所");
-        assert_eq!(colophon_label("pbl", true), "発行所");
-        assert_eq!(colophon_label("dsr", true), "デザイン");
-        assert_eq!(colophon_label("contact", true), "連絡先");
-        assert_eq!(colophon_label("prt", false), "Printer");
-        assert_eq!(colophon_label("csl", false), "Consultant");
+        let (ja, en) = (
+            &crate::i18n::Locale::default().messages("ja"),
+            &crate::i18n::Locale::default().messages("en"),
+        );
+        assert_eq!(colophon_label("aut", ja), "著　者");
+        assert_eq!(colophon_label("prt", ja), "印刷所");
+        assert_eq!(colophon_label("pbl", ja), "発行所");
+        assert_eq!(colophon_label("dsr", ja), "デザイン");
+        assert_eq!(colophon_label("contact", ja), "連絡先");
+        assert_eq!(colophon_label("prt", en), "Printer");
+        assert_eq!(colophon_label("csl", en), "Consultant");
         // Roles Re:VIEW has no words for: the MARC relator term, in any language.
-        assert_eq!(colophon_label("nrt", true), "Narrator");
-        assert_eq!(colophon_label("ctb", false), "Contributor");
-        assert_eq!(colophon_label("xyz", true), "Other");
+        assert_eq!(colophon_label("nrt", ja), "Narrator");
+        assert_eq!(colophon_label("ctb", en), "Contributor");
+        assert_eq!(colophon_label("xyz", ja), "Other");
+    }
+
+    #[test]
+    fn a_colophon_groups_creators_by_role_in_re_views_order() {
+        let creator = |name: &str, role: &str| crate::book::Creator {
+            name: name.into(),
+            role: role.into(),
+            file_as: None,
+        };
+        let meta = crate::book::Metadata {
+            title: "t".into(),
+            subtitle: None,
+            language: "ja".into(),
+            identifier: "urn:x".into(),
+            creators: vec![
+                creator("印刷所A", "prt"),
+                creator("著者A", "aut"),
+                creator("語り手", "nrt"),
+                creator("著者B", "aut"),
+                creator("版元", "pbl"),
+            ],
+            publisher: Some("版元".into()),
+            date: None,
+            history: Vec::new(),
+            isbn: None,
+            rights: None,
+            writing: Writing::Horizontal,
+            direction: Direction::Ltr,
+        };
+        let m = crate::i18n::Locale::default().messages("ja");
+        let lines: Vec<(String, String)> = colophon_lines(None, &meta, &m)
+            .into_iter()
+            .map(|l| (l.label, l.names))
+            .collect();
+        let want = [
+            ("著　者", "著者A、著者B"),
+            ("発行所", "版元"),
+            ("印刷所", "印刷所A"),
+            ("Narrator", "語り手"),
+        ];
+        assert_eq!(lines, want.map(|(a, b)| (a.to_string(), b.to_string())));
+        // A Re:VIEW book's own lines are kept as given.
+        let given = [crate::book::ColophonRow {
+            role: "contact".into(),
+            names: vec!["desk@example.org".into()],
+        }];
+        let lines = colophon_lines(Some(&given), &meta, &m);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].label, "連絡先");
     }
 
     #[test]

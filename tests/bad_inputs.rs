@@ -1070,9 +1070,9 @@ fn review_cases() -> Vec<Case> {
             "booktitle: Tiny\nlanguage: en\nepubmaker:\n  hook_prepack: fix.sh\n",
         ),
         config_warn(
-            "no colophon",
+            "a colophon given as a file",
             3,
-            "booktitle: Tiny\nlanguage: en\ncolophon: false\n",
+            "booktitle: Tiny\nlanguage: en\ncolophon: okuzuke.html\n",
         ),
         case(
             "config inherits itself",

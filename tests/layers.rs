@@ -14,6 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "lines",
             "eaw",
+            "i18n",
             "dom",
             "error",
             "codes",

@@ -668,3 +668,110 @@ fn a_jpeg_named_png_is_packed_as_a_jpeg_with_a_warning() {
     let messages = epubcheck(&epub);
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
+
+/// A Re:VIEW book as its own files ask: `#@mapfile`/`#@maprange` pull code in from the book
+/// folder (and an edit to the mapped file alone rebuilds the chapter), `locale.yml` numbers
+/// chapters and objects in kanji, `colophon_order` and `contact` make the colophon, and
+/// `titlepage: false` leaves the title page out; epubcheck accepts the result.
+#[test]
+fn a_review_book_maps_its_code_files_and_follows_its_locale_yml_and_colophon_order() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/review-nyumon"), "tre");
+    std::fs::create_dir_all(book.join("src")).unwrap();
+    std::fs::write(
+        book.join("src/hello.rb"),
+        "# greeting\n# #@@range_begin(body)\nputs \"mapped\"\n# #@@range_end(body)\n",
+    )
+    .unwrap();
+    let ch02 = std::fs::read_to_string(book.join("ch02.re")).unwrap();
+    std::fs::write(
+        book.join("ch02.re"),
+        ch02.replacen(
+            "== 表\n",
+            "== 表\n\n//list[mapped][写したコード]{\n#@mapfile(src/hello.rb)\nstale line\n#@end\n//}\n\n//emlist{\n#@maprange(src/hello.rb, body)\n#@end\n//}\n\n@<b>{太字\n",
+            1,
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("locale.yml"),
+        "locale: ja\nchapter: 第%pJ章\nformat_number: \"%s．%pJ\"\nformat_number_header: \"%s．%pJ：\"\npbl: 版元\n",
+    )
+    .unwrap();
+    let config = std::fs::read_to_string(book.join("config.yml")).unwrap();
+    std::fs::write(
+        book.join("config.yml"),
+        config.replace(
+            "colophon: true\n",
+            "colophon: true\ntitlepage: false\ncontact: desk@example.org\nprt: 見本印刷\ncolophon_order: [pbl, aut, contact, prt]\n",
+        ),
+    )
+    .unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    // The unclosed `@<b>{` after the mapped blocks is reported at its own line.
+    let line = ch02.lines().position(|l| l == "== 表").unwrap() + 1 + 13;
+    assert!(
+        all.contains(&format!("books/tre/ch02.re:{line}:")),
+        "no finding at line {line}:\n{all}"
+    );
+    std::fs::write(
+        book.join("ch02.re"),
+        std::fs::read_to_string(book.join("ch02.re"))
+            .unwrap()
+            .replace("@<b>{太字\n", ""),
+    )
+    .unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let epub = project.epub("tre");
+    let ch = read_entry(&epub, "item/xhtml/ch02.xhtml");
+    assert!(
+        ch.contains("# greeting\n") && !ch.contains("stale line"),
+        "{ch}"
+    );
+    assert!(!ch.contains("range_begin"), "{ch}");
+    assert!(ch.contains("<span class=\"secno\">第二章"), "{ch}");
+    assert!(
+        ch.contains("リスト2．一：</p>") || ch.contains("リスト2．一： "),
+        "{ch}"
+    );
+    let nav = read_entry(&epub, "item/nav.xhtml");
+    assert!(nav.contains("第一章　"), "{nav}");
+    let names = entry_names(&epub);
+    assert!(
+        !names.iter().any(|n| n.ends_with("titlepage.xhtml")),
+        "{names:?}"
+    );
+    let colophon = read_entry(&epub, "item/xhtml/colophon.xhtml");
+    let order: Vec<usize> = ["版元", "著　者", "連絡先", "印刷所"]
+        .iter()
+        .map(|w| {
+            colophon
+                .find(w)
+                .unwrap_or_else(|| panic!("{w}: {colophon}"))
+        })
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{colophon}");
+    assert!(
+        !colophon.contains("編　集"),
+        "edt is not in this colophon_order: {colophon}"
+    );
+    let messages = epubcheck(&epub);
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+
+    // Editing only the mapped file rebuilds the chapter with the new code.
+    std::fs::write(
+        book.join("src/hello.rb"),
+        "# greeting\n# #@@range_begin(body)\nputs \"changed\"\n# #@@range_end(body)\n",
+    )
+    .unwrap();
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let ch = read_entry(&project.epub("tre"), "item/xhtml/ch02.xhtml");
+    assert!(
+        ch.contains("puts \"changed\"") && !ch.contains("puts \"mapped\""),
+        "{ch}"
+    );
+}

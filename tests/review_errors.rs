@@ -133,7 +133,11 @@ fn review_ext_and_unsupported_settings_are_warned_about_once() {
         all.contains("books/rv/config.yml:") && all.contains("imgmath"),
         "{all}"
     );
-    assert!(all.contains("`#@mapfile`"), "{all}");
+    // The file to map is missing: the lines are kept, with a warning at the directive.
+    assert!(
+        all.contains("books/rv/ch01.re:") && all.contains("the file `hello.c` to map"),
+        "{all}"
+    );
 }
 
 #[test]
@@ -150,4 +154,32 @@ fn a_review_config_file_given_by_path_builds_and_new_scaffolds_a_review_book() {
     assert!(out.status.success(), "{}", text(&out));
     let messages = epubcheck(&project.epub("fresh"));
     assert!(messages.is_empty(), "{}", messages.join("\n"));
+}
+
+/// A block only the book's review-ext.rb defines is reported once for the whole book, where it
+/// is first used, however many chapters use it; its content is kept in every chapter.
+#[test]
+fn an_extension_block_is_reported_once_per_book() {
+    let (project, book) = sample();
+    std::fs::write(
+        book.join("review-ext.rb"),
+        "ReVIEW::Compiler.defblock(:speech, 0..1)\n",
+    )
+    .unwrap();
+    append(
+        &book.join("ch01.re"),
+        "\n//speech{\n一つ目\n//}\n\n//speech{\n二つ目\n//}\n",
+    );
+    append(&book.join("ch02.re"), "\n//speech{\n三つ目\n//}\n");
+    let out = project.seihon(&["build", "rv"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let reports: Vec<&str> = all.lines().filter(|l| l.contains("`//speech`")).collect();
+    assert_eq!(reports.len(), 1, "{all}");
+    assert!(
+        reports[0].contains("ch01.re:") && reports[0].contains("review-ext.rb"),
+        "{all}"
+    );
+    let epub = project.epub("rv");
+    assert!(read_entry(&epub, "item/xhtml/ch02.xhtml").contains("<div class=\"speech\">"));
 }

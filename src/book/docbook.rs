@@ -277,6 +277,9 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
+        locale: Default::default(),
+        colophon: None,
+        generated: Default::default(),
         root,
     })
 }

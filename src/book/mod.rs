@@ -254,6 +254,36 @@ pub struct Creator {
     pub file_as: Option<String>,
 }
 
+/// Which of the generated pages a book has besides the cover and the table of contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct GeneratedPages {
+    pub title_page: bool,
+    pub colophon: bool,
+}
+
+impl Default for GeneratedPages {
+    /// Both, for every book but a Re:VIEW one whose config says otherwise.
+    fn default() -> Self {
+        GeneratedPages {
+            title_page: true,
+            colophon: true,
+        }
+    }
+}
+
+/// One line of the colophon: a role and the names under it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ColophonRow {
+    /// A MARC relator code, or `contact`.
+    pub role: String,
+    pub names: Vec<String>,
+}
+
+/// The roles a colophon lists first, in Re:VIEW's default `colophon_order`.
+pub const COLOPHON_ORDER: &[&str] = &[
+    "aut", "csl", "trl", "dsr", "ill", "cov", "edt", "pbl", "contact", "prt",
+];
+
 /// A calendar date (`YYYY-MM-DD`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Date {
@@ -407,6 +437,13 @@ pub struct Book {
     /// The project's `shared_dirs`, symlinks resolved: the only places outside `root` the
     /// book's images and hooks may come from.
     pub shared_dirs: Vec<PathBuf>,
+    /// Generated words: whose defaults, and a Re:VIEW book's `locale.yml` over them.
+    pub locale: crate::i18n::Locale,
+    /// The colophon's lines as a Re:VIEW config gives them (`colophon_order`, each role's own
+    /// key, `contact`); `None` for other books, whose colophon lists their creators.
+    pub colophon: Option<Vec<ColophonRow>>,
+    /// Whether the title page and the colophon are made.
+    pub generated: GeneratedPages,
 }
 
 const CREATOR_ROLES: &[&str] = &[
@@ -623,6 +660,9 @@ fn resolve(
             filters: file.filters,
             checks: file.checks,
             shared_dirs: Vec::new(),
+            locale: Default::default(),
+            colophon: None,
+            generated: Default::default(),
         },
         warnings,
     ))

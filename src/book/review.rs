@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{
-    Book, ChapterSource, Cover, Creator, Direction, Format, HistoryEntry, Metadata, ProjectConfig,
-    Role, Writing, check_book_file, display_path,
+    Book, COLOPHON_ORDER, ChapterSource, ColophonRow, Cover, Creator, Direction, Format,
+    GeneratedPages, HistoryEntry, Metadata, ProjectConfig, Role, Writing, check_book_file,
+    display_path,
 };
 use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
@@ -246,9 +247,12 @@ fn is_names(v: &Value) -> bool {
     }
 }
 
-/// MARC relator codes Re:VIEW accepts as config keys, in its colophon order.
+/// MARC relator codes Re:VIEW accepts as config keys (`aut:` and `a-aut:`), in its colophon
+/// order first; every one goes into the package document with its role.
 pub(super) const ROLES: &[&str] = &[
-    "aut", "csl", "trl", "dsr", "ill", "cov", "edt", "pbl", "prt", "pht",
+    "aut", "csl", "trl", "dsr", "ill", "cov", "edt", "pbl", "prt", "pht", "adp", "ann", "arr",
+    "art", "asn", "aqt", "aft", "aui", "ant", "bkp", "clb", "cmm", "lyr", "mdc", "mus", "nrt",
+    "oth", "red", "rev", "spn", "ths", "trc",
 ];
 
 /// Loads the Re:VIEW project in `dir` with the config file `config` (relative to `dir`).
@@ -268,6 +272,8 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     let cover = cfg.cover(dir, &imagedir, &mut errors);
     let stylesheets = cfg.stylesheets(dir, &mut warnings);
     let words = cfg.words(dir, &mut warnings);
+    let locale = locale_file(&dir.join("locale.yml"), &mut errors)?;
+    let colophon = cfg.colophon_rows(&mut errors);
     cfg.warn_not_honoured(dir, &mut warnings);
     let chapters = cfg.catalog(dir, &contentdir, &mut errors)?;
 
@@ -302,6 +308,12 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
+        colophon: Some(colophon),
+        generated: cfg.generated_pages(),
+        locale: crate::i18n::Locale {
+            style: crate::i18n::Style::Review,
+            overrides: std::sync::Arc::new(locale),
+        },
         review: Some(ReviewSettings {
             imagedir,
             words,
@@ -320,6 +332,83 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     };
     let _ = project;
     Ok((book, warnings))
+}
+
+/// The book's `locale.yml` (Re:VIEW's message overrides), by language: either `locale: ja`
+/// with keys beside it, or a mapping of keys under each language. Keys seihon does not show
+/// (Re:VIEW's command-line messages, which `review-init -l` copies in) are left alone; a value
+/// for one it shows must be text.
+pub fn locale_file(path: &Path, errors: &mut Vec<Finding>) -> Result<crate::i18n::Overrides> {
+    let mut out = crate::i18n::Overrides::new();
+    if !path.is_file() {
+        return Ok(out);
+    }
+    let shown = display_path(Path::new("."), path);
+    let (value, text) = read_yaml(path, &shown)?;
+    let Value::Object(top) = value else {
+        errors.push(Finding::error(
+            codes::SETTINGS_SYNTAX,
+            Location::file(&shown),
+            "locale.yml must map keys to their words (`chapter: 第%pJ章`), or languages to such maps",
+        ));
+        return Ok(out);
+    };
+    let shown_keys: std::collections::HashSet<&str> =
+        crate::i18n::Msg::ALL.iter().map(|m| m.key()).collect();
+    let mut take = |lang: &str, map: &serde_json::Map<String, Value>, errors: &mut Vec<Finding>| {
+        let words = out.entry(lang.to_string()).or_default();
+        for (k, v) in map {
+            if !shown_keys.contains(k.as_str()) {
+                continue;
+            }
+            match v {
+                Value::String(s) => {
+                    words.insert(k.clone(), s.clone());
+                }
+                Value::Number(n) => {
+                    words.insert(k.clone(), n.to_string());
+                }
+                other => errors.push(
+                    Finding::error(
+                        codes::BAD_VALUE,
+                        key_location(&text, &shown, k),
+                        format!(
+                            "`{k}` must be text (the words seihon shows), but {}",
+                            shape(other)
+                        ),
+                    )
+                    .with_hint(format!("write it as text, e.g. `{k}: \"…\"`")),
+                ),
+            }
+        }
+    };
+    match top.get("locale") {
+        Some(Value::String(lang)) => take(lang, &top, errors),
+        Some(other) => errors.push(Finding::error(
+            codes::BAD_VALUE,
+            key_location(&text, &shown, "locale"),
+            format!(
+                "`locale` must name a language (`locale: ja`), but {}",
+                shape(other)
+            ),
+        )),
+        None => {
+            for (lang, v) in &top {
+                match v {
+                    Value::Object(map) => take(lang, map, errors),
+                    other => errors.push(
+                        Finding::error(
+                            codes::SETTINGS_SYNTAX,
+                            key_location(&text, &shown, lang),
+                            format!("`{lang}` must be a language with its words under it, but {}", shape(other)),
+                        )
+                        .with_hint("write `locale: ja` first and the words beside it, or put the words under their language (`ja:`)"),
+                    ),
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A book's config as an EPUB is built from it: the files it inherits merged in and
@@ -504,6 +593,61 @@ impl Config {
             }
         }
         creators
+    }
+
+    /// The pages Re:VIEW generates: a title page unless `titlepage:` is false or null, a
+    /// colophon only when `colophon:` asks for one (true, or a file, which seihon does not
+    /// copy: it generates the colophon, and says so).
+    fn generated_pages(&self) -> GeneratedPages {
+        let wanted = |key: &str, default: bool| match self.get(key) {
+            None => default,
+            Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => true,
+        };
+        GeneratedPages {
+            title_page: wanted("titlepage", true),
+            colophon: wanted("colophon", false),
+        }
+    }
+
+    /// The colophon's lines as Re:VIEW makes them: for each role of `colophon_order` (its
+    /// default when not given), the names of that role's own key (`pbl:`, not `a-pbl:`), and
+    /// `contact:`; a role with no names is left out.
+    fn colophon_rows(&self, errors: &mut Vec<Finding>) -> Vec<ColophonRow> {
+        let order: Vec<String> = match self.get("colophon_order") {
+            None | Some(Value::Null) => COLOPHON_ORDER.iter().map(|r| r.to_string()).collect(),
+            Some(Value::Array(roles)) if roles.iter().all(Value::is_string) => {
+                strings(&Value::Array(roles.clone()))
+            }
+            Some(other) => {
+                errors.push(
+                    Finding::error(
+                        codes::BAD_VALUE,
+                        self.at("colophon_order"),
+                        format!("`colophon_order` must list roles, but {}", shape(other)),
+                    )
+                    .with_hint("write e.g. `colophon_order: [\"aut\", \"edt\", \"pbl\", \"prt\"]`"),
+                );
+                return Vec::new();
+            }
+        };
+        order
+            .into_iter()
+            .filter_map(|role| {
+                let names: Vec<String> = match role.as_str() {
+                    "contact" => self.get("contact").map(strings).unwrap_or_default(),
+                    r => self
+                        .get(r)
+                        .map(names)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(n, _)| n)
+                        .collect(),
+                };
+                (!names.is_empty()).then_some(ColophonRow { role, names })
+            })
+            .collect()
     }
 
     /// `date`, as written; one that is not `YYYY-MM-DD` is an error at its line.
@@ -1020,5 +1164,120 @@ mod tests {
         assert!(err.to_string().contains("loop"), "{err}");
         // Reported at the `inherit:` line of b.yml, which closes the loop.
         assert!(err.to_string().contains("b.yml:1:1"), "{err}");
+    }
+
+    /// A book folder with this config.yml, one chapter, and `extra` files.
+    fn project(config: &str, extra: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.yml"), config).unwrap();
+        std::fs::write(dir.path().join("catalog.yml"), "CHAPS:\n  - ch01.re\n").unwrap();
+        std::fs::write(dir.path().join("ch01.re"), "= One\n").unwrap();
+        for (name, text) in extra {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        dir
+    }
+
+    fn load_book(dir: &Path) -> Result<Book> {
+        load(dir, Path::new("config.yml"), &ProjectConfig::default()).map(|(b, _)| b)
+    }
+
+    #[test]
+    fn colophon_follows_colophon_order_with_each_roles_own_key() {
+        let dir = project(
+            "booktitle: T\naut: [A1, A2]\na-pbl: Creator Press\npbl: Press\nprt: Printer Co\n\
+             pht: Photo\ncontact: mail@example.org\ncolophon_order: [prt, aut, contact, pht]\n",
+            &[],
+        );
+        let book = load_book(dir.path()).unwrap();
+        let rows = book.colophon.unwrap();
+        let got: Vec<(&str, Vec<&str>)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.role.as_str(),
+                    r.names.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("prt", vec!["Printer Co"]),
+                ("aut", vec!["A1", "A2"]),
+                ("contact", vec!["mail@example.org"]),
+                ("pht", vec!["Photo"]),
+            ]
+        );
+        // Every role goes into the package document, `a-` ones included.
+        let roles: Vec<&str> = book.meta.creators.iter().map(|c| c.role.as_str()).collect();
+        assert!(roles.contains(&"pht") && roles.iter().filter(|r| **r == "pbl").count() == 2);
+        // The default order leaves out what it does not list.
+        let dir = project("booktitle: T\naut: A\npht: Photo\npbl: Press\n", &[]);
+        let rows = load_book(dir.path()).unwrap().colophon.unwrap();
+        let roles: Vec<&str> = rows.iter().map(|r| r.role.as_str()).collect();
+        assert_eq!(roles, ["aut", "pbl"]);
+    }
+
+    #[test]
+    fn colophon_order_of_the_wrong_shape_is_an_error_at_its_line() {
+        let dir = project("booktitle: T\ncolophon_order: aut\n", &[]);
+        let err = load_book(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("config.yml:2:1") && err.contains("colophon_order"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn locale_yml_in_both_shapes() {
+        let dir = project(
+            "booktitle: T\n",
+            &[(
+                "locale.yml",
+                "locale: ja\nchapter: 第%pJ章\n\"Finished.\": 完了\n",
+            )],
+        );
+        let book = load_book(dir.path()).unwrap();
+        let m = book.locale.messages("ja");
+        assert_eq!(
+            m.t(crate::i18n::Msg::Chapter, &[crate::i18n::Arg::N(3)]),
+            "第三章"
+        );
+        let dir = project(
+            "booktitle: T\nlanguage: en\n",
+            &[("locale.yml", "ja:\n  image: ず\nen:\n  image: \"Fig. \"\n")],
+        );
+        let book = load_book(dir.path()).unwrap();
+        assert_eq!(
+            book.locale.messages("en").get(crate::i18n::Msg::Image),
+            "Fig. "
+        );
+        assert_eq!(
+            book.locale.messages("ja").get(crate::i18n::Msg::Image),
+            "ず"
+        );
+    }
+
+    #[test]
+    fn locale_yml_mistakes_are_located() {
+        let dir = project(
+            "booktitle: T\n",
+            &[("locale.yml", "locale: ja\nchapter: [a, b]\n")],
+        );
+        let err = load_book(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("locale.yml:2:1") && err.contains("`chapter` must be text"),
+            "{err}"
+        );
+        let dir = project("booktitle: T\n", &[("locale.yml", "ja: 第%pJ章\n")]);
+        let err = load_book(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("locale.yml:1:1"), "{err}");
+        let dir = project("booktitle: T\n", &[("locale.yml", "ja: [\n")]);
+        let err = load_book(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("locale.yml") && err.contains("not valid YAML"),
+            "{err}"
+        );
     }
 }

@@ -32,17 +32,11 @@ const HONOURED: &[&str] = &[
     "toclevel",
     "tabwidth",
     "join_lines_by_lang",
+    "colophon_order",
+    "contact",
     "inherit",
     "epubmaker",
     "imgmath_options",
-];
-
-/// Re:VIEW's creator roles (MARC relators), as `aut:` and `a-aut:`; seihon reads those of
-/// `review::ROLES` and keeps the others out of the metadata (see [`ignored`]).
-const RELATORS: &[&str] = &[
-    "adp", "ann", "arr", "art", "asn", "aut", "aqt", "aft", "aui", "ant", "bkp", "clb", "cmm",
-    "csl", "cov", "dsr", "edt", "ill", "lyr", "mdc", "mus", "nrt", "oth", "pbl", "pht", "prt",
-    "red", "rev", "spn", "ths", "trc", "trl",
 ];
 
 /// Keys for Re:VIEW's other outputs (PDF, LaTeX, web, text, InDesign XML) or for how Re:VIEW
@@ -98,12 +92,16 @@ type Agrees = fn(&Value) -> bool;
 /// Keys seihon honours for some values only: (key, what seihon does, whether a value is one
 /// seihon's EPUB agrees with).
 const BY_VALUE: &[(&str, &str, Agrees)] = &[
-    ("titlepage", "seihon always makes a title page", |v| {
-        v.as_bool() != Some(false)
-    }),
-    ("colophon", "seihon always makes a colophon (奥付)", |v| {
-        v.as_bool() != Some(false)
-    }),
+    (
+        "titlepage",
+        "seihon generates the title page; `titlefile:` names the file",
+        |v| !v.is_string(),
+    ),
+    (
+        "colophon",
+        "seihon generates the colophon (奥付) from the config rather than copying a file",
+        |v| !v.is_string(),
+    ),
     ("epubversion", "seihon makes EPUB 3", |v| {
         v.is_null() || v.as_u64() == Some(3) || v.as_str() == Some("3")
     }),
@@ -132,10 +130,6 @@ const NOT_HONOURED: &[(&str, &str)] = &[
     ("advfile", "no advertisement page is made"),
     ("backcover", "no back cover page is made"),
     ("backcoverfile", "no back cover page is made"),
-    (
-        "colophon_order",
-        "the colophon lists contributors in seihon's order",
-    ),
     ("pubhistory", "the colophon's history is `history:`"),
     ("opf_meta", "no extra package metadata is written"),
     ("opf_prefix", "no extra package prefixes are written"),
@@ -146,7 +140,7 @@ const NOT_HONOURED: &[(&str, &str)] = &[
     ("table_row_separator", "table cells are separated by tabs"),
     (
         "locale",
-        "captions and numbers use seihon's words for the book's language",
+        "Re:VIEW reads its words from locale.yml (which seihon honours), not from config.yml",
     ),
     ("description", "it is left out of the package metadata"),
     ("subject", "it is left out of the package metadata"),
@@ -155,7 +149,6 @@ const NOT_HONOURED: &[(&str, &str)] = &[
     ("format", "it is left out of the package metadata"),
     ("source", "it is left out of the package metadata"),
     ("type", "it is left out of the package metadata"),
-    ("contact", "it is left out of the colophon"),
     ("use_part", "parts are made from the catalog"),
     ("chapter_quote", "chapter references use seihon's quotes"),
     ("appendix_format", "appendices are numbered seihon's way"),
@@ -233,16 +226,8 @@ fn top_level(key: &str, value: &Value) -> Option<Known> {
             Known::NotHonoured(what)
         });
     }
-    if HONOURED.contains(&key) {
+    if HONOURED.contains(&key) || super::review::ROLES.contains(&role) {
         Some(Known::Read)
-    } else if RELATORS.contains(&role) {
-        Some(if super::review::ROLES.contains(&role) {
-            Known::Read
-        } else {
-            Known::NotHonoured(
-                "seihon lists authors, translators, editors and the other colophon roles only",
-            )
-        })
     } else if OTHER_OUTPUTS.contains(&key) {
         Some(Known::Quietly)
     } else {
@@ -300,7 +285,7 @@ fn all_top_level() -> impl Iterator<Item = &'static str> + Clone {
         .copied()
         .chain(NOT_HONOURED.iter().map(|(k, _)| *k))
         .chain(BY_VALUE.iter().map(|(k, _, _)| *k))
-        .chain(RELATORS.iter().copied())
+        .chain(super::review::ROLES.iter().copied())
 }
 
 fn report<'a>(
@@ -412,14 +397,15 @@ mod tests {
     #[test]
     fn settings_seihon_does_not_honour_are_named_as_such() {
         let found = check_text(
-            "booktitle: A\nopf_meta: {x: y}\nadvfile: ad.pdf\nlyr: [z]\ncolophon: true\ntitlepage: false\n",
+            "booktitle: A\nopf_meta: {x: y}\nadvfile: ad.pdf\nlyr: [z]\ncolophon: colophon.html\ntitlepage: false\n",
         );
-        assert_eq!(found.len(), 4, "{found:#?}");
+        assert_eq!(found.len(), 3, "{found:#?}");
         assert!(
-            found[3].starts_with("6:1 Re:VIEW's `titlepage:`"),
+            found[2].starts_with("5:1 Re:VIEW's `colophon:`"),
             "{found:#?}"
         );
         assert!(found[0].starts_with("2:1 Re:VIEW's `opf_meta:` setting is not honoured"));
-        assert!(found[2].contains("`lyr:`"), "{found:#?}");
+        // Every relator is read now (the package document carries them all).
+        assert!(!found.iter().any(|f| f.contains("`lyr:`")), "{found:#?}");
     }
 }

@@ -37,13 +37,15 @@ pub(super) fn package(
         pages::render(tera, "cover.xhtml", &ctx)?,
         "cover.xhtml",
     )?;
-    let ctx = page_ctx.for_page(pages::TITLE_PAGE);
-    pkg.add_page(
-        "titlepage",
-        pages::TITLE_PAGE,
-        pages::render(tera, "titlepage.xhtml", &ctx)?,
-        "titlepage.xhtml",
-    )?;
+    if book.generated.title_page {
+        let ctx = page_ctx.for_page(pages::TITLE_PAGE);
+        pkg.add_page(
+            "titlepage",
+            pages::TITLE_PAGE,
+            pages::render(tera, "titlepage.xhtml", &ctx)?,
+            "titlepage.xhtml",
+        )?;
+    }
     let ctx = page_ctx.for_page(pages::NAV);
     let nav = checked_xhtml(&pages::render(tera, "nav.xhtml", &ctx)?, "nav.xhtml")?;
     let properties = join_props("nav", &nav.properties);
@@ -55,13 +57,15 @@ pub(super) fn package(
         has_ruby |= checked.ruby;
         pkg.add_checked(&chapter_id(ch), &href, checked);
     }
-    let ctx = page_ctx.for_page(pages::COLOPHON_PAGE);
-    pkg.add_page(
-        "colophon",
-        pages::COLOPHON_PAGE,
-        pages::render(tera, "colophon.xhtml", &ctx)?,
-        "colophon.xhtml",
-    )?;
+    if book.generated.colophon {
+        let ctx = page_ctx.for_page(pages::COLOPHON_PAGE);
+        pkg.add_page(
+            "colophon",
+            pages::COLOPHON_PAGE,
+            pages::render(tera, "colophon.xhtml", &ctx)?,
+            "colophon.xhtml",
+        )?;
+    }
 
     // Style sheets and images.
     let css = pages::render(tera, "book.css", &page_ctx.for_page(pages::CSS))?
@@ -105,14 +109,18 @@ pub(super) fn package(
             label: page_ctx.label("toc"),
         },
     ];
-    points.extend(resolved.chapters.iter().map(|c| NcxPoint {
-        href: c.href(),
-        label: c.title.clone(),
+    points.extend(resolved.chapters.iter().filter_map(|c| {
+        pages::chapter_entry(c).map(|_| NcxPoint {
+            href: c.href(),
+            label: c.title.clone(),
+        })
     }));
-    points.push(NcxPoint {
-        href: pages::COLOPHON_PAGE.into(),
-        label: page_ctx.label("colophon"),
-    });
+    if book.generated.colophon {
+        points.push(NcxPoint {
+            href: pages::COLOPHON_PAGE.into(),
+            label: page_ctx.label("colophon"),
+        });
+    }
     ctx.insert("ncx_points", &points);
     pkg.tree.add(
         format!("{PACKAGE_DIR}/{}", pages::NCX),

@@ -78,13 +78,18 @@ pub(super) fn write<'a>(
     resolved: &mut Resolved,
     log: &mut Vec<String>,
 ) -> Written<'a> {
-    let ja = book.meta.language.starts_with("ja");
+    let messages = book.locale.messages(&book.meta.language);
     let write_page = |ch: &Chapter| -> Result<Checked> {
         let mut ctx = templates.ctx.for_page(&ch.href());
         ctx.insert("title", &ch.title);
         ctx.insert("body_class", write::section_type(ch.source.role));
         ctx.insert("stylesheets", &templates.stylesheets);
-        let body = write::write_chapter(ch, ja);
+        let body = match ch.lang.as_deref() {
+            Some(lang) if lang != book.meta.language => {
+                write::write_chapter(ch, &book.locale.messages(lang))
+            }
+            _ => write::write_chapter(ch, &messages),
+        };
         ctx.insert("body", BODY_MARK);
         let text = pages::render(&templates.tera, "chapter.xhtml", &ctx)?;
         let with_body_text = |body: &str| {
@@ -118,7 +123,12 @@ pub(super) fn write<'a>(
             .clone()
             .bytes(templates.digest.as_bytes())
             .bytes(filters)
-            .value(&(&templates.stylesheets, ja, &book.id, &book.meta.language))
+            .value(&(
+                &templates.stylesheets,
+                &book.locale,
+                &book.id,
+                &book.meta.language,
+            ))
             .value(&book.root);
         (
             base,

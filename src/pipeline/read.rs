@@ -56,11 +56,19 @@ pub(super) fn read(project: &Project, book: &mut Book, log: &mut Vec<String>) ->
         findings.extend(found);
         docs.push((src.clone(), doc));
     }
+    once_per_book(&mut findings);
     ReadBook {
         docs,
         findings,
         xref_texts: HashMap::new(),
     }
+}
+
+/// An unknown block command is reported once per book, where it is first used (each chapter
+/// reports it once): the fix is one for all its uses (`review-ext.rb`, or one CSS rule).
+fn once_per_book(findings: &mut Vec<Finding>) {
+    let mut seen = std::collections::HashSet::new();
+    findings.retain(|f| f.code != codes::UNKNOWN_BLOCK.name() || seen.insert(f.message.clone()));
 }
 
 /// Resolves the book read, even after reading problems, so that one build reports every
@@ -115,19 +123,22 @@ fn read_cached(
     // Everything reading depends on: the file's name, format and bytes, and the reader's
     // settings (Re:VIEW's only).
     let settings = (src.format == Format::Review).then(|| book.review.clone().unwrap_or_default());
+    // Mapped files (`#@mapfile`) are part of the chapter: the key holds the expanded text.
+    let expanded = preprocessed(book, src, &bytes);
     let key = crate::cache::Key::new("chapter")
         .value(&src.rel)
         .value(&src.format)
         .value(&settings)
         .bytes(&bytes)
+        .bytes(expanded.as_ref().map_or(&b""[..], |e| e.text.as_bytes()))
         .finish();
     let Some(key) = key else {
-        return (read_chapter(book, src, bytes), None, false);
+        return (read_chapter(book, src, bytes, expanded), None, false);
     };
     if let Some(hit) = cache.get(&key) {
         return (hit, Some(key), true);
     }
-    let mut read = read_chapter(book, src, bytes);
+    let mut read = read_chapter(book, src, bytes, expanded);
     // Read documents wait in memory for every other chapter (the resolver needs them all).
     read.0.shrink_to_fit();
     // A chapter with errors is read again next time, so its messages always come fresh.
@@ -137,8 +148,32 @@ fn read_cached(
     (read, Some(key), false)
 }
 
-/// Reads a chapter from its file's `bytes`.
-fn read_chapter(book: &Book, src: &ChapterSource, bytes: Vec<u8>) -> (Document, Vec<Finding>) {
+/// A Re:VIEW chapter with its preprocessor directives carried out, when it has any.
+fn preprocessed(
+    book: &Book,
+    src: &ChapterSource,
+    bytes: &[u8],
+) -> Option<reader::review::preproc::Expanded> {
+    if src.format != Format::Review {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    reader::review::preproc::has_directives(text).then(|| {
+        let files = reader::review::preproc::Files {
+            root: &book.root,
+            shared: &book.shared_dirs,
+        };
+        reader::review::preproc::expand(text, &src.rel, &files)
+    })
+}
+
+/// Reads a chapter from its file's `bytes` (or their preprocessed text).
+fn read_chapter(
+    book: &Book,
+    src: &ChapterSource,
+    bytes: Vec<u8>,
+    expanded: Option<reader::review::preproc::Expanded>,
+) -> (Document, Vec<Finding>) {
     let empty = || Document::new(&src.rel);
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
@@ -167,7 +202,15 @@ fn read_chapter(book: &Book, src: &ChapterSource, bytes: Vec<u8>) -> (Document, 
                 join_lines_by_lang: settings.join_lines_by_lang,
                 extension_blocks: settings.extension_blocks,
             };
-            reader::review::read(&text, &src.rel, &opts)
+            match expanded {
+                Some(e) => {
+                    let (doc, mut findings) =
+                        reader::review::read_lines_of(&e.text, &src.rel, &opts, &e.origin);
+                    findings.splice(0..0, e.findings);
+                    (doc, findings)
+                }
+                None => reader::review::read(&text, &src.rel, &opts),
+            }
         }
         // Refused when book.yml is loaded: DocBook files are read whole by `read_docbook`.
         Format::DocBook => {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::book::Role;
 use crate::doc::*;
 use crate::dom::{Element, Node, Src};
+use crate::i18n::{Arg, Messages, Msg};
 use crate::xref::{Chapter, endnote_ids, footnote_ids};
 
 /// The `epub:type` of a chapter's section, from its place in the book.
@@ -24,11 +25,13 @@ pub fn section_type(role: Role) -> &'static str {
     }
 }
 
-/// Writes a chapter as one `<section>` followed by its footnotes.
-pub fn write_chapter(ch: &Chapter, ja: bool) -> Vec<Node> {
+/// Writes a chapter as one `<section>` followed by its footnotes, with the generated words
+/// (note marks, caption and number separators) of `m`.
+pub fn write_chapter(ch: &Chapter, m: &Messages) -> Vec<Node> {
     let w = Writer {
         ch,
-        ja,
+        ja: m.ja,
+        m,
         file: ch.source.rel.display().to_string().into(),
         anchored: RefCell::default(),
     };
@@ -63,6 +66,7 @@ enum NoteKind {
 struct Writer<'a> {
     ch: &'a Chapter,
     ja: bool,
+    m: &'a Messages,
     /// The chapter's file, as the positions of what it produced name it.
     file: Arc<str>,
     /// Note references already given their anchor id: a note referred to twice keeps one.
@@ -87,8 +91,9 @@ impl Writer<'_> {
         }
     }
 
-    fn separator(&self) -> &'static str {
-        if self.ja { "\u{3000}" } else { " " }
+    /// What follows a heading's number (`chapter_postfix`).
+    fn separator(&self) -> &str {
+        self.m.get(Msg::ChapterPostfix)
     }
 
     /// Writes a block and gives what it produced the source position it came from, so checks
@@ -144,8 +149,13 @@ impl Writer<'_> {
                 title,
                 blocks,
             } => parent.push(self.admonition(*kind, title, blocks)),
-            BlockKind::Sidebar { id, title, blocks } => {
-                parent.push(self.sidebar(id, title, blocks));
+            BlockKind::Sidebar {
+                id,
+                title,
+                heading,
+                blocks,
+            } => {
+                parent.push(self.sidebar(id, title, *heading, blocks));
             }
             BlockKind::Math(m) => parent.push(self.math(m)),
             BlockKind::Div { class, blocks } => {
@@ -248,11 +258,19 @@ impl Writer<'_> {
         d
     }
 
-    /// A sidebar, as Re:VIEW's `column`.
-    fn sidebar(&self, id: &Option<String>, title: &Option<Inlines>, blocks: &[Block]) -> Element {
+    /// A sidebar, as Re:VIEW's `column`: its title a heading of the column's level when it
+    /// comes from a `==[column]` heading, as Re:VIEW writes it.
+    fn sidebar(
+        &self,
+        id: &Option<String>,
+        title: &Option<Inlines>,
+        heading: Option<u8>,
+        blocks: &[Block],
+    ) -> Element {
         let mut d = with_id(el("div").with_attr("class", "column"), id);
         if let Some(title) = title {
-            let mut t = el("p").with_attr("class", "column-title");
+            let name = heading.map_or("p".to_string(), |l| format!("h{}", l.clamp(1, 6)));
+            let mut t = el(&name).with_attr("class", "column-title");
             self.inlines(title, &mut t);
             d.push(t);
         }
@@ -324,13 +342,16 @@ impl Writer<'_> {
         }
     }
 
-    /// `リスト1.1: caption`, as Re:VIEW writes numbered captions.
-    fn caption(&self, number: &Option<String>, caption: &Option<Inlines>, into: &mut Element) {
-        if let Some(n) = number {
-            into.push_text(n);
-            if caption.is_some() {
-                into.push_text(": ");
+    /// `リスト1.1: caption`, as Re:VIEW writes numbered captions (`format_number_header` and
+    /// `caption_prefix`); the number alone when there is no caption.
+    fn caption(&self, number: &Option<Number>, caption: &Option<Inlines>, into: &mut Element) {
+        match (number, caption) {
+            (Some(n), Some(_)) => {
+                into.push_text(&n.head);
+                into.push_text(self.m.get(Msg::CaptionPrefix));
             }
+            (Some(n), None) => into.push_text(&n.label),
+            (None, _) => {}
         }
         if let Some(c) = caption {
             self.inlines(c, into);
@@ -469,17 +490,21 @@ impl Writer<'_> {
         let (id, ref_id, class, mark) = match kind {
             NoteKind::Foot => {
                 let (id, r) = footnote_ids(&self.ch.stem, n);
-                (id, r, "footnote", format!("[*{n}]"))
+                (id, r, "footnote", Msg::FootnoteTextmark)
             }
             NoteKind::End => {
                 let (id, r) = endnote_ids(&self.ch.stem, n);
-                (id, r, "endnote", format!("({n})"))
+                (id, r, "endnote", Msg::EndnoteTextmark)
             }
         };
         let mut d = el("div")
             .with_attr("class", class)
             .with_attr("epub:type", class)
             .with_attr("id", id);
+        // `[*1] `: the mark links back, the space after it (part of the format) does not.
+        let written = self.m.t(mark, &[Arg::S(&n.to_string())]);
+        let mark = written.trim_end();
+        let space = &written[mark.len()..];
         // Only a note referred to in the text links back to its reference.
         let referred = self
             .anchored
@@ -500,7 +525,9 @@ impl Writer<'_> {
         match blocks.next() {
             Some(Node::Element(mut p)) if p.name == "p" => {
                 p.set_attr("class", class);
-                p.children.insert(0, Node::Text(" ".into()));
+                if !space.is_empty() {
+                    p.children.insert(0, Node::Text(space.into()));
+                }
                 p.children.insert(0, Node::Element(back));
                 d.push(p);
             }
@@ -533,8 +560,8 @@ impl Writer<'_> {
 
     fn noteref(&self, n: u32, kind: NoteKind, parent: &mut Element) {
         let ((id, ref_id), mark, end) = match kind {
-            NoteKind::Foot => (footnote_ids(&self.ch.stem, n), format!("*{n}"), false),
-            NoteKind::End => (endnote_ids(&self.ch.stem, n), format!("({n})"), true),
+            NoteKind::Foot => (footnote_ids(&self.ch.stem, n), Msg::FootnoteRefmark, false),
+            NoteKind::End => (endnote_ids(&self.ch.stem, n), Msg::EndnoteRefmark, true),
         };
         let mut a = el("a")
             .with_attr("href", format!("#{id}"))
@@ -543,7 +570,7 @@ impl Writer<'_> {
         if self.anchored.borrow_mut().insert((end, n)) {
             a.set_attr("id", ref_id);
         }
-        a.push_text(&mark);
+        a.push_text(&self.m.t(mark, &[Arg::S(&n.to_string())]));
         parent.push(a);
     }
 
@@ -613,9 +640,9 @@ impl Writer<'_> {
             InlineKind::Ruby { base, text } => parent.push(
                 el("ruby")
                     .with_text(base.as_str())
-                    .with_child(el("rp").with_text("（"))
+                    .with_child(el("rp").with_text(self.m.get(Msg::RubyPrefix)))
                     .with_child(el("rt").with_text(text.as_str()))
-                    .with_child(el("rp").with_text("）")),
+                    .with_child(el("rp").with_text(self.m.get(Msg::RubyPostfix))),
             ),
             InlineKind::EmphasisDots(c) => self.span("bou", c, parent),
             InlineKind::TateChuYoko(t) => {

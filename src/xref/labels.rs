@@ -1,70 +1,95 @@
 //! Generated text: number labels and reference texts, in the chapter's language.
 
-/// Labels in Japanese or English (Re:VIEW's `i18n.yml` defaults).
+use crate::doc::Number;
+use crate::i18n::{Arg, Messages, Msg};
+
+/// The chapter's generated words, from its language's messages (Re:VIEW's `i18n.yml`, the
+/// book's `locale.yml` over it).
 pub struct Labels {
-    pub ja: bool,
+    pub m: Messages,
 }
 
 impl Labels {
+    pub fn ja(&self) -> bool {
+        self.m.ja
+    }
+
+    /// `第1章` (`chapter`).
     pub fn chapter(&self, n: u32) -> String {
-        if self.ja {
-            format!("第{n}章")
-        } else {
-            format!("Chapter {n}")
-        }
+        self.m.t(Msg::Chapter, &[Arg::N(n)])
     }
 
-    pub fn appendix(&self, letter: char) -> String {
-        if self.ja {
-            format!("付録{letter}")
-        } else {
-            format!("Appendix {letter}")
-        }
+    /// `付録A` (`appendix`): appendices are counted from 1 and the format letters them.
+    pub fn appendix(&self, n: u32) -> String {
+        self.m.t(Msg::Appendix, &[Arg::N(n)])
     }
 
+    /// What an appendix's section and object numbers start with (`A`).
+    pub fn appendix_prefix(&self, n: u32) -> String {
+        self.m.appendix_short(n)
+    }
+
+    /// `第I部` (`part`).
     pub fn part(&self, n: u32) -> String {
-        if self.ja {
-            format!("第{}部", roman(n))
-        } else {
-            format!("Part {}", roman(n))
+        self.m.t(Msg::Part, &[Arg::N(n)])
+    }
+
+    /// `リスト1.1`, `図A.2`, `表3` (no chapter prefix when the chapter has no number), and the
+    /// caption's start, `リスト1.1:`.
+    pub fn object(&self, kind: ObjectKind, prefix: Option<&str>, n: u32) -> Number {
+        let word = match kind {
+            ObjectKind::Listing => self.m.get(Msg::List),
+            ObjectKind::Image => self.m.get(Msg::Image),
+            ObjectKind::Table => self.m.get(Msg::Table),
+            ObjectKind::Equation => self.m.get(Msg::Equation),
+            ObjectKind::Column => "",
+        };
+        let (label, head) = match prefix {
+            Some(p) => {
+                let args = [Arg::S(p), Arg::N(n)];
+                (
+                    self.m.t(Msg::FormatNumber, &args),
+                    self.m.t(Msg::FormatNumberHeader, &args),
+                )
+            }
+            None => {
+                let args = [Arg::N(n)];
+                (
+                    self.m.t(Msg::FormatNumberWithoutChapter, &args),
+                    self.m.t(Msg::FormatNumberHeaderWithoutChapter, &args),
+                )
+            }
+        };
+        Number {
+            label: format!("{word}{label}"),
+            head: format!("{word}{head}"),
         }
     }
 
-    /// `リスト1.1`, `図A.2`, `表3` (no chapter prefix when the chapter has no number).
-    pub fn object(&self, kind: ObjectKind, prefix: Option<&str>, n: u32) -> String {
-        let number = match prefix {
-            Some(p) => format!("{p}.{n}"),
-            None => n.to_string(),
-        };
-        let word = match (kind, self.ja) {
-            (ObjectKind::Listing, true) => "リスト",
-            (ObjectKind::Image, true) => "図",
-            (ObjectKind::Table, true) => "表",
-            (ObjectKind::Equation, true) => "式",
-            (ObjectKind::Listing, false) => "List ",
-            (ObjectKind::Image, false) => "Figure ",
-            (ObjectKind::Table, false) => "Table ",
-            (ObjectKind::Equation, false) => "Equation ",
-            (ObjectKind::Column, _) => "",
-        };
-        format!("{word}{number}")
-    }
-
-    /// Text in quotes: `「…」` or `"…"`.
-    pub fn quoted(&self, text: &str) -> String {
-        if self.ja {
-            format!("「{text}」")
-        } else {
-            format!("\u{201c}{text}\u{201d}")
+    /// `第1章「はじめに」` (`chapter_quote`), or `「はじめに」` for a chapter with no number.
+    pub fn chapter_quote(&self, number: Option<&str>, title: &str) -> String {
+        match number {
+            Some(n) => self.m.t(Msg::ChapterQuote, &[Arg::S(n), Arg::S(title)]),
+            None => self.m.t(Msg::ChapterQuoteWithoutNumber, &[Arg::S(title)]),
         }
     }
 
+    /// `「1.2 節の題」` (`hd_quote`), or `「節の題」`.
+    pub fn heading_quote(&self, number: Option<&str>, caption: &str) -> String {
+        match number {
+            Some(n) => self.m.t(Msg::HdQuote, &[Arg::S(n), Arg::S(caption)]),
+            None => self.m.t(Msg::HdQuoteWithoutNumber, &[Arg::S(caption)]),
+        }
+    }
+
+    /// A figure's caption in quotes, after its number (`@<imgref>`: `image_quote`).
+    pub fn image_quote(&self, caption: &str) -> String {
+        self.m.t(Msg::ImageQuote, &[Arg::S(caption)])
+    }
+
+    /// `コラム「…」` (`column`).
     pub fn column(&self, title: &str) -> String {
-        if self.ja {
-            format!("コラム「{title}」")
-        } else {
-            format!("Column \u{201c}{title}\u{201d}")
-        }
+        self.m.t(Msg::Column, &[Arg::S(title)])
     }
 }
 
@@ -78,45 +103,37 @@ pub enum ObjectKind {
     Column,
 }
 
-/// Upper-case Roman numerals (parts are numbered 第I部, 第II部…).
-pub fn roman(mut n: u32) -> String {
-    const TABLE: [(u32, &str); 13] = [
-        (1000, "M"),
-        (900, "CM"),
-        (500, "D"),
-        (400, "CD"),
-        (100, "C"),
-        (90, "XC"),
-        (50, "L"),
-        (40, "XL"),
-        (10, "X"),
-        (9, "IX"),
-        (5, "V"),
-        (4, "IV"),
-        (1, "I"),
-    ];
-    let mut s = String::new();
-    for (value, digits) in TABLE {
-        while n >= value {
-            s.push_str(digits);
-            n -= value;
-        }
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::i18n::{Locale, Style};
 
     #[test]
     fn labels() {
-        let ja = Labels { ja: true };
-        assert_eq!(ja.object(ObjectKind::Listing, Some("2"), 3), "リスト2.3");
-        assert_eq!(ja.object(ObjectKind::Image, None, 1), "図1");
+        let review = Locale {
+            style: Style::Review,
+            overrides: Default::default(),
+        };
+        let ja = Labels {
+            m: review.messages("ja"),
+        };
+        let n = ja.object(ObjectKind::Listing, Some("2"), 3);
+        assert_eq!(
+            (n.label.as_str(), n.head.as_str()),
+            ("リスト2.3", "リスト2.3:")
+        );
+        assert_eq!(ja.object(ObjectKind::Image, None, 1).label, "図1");
         assert_eq!(ja.part(2), "第II部");
-        assert_eq!(roman(1994), "MCMXCIV");
-        let en = Labels { ja: false };
-        assert_eq!(en.object(ObjectKind::Table, Some("A"), 1), "Table A.1");
+        assert_eq!(ja.appendix(1), "付録A");
+        assert_eq!(ja.chapter_quote(Some("第1章"), "序"), "第1章「序」");
+        assert_eq!(crate::i18n::roman_upper(1994), "MCMXCIV");
+        let en = Labels {
+            m: review.messages("en"),
+        };
+        assert_eq!(
+            en.object(ObjectKind::Table, Some("A"), 1).label,
+            "Table A.1"
+        );
+        assert_eq!(en.heading_quote(Some("1.2"), "Scope"), "\"1.2 Scope\"");
     }
 }

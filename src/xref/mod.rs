@@ -188,6 +188,8 @@ struct Resolver<'a> {
     /// Texts for cross-references to targets without a title (see [`resolve_with`]).
     xref_texts: HashMap<String, String>,
     by_source: HashMap<PathBuf, usize>,
+    /// The messages of the book's language (a chapter in another language makes its own).
+    messages: crate::i18n::Messages,
 }
 
 /// Linking one chapter (pass 2): it reads what pass 1 gathered for the whole book and keeps
@@ -332,6 +334,7 @@ impl<'a> Resolver<'a> {
                 .enumerate()
                 .map(|(i, c)| (normalize(&c.source.rel), i))
                 .collect(),
+            messages: book.locale.messages(&book.meta.language),
         };
         r.name(chapters);
         r
@@ -399,11 +402,10 @@ impl<'a> Resolver<'a> {
     /// The labels of the chapter's language.
     fn labels(&self, ch: &Chapter) -> Labels {
         Labels {
-            ja: ch
-                .lang
-                .as_deref()
-                .unwrap_or(&self.book.meta.language)
-                .starts_with("ja"),
+            m: match ch.lang.as_deref() {
+                Some(lang) if lang != self.book.meta.language => self.book.locale.messages(lang),
+                _ => self.messages.clone(),
+            },
         }
     }
 }

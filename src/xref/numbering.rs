@@ -127,7 +127,7 @@ impl Resolver<'_> {
         info.number = ch.number.clone();
         info.title = ch.title.clone();
         info.title_id = title_id;
-        info.ja = labels.ja;
+        info.ja = labels.ja();
     }
 
     /// An id written by the author. Ids must be unique in a chapter (a clash there is reported,
@@ -213,10 +213,9 @@ fn chapter_number(
         }
         (Role::Appendix, true) => {
             counters.appendix += 1;
-            let letter = char::from(b'A' + ((counters.appendix - 1) % 26) as u8);
             Some(ChapterNumber {
-                label: labels.appendix(letter),
-                prefix: Some(letter.to_string()),
+                label: labels.appendix(counters.appendix),
+                prefix: Some(labels.appendix_prefix(counters.appendix)),
             })
         }
         (Role::Part, true) => {
@@ -243,7 +242,7 @@ impl Numbering<'_, '_> {
     }
 
     /// The next number of a kind of object in this chapter (`図1.2`).
-    fn count(&mut self, kind: ObjectKind) -> String {
+    fn count(&mut self, kind: ObjectKind) -> Number {
         let n = self.objects.entry(kind).or_insert(0);
         *n += 1;
         self.labels.object(kind, self.prefix.as_deref(), *n)
@@ -309,7 +308,8 @@ impl Numbering<'_, '_> {
         self.number_heading(h);
         self.record_heading(h, &id, label, &text);
         if h.in_toc && h.level <= self.toc_depth {
-            self.toc.push(toc_entry(h, id, &text));
+            let postfix = self.labels.m.get(crate::i18n::Msg::ChapterPostfix);
+            self.toc.push(toc_entry(h, id, &text, postfix));
         }
     }
 
@@ -364,7 +364,7 @@ impl Numbering<'_, '_> {
         &mut self,
         kind: ObjectKind,
         id: &mut Option<String>,
-        number: &mut Option<String>,
+        number: &mut Option<Number>,
         numbered: Numbered,
         caption: Option<&[Inline]>,
         pos: Pos,
@@ -379,7 +379,8 @@ impl Numbering<'_, '_> {
             *number = Some(self.count(kind));
         }
         let caption = caption.map(plain_text).unwrap_or_default();
-        self.r.index(self.ci, kind, written, id, number, caption);
+        let label = number.as_ref().map(|n| n.label.clone());
+        self.r.index(self.ci, kind, written, id, &label, caption);
     }
 
     /// A column always has an id (generated when none is written), so it can be linked to.
@@ -446,9 +447,9 @@ fn raw_ids(nodes: &[dom::Node]) -> Vec<String> {
 }
 
 /// A heading's line in the table of contents: number and title, or a dash for an empty one.
-fn toc_entry(h: &Heading, id: String, text: &str) -> TocEntry {
+fn toc_entry(h: &Heading, id: String, text: &str, postfix: &str) -> TocEntry {
     let label = match &h.number {
-        Some(n) => format!("{n}\u{3000}{text}").trim().to_string(),
+        Some(n) => format!("{n}{postfix}{text}").trim().to_string(),
         None => text.to_string(),
     };
     TocEntry {

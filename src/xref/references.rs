@@ -85,7 +85,7 @@ impl Linker<'_, '_> {
         let info = &self.infos[c];
         let text = match (kind, &info.number) {
             (RefKind::Chapter, Some(n)) => n.clone(),
-            (RefKind::ChapterRef, Some(n)) => format!("{n}{}", labels.quoted(&info.title)),
+            (RefKind::ChapterRef, n) => labels.chapter_quote(n.as_deref(), &info.title),
             _ => info.title.clone(),
         };
         Ok(Found {
@@ -110,9 +110,9 @@ impl Linker<'_, '_> {
         };
         let number = t.number.clone().unwrap_or_default();
         let text = match kind {
-            RefKind::ImageRef => format!("{number}{}", w.labels.quoted(&t.caption)),
+            RefKind::ImageRef => format!("{number}{}", w.labels.image_quote(&t.caption)),
             RefKind::Column => w.labels.column(&t.caption),
-            _ if number.is_empty() => w.labels.quoted(&t.caption),
+            _ if number.is_empty() => w.labels.image_quote(&t.caption),
             _ => number,
         };
         Ok(Found {
@@ -136,8 +136,7 @@ impl Linker<'_, '_> {
                 h.caption.clone()
             }
             (RefKind::SectionTitle, _) => h.caption.clone(),
-            (_, Some(n)) => w.labels.quoted(&format!("{n} {}", h.caption)),
-            (_, None) => w.labels.quoted(&h.caption),
+            (_, n) => w.labels.heading_quote(n.as_deref(), &h.caption),
         };
         Ok(Found {
             href: self.ref_href(w.from, w.chapter, &h.id),
@@ -273,13 +272,13 @@ impl Resolver<'_> {
         let info = &self.infos[c];
         let text = if info.title_id.as_deref() == Some(id.as_str()) {
             Some(match &info.number {
-                Some(n) => format!("{n}{}", labels.quoted(&info.title)),
+                Some(n) => labels.chapter_quote(Some(n), &info.title),
                 None => given.unwrap_or_else(|| info.title.clone()),
             })
         } else if let Some(h) = self.headings[c].iter().find(|h| h.id == id) {
             Some(match &h.number {
-                Some(n) => labels.quoted(&format!("{n} {}", h.caption)),
-                None => labels.quoted(given.as_deref().unwrap_or(&h.caption)),
+                Some(n) => labels.heading_quote(Some(n), &h.caption),
+                None => labels.heading_quote(None, given.as_deref().unwrap_or(&h.caption)),
             })
         } else if let Some(t) = self
             .objects
@@ -290,7 +289,7 @@ impl Resolver<'_> {
             t.number
                 .clone()
                 .or(given)
-                .or_else(|| (!t.caption.is_empty()).then(|| labels.quoted(&t.caption)))
+                .or_else(|| (!t.caption.is_empty()).then(|| labels.image_quote(&t.caption)))
         } else {
             given
         };

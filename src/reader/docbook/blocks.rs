@@ -528,6 +528,7 @@ impl<'a> Conv<'a> {
                     BlockKind::Sidebar {
                         id: el.id().map(str::to_string),
                         title,
+                        heading: None,
                         blocks,
                     },
                     pos_of(el),

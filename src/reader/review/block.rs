@@ -236,7 +236,7 @@ impl<'a> Parser<'a> {
     fn read_body(&mut self, name: &str, at: Pos, verbatim: bool) -> Vec<(u32, &'a str)> {
         let mut out = Vec::new();
         while let Some(&line) = self.lines.get(self.i) {
-            let ln = self.i as u32 + 1;
+            let ln = self.line_at(self.i);
             self.i += 1;
             if line.starts_with("//}") {
                 return out;

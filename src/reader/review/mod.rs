@@ -18,6 +18,7 @@ use crate::error::{Finding, Location};
 
 mod block;
 mod inline;
+pub mod preproc;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -46,6 +47,17 @@ pub struct ReviewOptions {
 /// Reads one `.re` file. `shown` is the path for messages. Returns the document and every
 /// problem found (errors and warnings); the reader never stops at the first error and never panics.
 pub fn read(text: &str, shown: &Path, opts: &ReviewOptions) -> (Document, Vec<Finding>) {
+    read_lines_of(text, shown, opts, &[])
+}
+
+/// [`read`] of a chapter whose preprocessor directives were carried out ([`preproc::expand`]):
+/// `origin[i]` is the source line the text's line `i` stands for, which findings name.
+pub fn read_lines_of(
+    text: &str,
+    shown: &Path,
+    opts: &ReviewOptions,
+    origin: &[u32],
+) -> (Document, Vec<Finding>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some(f) = crate::error::nul_finding(text, shown) {
         return (Document::new(shown), vec![f]);
@@ -59,6 +71,7 @@ pub fn read(text: &str, shown: &Path, opts: &ReviewOptions) -> (Document, Vec<Fi
     }
     let mut p = Parser {
         lines,
+        origin,
         i: 0,
         shown,
         opts,
@@ -93,6 +106,8 @@ enum Frame {
 
 struct Parser<'a> {
     lines: Vec<&'a str>,
+    /// The source line of each of `lines`, when the preprocessor changed them (else `i + 1`).
+    origin: &'a [u32],
     /// Index of the next line to read.
     i: usize,
     shown: &'a Path,
@@ -347,6 +362,11 @@ fn starts_ws(line: &str) -> bool {
 }
 
 impl<'a> Parser<'a> {
+    /// The source line of `lines[i]` (1-based).
+    fn line_at(&self, i: usize) -> u32 {
+        self.origin.get(i).copied().unwrap_or(i as u32 + 1)
+    }
+
     fn location(&self, pos: Pos) -> Location {
         Location::new(self.shown, pos.line, pos.col)
     }
@@ -396,7 +416,7 @@ impl<'a> Parser<'a> {
         let mut out = Vec::new();
         while self.i < self.lines.len() {
             let line = self.lines[self.i];
-            let ln = self.i as u32 + 1;
+            let ln = self.line_at(self.i);
             let at = Pos::new(ln, 1);
             if line.starts_with("#@") {
                 self.directive(line, ln);
@@ -528,14 +548,9 @@ impl<'a> Parser<'a> {
                     .unwrap_or(arg);
                 self.warning(codes::AUTHOR_WARNING, at, arg.to_string());
             }
-            "mapfile" | "maprange" | "mapoutput" => self.warning(
-                codes::UNSUPPORTED,
-                at,
-                format!(
-                    "`#@{name}` is a review-preproc directive; seihon does not run the preprocessor, so the text between it and `#@end` is used as it is"
-                ),
-            ),
-            "end" | "defvar" | "require" | "provide" | "ok" => self.warning(
+            // Carried out before reading (`preproc`), which reports what it could not map.
+            "mapfile" | "maprange" | "mapoutput" | "end" | "defvar" => {}
+            "require" | "provide" | "ok" => self.warning(
                 codes::UNSUPPORTED,
                 at,
                 format!(
@@ -624,6 +639,7 @@ impl<'a> Parser<'a> {
             BlockKind::Sidebar {
                 id: h.label,
                 title: (!caption_empty).then_some(heading.content),
+                heading: Some(level as u8),
                 blocks: inner,
             }
         } else {
@@ -638,13 +654,13 @@ impl<'a> Parser<'a> {
 
     /// Consecutive text lines until a blank line or a `//` / `#@` line.
     fn paragraph(&mut self) -> Block {
-        let at = Pos::new(self.i as u32 + 1, 1);
+        let at = Pos::new(self.line_at(self.i), 1);
         let mut lines = Vec::new();
         while let Some(&line) = self.lines.get(self.i) {
             if is_blank(line) || line.starts_with("//") || line.starts_with("#@") {
                 break;
             }
-            lines.push(paragraph_line_src(line, self.i as u32 + 1));
+            lines.push(paragraph_line_src(line, self.line_at(self.i)));
             self.i += 1;
         }
         let src = Src::join(&lines, self.opts.join_lines_by_lang);
@@ -705,12 +721,12 @@ impl<'a> Parser<'a> {
         let mut parts = vec![first];
         while let Some(&line) = self.lines.get(self.i) {
             if line.starts_with("#@") {
-                self.directive(line, self.i as u32 + 1);
+                self.directive(line, self.line_at(self.i));
                 self.i += 1;
                 continue;
             }
             if starts_ws(line) && !is_blank(line) && !is_marker(line) {
-                parts.push(line_src(line, self.i as u32 + 1));
+                parts.push(line_src(line, self.line_at(self.i)));
                 self.i += 1;
                 continue;
             }
@@ -721,11 +737,11 @@ impl<'a> Parser<'a> {
     }
 
     fn ulist(&mut self) -> Block {
-        let at = Pos::new(self.i as u32 + 1, 1);
+        let at = Pos::new(self.line_at(self.i), 1);
         // (depth, position, text) per item.
         let mut items: Vec<(usize, Pos, Inlines)> = Vec::new();
         while let Some(&line) = self.lines.get(self.i) {
-            let ln = self.i as u32 + 1;
+            let ln = self.line_at(self.i);
             if line.starts_with("#@") {
                 self.directive(line, ln);
                 self.i += 1;
@@ -764,10 +780,10 @@ impl<'a> Parser<'a> {
     }
 
     fn olist(&mut self) -> Block {
-        let at = Pos::new(self.i as u32 + 1, 1);
+        let at = Pos::new(self.line_at(self.i), 1);
         let mut items = Vec::new();
         while let Some(&line) = self.lines.get(self.i) {
-            let ln = self.i as u32 + 1;
+            let ln = self.line_at(self.i);
             if line.starts_with("#@") {
                 self.directive(line, ln);
                 self.i += 1;
@@ -791,10 +807,10 @@ impl<'a> Parser<'a> {
     }
 
     fn dlist(&mut self) -> Block {
-        let at = Pos::new(self.i as u32 + 1, 1);
+        let at = Pos::new(self.line_at(self.i), 1);
         let mut items = Vec::new();
         while let Some(&line) = self.lines.get(self.i) {
-            let ln = self.i as u32 + 1;
+            let ln = self.line_at(self.i);
             let Some(start) = dl_marker(line) else { break };
             if !starts_ws(line) {
                 self.warning(
@@ -810,7 +826,7 @@ impl<'a> Parser<'a> {
             // Description: following lines up to one that starts non-blank or is a marker.
             let mut desc: Vec<(u32, &str)> = Vec::new();
             while let Some(&l) = self.lines.get(self.i) {
-                let dln = self.i as u32 + 1;
+                let dln = self.line_at(self.i);
                 if l.starts_with("#@") {
                     self.directive(l, dln);
                     self.i += 1;
