@@ -11,7 +11,7 @@ use tera::{Context, Tera};
 use crate::book::{Book, Cover, Date, Direction, Writing};
 use crate::dom::{self, Element};
 use crate::error::{Error, Result};
-use crate::xref::{Chapter, TocEntry};
+use crate::xref::{BookIndex, Chapter, TocEntry};
 
 /// Every template seihon renders, with the built-in text.
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -26,6 +26,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../templates/colophon.xhtml"),
     ),
     ("nav.xhtml", include_str!("../templates/nav.xhtml")),
+    ("index.xhtml", include_str!("../templates/index.xhtml")),
     ("package.opf", include_str!("../templates/package.opf")),
     ("toc.ncx", include_str!("../templates/toc.ncx")),
     ("cover.svg", include_str!("../templates/cover.svg")),
@@ -41,6 +42,8 @@ pub const COVER_HEIGHT: u32 = 2400;
 pub const COVER_PAGE: &str = "xhtml/cover.xhtml";
 pub const TITLE_PAGE: &str = "xhtml/titlepage.xhtml";
 pub const COLOPHON_PAGE: &str = "xhtml/colophon.xhtml";
+/// The index page, when it does not take a chapter's place (see [`index_page`]).
+pub const INDEX_PAGE: &str = "xhtml/bookindex.xhtml";
 pub const NAV: &str = "nav.xhtml";
 pub const NCX: &str = "toc.ncx";
 pub const CSS: &str = "style/book.css";
@@ -165,7 +168,12 @@ pub struct PageContext {
 }
 
 impl PageContext {
-    pub fn new(book: &Book, chapters: &[Chapter], modified: &str) -> Self {
+    pub fn new(
+        book: &Book,
+        chapters: &[Chapter],
+        index: Option<&BookIndex>,
+        modified: &str,
+    ) -> Self {
         let meta = &book.meta;
         let ja = meta.language.starts_with("ja");
         let mut ctx = Keyed {
@@ -228,7 +236,11 @@ impl PageContext {
             })
             .collect();
         ctx.insert("chapters", &chapter_links);
-        ctx.insert("toc_html", &toc_html(chapters, book.toc_depth));
+        let index = index.map(|i| index_page(chapters, i, ja));
+        ctx.insert(
+            "toc_html",
+            &toc_html(chapters, book.toc_depth, index.as_ref()),
+        );
         let mut landmarks = vec![
             Landmark {
                 epub_type: "cover",
@@ -257,6 +269,13 @@ impl PageContext {
                 label: first.title.clone(),
             });
         }
+        if let Some(page) = &index {
+            landmarks.push(Landmark {
+                epub_type: "index",
+                href: page.href.clone(),
+                label: page.title.clone(),
+            });
+        }
         landmarks.push(Landmark {
             epub_type: "colophon",
             href: COLOPHON_PAGE.into(),
@@ -278,6 +297,7 @@ impl PageContext {
             "cover" => l.cover,
             "toc" => l.toc,
             "titlepage" => l.titlepage,
+            "index" => l.index,
             _ => l.colophon,
         }
         .to_string()
@@ -317,6 +337,7 @@ struct Labels {
     cover: &'static str,
     titlepage: &'static str,
     colophon: &'static str,
+    index: &'static str,
     isbn: &'static str,
     publisher: &'static str,
     version: &'static str,
@@ -330,6 +351,7 @@ impl Labels {
                 cover: "表紙",
                 titlepage: "扉",
                 colophon: "奥付",
+                index: "索引",
                 isbn: "ISBN",
                 publisher: "発行所",
                 version: "電子版",
@@ -340,6 +362,7 @@ impl Labels {
                 cover: "Cover",
                 titlepage: "Title Page",
                 colophon: "Colophon",
+                index: "Index",
                 isbn: "ISBN",
                 publisher: "Publisher",
                 version: "Version",
@@ -445,8 +468,39 @@ pub fn date_label(date: &str, ja: bool) -> String {
     }
 }
 
-/// The nested `<ol>` of the table of contents (hrefs relative to the nav document).
-fn toc_html(chapters: &[Chapter], depth: u8) -> String {
+/// Where the index page is and what it is called.
+pub struct IndexPage {
+    /// Inside the package folder.
+    pub href: String,
+    pub title: String,
+    /// The chapter whose place it takes (db `<index/>`): the page gets its href, title and
+    /// title's id, and the chapter's lines in the nav and NCX are the index's.
+    pub chapter: Option<usize>,
+}
+
+/// The index's page: in the place of the chapter it takes, else a page of its own after the
+/// chapters, called 索引 or Index.
+pub fn index_page(chapters: &[Chapter], index: &BookIndex, ja: bool) -> IndexPage {
+    match index
+        .place
+        .and_then(|ci| chapters.get(ci).map(|ch| (ci, ch)))
+    {
+        Some((ci, ch)) => IndexPage {
+            href: ch.href(),
+            title: ch.title.clone(),
+            chapter: Some(ci),
+        },
+        None => IndexPage {
+            href: INDEX_PAGE.into(),
+            title: Labels::new(ja).index.into(),
+            chapter: None,
+        },
+    }
+}
+
+/// The nested `<ol>` of the table of contents (hrefs relative to the nav document), the index
+/// last when it is a page of its own.
+fn toc_html(chapters: &[Chapter], depth: u8, index: Option<&IndexPage>) -> String {
     let mut root = Element::new("ol");
     for ch in chapters {
         let entries: Vec<&TocEntry> = ch.toc.iter().filter(|e| e.level <= depth).collect();
@@ -466,6 +520,12 @@ fn toc_html(chapters: &[Chapter], depth: u8) -> String {
             li.push(ol);
         }
         root.push(li);
+    }
+    if let Some(page) = index.filter(|p| p.chapter.is_none()) {
+        let a = Element::new("a")
+            .with_attr("href", page.href.as_str())
+            .with_text(page.title.as_str());
+        root.push(Element::new("li").with_child(a));
     }
     dom::serialize_element(&root)
 }

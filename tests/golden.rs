@@ -60,6 +60,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
+        index: Default::default(),
         root: root.to_path_buf(),
     }
 }

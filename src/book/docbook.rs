@@ -277,6 +277,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
+        index: Default::default(),
         root,
     })
 }

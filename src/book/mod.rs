@@ -14,6 +14,7 @@ use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 pub mod docbook;
+pub mod index;
 pub mod outputs;
 pub mod review;
 mod review_keys;
@@ -407,6 +408,8 @@ pub struct Book {
     /// The project's `shared_dirs`, symlinks resolved: the only places outside `root` the
     /// book's images and hooks may come from.
     pub shared_dirs: Vec<PathBuf>,
+    /// Whether the book gets an index page, and the readings its terms sort by.
+    pub index: index::IndexSettings,
 }
 
 const CREATOR_ROLES: &[&str] = &[
@@ -623,6 +626,7 @@ fn resolve(
             filters: file.filters,
             checks: file.checks,
             shared_dirs: Vec::new(),
+            index: Default::default(),
         },
         warnings,
     ))

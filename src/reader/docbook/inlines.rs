@@ -492,7 +492,11 @@ impl<'a> Conv<'a> {
                     .filter(|t| !t.is_empty())
                     .collect();
                 if !parts.is_empty() {
-                    out.push(Inline::new(InlineKind::IndexTerm(parts.join("<<>>")), pos));
+                    let term = InlineKind::IndexTerm {
+                        term: parts.join("<<>>"),
+                        id: None,
+                    };
+                    out.push(Inline::new(term, pos));
                 }
             }
             "inlinemediaobject" | "inlinegraphic" => {

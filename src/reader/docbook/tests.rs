@@ -594,7 +594,13 @@ fn inline_elements() {
     assert!(matches!(&k[14], InlineKind::Subscript(_)));
     assert!(matches!(&k[15], InlineKind::Superscript(_)));
     assert!(matches!(&k[16], InlineKind::Span { class, .. } if class == "red"));
-    assert_eq!(k[17], InlineKind::IndexTerm("idx<<>>sub".into()));
+    assert_eq!(
+        k[17],
+        InlineKind::IndexTerm {
+            term: "idx<<>>sub".into(),
+            id: None
+        }
+    );
 }
 
 #[test]
