@@ -180,22 +180,25 @@ impl Resolver<'_> {
             return;
         };
         let what = match unread.len() {
-            1 => format!("the index term `{first}` has no reading"),
-            n => format!("{n} index terms in kanji, `{first}` the first, have no reading"),
+            1 => format!("the index term `{first}` has no reading: the index lists it"),
+            n => format!(
+                "{n} index terms in kanji, `{first}` the first, have no reading: the index lists them"
+            ),
         };
+        // Re:VIEW may guess them with MeCab; seihon runs no such program.
         let hint = match &self.book.index.dictionary {
             Some(dic) => format!(
-                "add a `term<TAB>reading` line for each to {} (`{first}\tよみ`)",
+                "seihon does not guess readings (Re:VIEW's MeCab); add a `term<TAB>reading` line for each to {} (`{first}\tよみ`)",
                 dic.display()
             ),
             None => format!(
-                "name a dictionary in config.yml (`pdfmaker:` → `makeindex_dic: sakuin.dic`) with a `term<TAB>reading` line for each (`{first}\tよみ`)"
+                "seihon does not guess readings (Re:VIEW's MeCab); name a dictionary in config.yml (`pdfmaker:` → `makeindex_dic: sakuin.dic`) with a `term<TAB>reading` line for each (`{first}\tよみ`)"
             ),
         };
         let finding = Finding::warning(
             codes::INDEX_READING,
             (*loc).clone(),
-            format!("{what}: the index lists it under 漢字, in character order"),
+            format!("{what} under 漢字, in character order"),
         )
         .with_hint(hint);
         self.warnings.push(finding);

@@ -604,6 +604,22 @@ fn inline_elements() {
 }
 
 #[test]
+fn an_index_term_inside_code_is_not_its_text() {
+    let i = one_inline(
+        "<command>aptitude<indexterm><primary>aptitude</primary></indexterm></command> and <userinput>ls<indexterm><primary>ls</primary><secondary>options</secondary></indexterm></userinput>",
+    );
+    let k = kinds(&i);
+    let term = |t: &str| InlineKind::IndexTerm {
+        term: t.into(),
+        id: None,
+    };
+    assert_eq!(k[0], InlineKind::Code("aptitude".into()));
+    assert_eq!(k[1], term("aptitude"));
+    assert!(matches!(&k[3], InlineKind::Bold(c) if c[0].kind == InlineKind::Code("ls".into())));
+    assert_eq!(k[4], term("ls<<>>options"));
+}
+
+#[test]
 fn index_terms_and_anchors_do_not_keep_layout_spaces() {
     let i =
         one_inline("\n  <indexterm><primary>x</primary></indexterm>\n  Text <anchor id=\"a\"/>\n");
