@@ -65,7 +65,7 @@ kinds! {
     NOT_HONOURED = "not-honoured", true, "a Re:VIEW setting seihon does not honour";
     CHAPTER_FILE = "chapter-file", false, "a chapter file that is missing, outside the book folder, listed twice, or of no format seihon reads; a book that lists no chapters";
     DEFAULT_USED = "default-used", true, "a setting left out, for which Re:VIEW's default is used (a book with no `booktitle`)";
-    MISSING_FILE = "missing-file", true, "a file a setting names (a words file) that cannot be read: the book is built without it";
+    MISSING_FILE = "missing-file", true, "a file a setting names (a words file, an index dictionary) that cannot be read: the book is built without it";
     MISSING_STYLESHEET = "missing-stylesheet", true, "a style sheet named in book.yml or config.yml that is missing, or (config.yml) is not CSS";
     COVER_IMAGE = "cover-image", false, "a cover image that is missing or not an image";
     OUTPUTS_OVERLAP = "outputs-overlap", false, "an output folder (build_dir, dist_dir, preview_dir) that overlaps the manuscripts or lies outside the project, or a folder in its place that seihon did not make";
@@ -97,6 +97,7 @@ kinds! {
     CLEANED_IMAGE = "cleaned-image", true, "an SVG image holding what an EPUB may not carry (scripts, a DOCTYPE): it is packed without";
     MISNAMED_IMAGE = "misnamed-image", true, "an image whose content is of another type than its name says (a JPEG named `.png`): it is packed as what it is, under a name that says so";
     MISSING_IMAGE = "missing-image", true, "an image that is missing, damaged, outside the book, or of a type an EPUB cannot show: its text alternative is shown, marked";
+    INDEX_READING = "index-reading", true, "index terms in kanji with no reading in the makeindex dictionary: the index lists them under 漢字, in character order";
     REMOTE_RESOURCE = "remote-resource", true, "an image or raw XHTML loading from the web (`video`, `iframe`, `srcset`, `url()`), or a `file:` link: a link to it, or its text";
     // Making the EPUB.
     TOO_DEEP = "too-deep", false, "markup nested past seihon's bound (lists, blocks, elements, raw HTML)";

@@ -113,6 +113,9 @@ pub enum BlockKind {
     Anchor(String),
     /// Where a chapter's endnotes are printed. re: `//printendnotes`.
     Endnotes,
+    /// Where the book's index goes: db an `index` with no entries of its own. The generated
+    /// index page takes the place of a chapter holding nothing else.
+    Index,
     /// A bibliography entry. re: `//bibpaper[id][caption]{…}`; db: `biblioentry`.
     BibItem(Box<BibItem>),
     /// Raw XHTML, already checked to be well-formed (md: an HTML block; re: `//raw[|html|…]`).
@@ -419,8 +422,17 @@ pub enum InlineKind {
     TateChuYoko(String),
     /// Inline math (TeX). re: `@<m>`.
     Math(String),
-    /// An index entry, invisible in the text. re: `@<idx>`/`@<hidx>`; db: `indexterm`.
-    IndexTerm(String),
+    /// An occurrence of an index term, invisible in the text (re: `@<idx>` writes the term
+    /// beside it, `@<hidx>` does not; db: `indexterm`). Each becomes an anchor the book's index
+    /// links to (see `xref::index`).
+    IndexTerm {
+        /// The term's levels, outermost first, joined by `<<>>` (re `親<<>>子`; db `primary`,
+        /// `secondary`, `tertiary`).
+        term: String,
+        /// The anchor's id, unique in the book, given by the resolver when the book has an
+        /// index.
+        id: Option<String>,
+    },
     /// md: two trailing spaces or `\`; re: `@<br>`.
     LineBreak,
     /// Raw XHTML, already checked to be well-formed (md: inline HTML; re: `@<raw>`).
@@ -547,6 +559,7 @@ fn shrink_blocks(blocks: &mut Vec<Block>) {
             | BlockKind::PageBreak
             | BlockKind::Anchor(_)
             | BlockKind::Endnotes
+            | BlockKind::Index
             | BlockKind::Raw(_) => {}
         }
     }

@@ -71,6 +71,8 @@ messages! {
     CoverTitle = "covertitle": "表紙", "Cover";
     TitlePageTitle = "titlepagetitle": "大扉", "Title Page";
     ColophonTitle = "colophontitle": "奥付", "Colophon";
+    // seihon's own: Re:VIEW makes no index page for an EPUB.
+    IndexTitle = "indextitle": "索引", "Index";
     Aut = "aut": "著　者", "Author";
     Csl = "csl": "監　修", "Consultant";
     Dsr = "dsr": "デザイン", "Design";

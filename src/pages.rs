@@ -12,7 +12,7 @@ use crate::book::{Book, Cover, Date, Direction, Writing};
 use crate::dom::{self, Element};
 use crate::error::{Error, Result};
 use crate::i18n::{Messages, Msg};
-use crate::xref::{Chapter, TocEntry};
+use crate::xref::{BookIndex, Chapter, TocEntry};
 
 /// Every template seihon renders, with the built-in text.
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -27,6 +27,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../templates/colophon.xhtml"),
     ),
     ("nav.xhtml", include_str!("../templates/nav.xhtml")),
+    ("index.xhtml", include_str!("../templates/index.xhtml")),
     ("package.opf", include_str!("../templates/package.opf")),
     ("toc.ncx", include_str!("../templates/toc.ncx")),
     ("cover.svg", include_str!("../templates/cover.svg")),
@@ -42,6 +43,8 @@ pub const COVER_HEIGHT: u32 = 2400;
 pub const COVER_PAGE: &str = "xhtml/cover.xhtml";
 pub const TITLE_PAGE: &str = "xhtml/titlepage.xhtml";
 pub const COLOPHON_PAGE: &str = "xhtml/colophon.xhtml";
+/// The index page, when it does not take a chapter's place (see [`index_page`]).
+pub const INDEX_PAGE: &str = "xhtml/bookindex.xhtml";
 pub const NAV: &str = "nav.xhtml";
 pub const NCX: &str = "toc.ncx";
 pub const CSS: &str = "style/book.css";
@@ -166,7 +169,12 @@ pub struct PageContext {
 }
 
 impl PageContext {
-    pub fn new(book: &Book, chapters: &[Chapter], modified: &str) -> Self {
+    pub fn new(
+        book: &Book,
+        chapters: &[Chapter],
+        index: Option<&BookIndex>,
+        modified: &str,
+    ) -> Self {
         let meta = &book.meta;
         let ja = meta.language.starts_with("ja");
         let messages = book.locale.messages(&meta.language);
@@ -236,7 +244,11 @@ impl PageContext {
             })
             .collect();
         ctx.insert("chapters", &chapter_links);
-        ctx.insert("toc_html", &toc_html(chapters, book.toc_depth));
+        let index = index.map(|i| index_page(chapters, i, &messages));
+        ctx.insert(
+            "toc_html",
+            &toc_html(chapters, book.toc_depth, index.as_ref()),
+        );
         let mut landmarks = vec![
             Landmark {
                 epub_type: "cover",
@@ -270,6 +282,13 @@ impl PageContext {
                 label: first.title.clone(),
             });
         }
+        if let Some(page) = &index {
+            landmarks.push(Landmark {
+                epub_type: "index",
+                href: page.href.clone(),
+                label: page.title.clone(),
+            });
+        }
         if book.generated.colophon {
             landmarks.push(Landmark {
                 epub_type: "colophon",
@@ -293,6 +312,7 @@ impl PageContext {
             "cover" => &l.cover,
             "toc" => &l.toc,
             "titlepage" => &l.titlepage,
+            "index" => &l.index,
             _ => &l.colophon,
         }
         .clone()
@@ -333,6 +353,7 @@ struct Labels {
     cover: String,
     titlepage: String,
     colophon: String,
+    index: String,
     isbn: &'static str,
     publisher: String,
     version: &'static str,
@@ -345,6 +366,7 @@ impl Labels {
             cover: m.get(Msg::CoverTitle).into(),
             titlepage: m.get(Msg::TitlePageTitle).into(),
             colophon: m.get(Msg::ColophonTitle).into(),
+            index: m.get(Msg::IndexTitle).into(),
             isbn: "ISBN",
             publisher: m.get(Msg::Pbl).into(),
             version: if m.ja { "電子版" } else { "Version" },
@@ -490,8 +512,39 @@ pub fn date_label(date: &str, ja: bool) -> String {
     }
 }
 
-/// The nested `<ol>` of the table of contents (hrefs relative to the nav document).
-fn toc_html(chapters: &[Chapter], depth: u8) -> String {
+/// Where the index page is and what it is called.
+pub struct IndexPage {
+    /// Inside the package folder.
+    pub href: String,
+    pub title: String,
+    /// The chapter whose place it takes (db `<index/>`): the page gets its href, title and
+    /// title's id, and the chapter's lines in the nav and NCX are the index's.
+    pub chapter: Option<usize>,
+}
+
+/// The index's page: in the place of the chapter it takes, else a page of its own after the
+/// chapters, called 索引 or Index.
+pub fn index_page(chapters: &[Chapter], index: &BookIndex, m: &Messages) -> IndexPage {
+    match index
+        .place
+        .and_then(|ci| chapters.get(ci).map(|ch| (ci, ch)))
+    {
+        Some((ci, ch)) => IndexPage {
+            href: ch.href(),
+            title: ch.title.clone(),
+            chapter: Some(ci),
+        },
+        None => IndexPage {
+            href: INDEX_PAGE.into(),
+            title: m.get(Msg::IndexTitle).into(),
+            chapter: None,
+        },
+    }
+}
+
+/// The nested `<ol>` of the table of contents (hrefs relative to the nav document), the index
+/// last when it is a page of its own.
+fn toc_html(chapters: &[Chapter], depth: u8, index: Option<&IndexPage>) -> String {
     let mut root = Element::new("ol");
     for ch in chapters {
         let entries: Vec<&TocEntry> = ch.toc.iter().filter(|e| e.level <= depth).collect();
@@ -518,6 +571,12 @@ fn toc_html(chapters: &[Chapter], depth: u8) -> String {
             li.push(ol);
         }
         root.push(li);
+    }
+    if let Some(page) = index.filter(|p| p.chapter.is_none()) {
+        let a = Element::new("a")
+            .with_attr("href", page.href.as_str())
+            .with_text(page.title.as_str());
+        root.push(Element::new("li").with_child(a));
     }
     dom::serialize_element(&root)
 }

@@ -78,6 +78,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
         },
         colophon: None,
         generated: Default::default(),
+        index: Default::default(),
         root: root.to_path_buf(),
     }
 }

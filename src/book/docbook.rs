@@ -280,6 +280,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         locale: Default::default(),
         colophon: None,
         generated: Default::default(),
+        index: Default::default(),
         root,
     })
 }

@@ -14,6 +14,7 @@ use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 pub mod docbook;
+pub mod index;
 pub mod outputs;
 pub mod review;
 mod review_keys;
@@ -444,6 +445,8 @@ pub struct Book {
     pub colophon: Option<Vec<ColophonRow>>,
     /// Whether the title page and the colophon are made.
     pub generated: GeneratedPages,
+    /// Whether the book gets an index page, and the readings its terms sort by.
+    pub index: index::IndexSettings,
 }
 
 const CREATOR_ROLES: &[&str] = &[
@@ -663,6 +666,7 @@ fn resolve(
             locale: Default::default(),
             colophon: None,
             generated: Default::default(),
+            index: Default::default(),
         },
         warnings,
     ))

@@ -274,6 +274,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     let words = cfg.words(dir, &mut warnings);
     let locale = locale_file(&dir.join("locale.yml"), &mut errors)?;
     let colophon = cfg.colophon_rows(&mut errors);
+    let index = cfg.index(dir, &mut warnings);
     cfg.warn_not_honoured(dir, &mut warnings);
     let chapters = cfg.catalog(dir, &contentdir, &mut errors)?;
 
@@ -314,6 +315,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
             style: crate::i18n::Style::Review,
             overrides: std::sync::Arc::new(locale),
         },
+        index,
         review: Some(ReviewSettings {
             imagedir,
             words,
@@ -752,6 +754,49 @@ impl Config {
             }
         }
         words
+    }
+
+    /// The index: made unless `makeindex: false`, its terms read by the `makeindex_dic`
+    /// dictionary (Re:VIEW's keys under `pdfmaker:`, where `epubmaker:` may override them). A
+    /// dictionary that cannot be read is only a warning.
+    fn index(&self, dir: &Path, warnings: &mut Vec<Finding>) -> crate::book::index::IndexSettings {
+        let key = |key: &str| {
+            ["epubmaker", "pdfmaker"]
+                .iter()
+                .find_map(|maker| self.get(maker).and_then(|m| m.get(key)))
+        };
+        let mut index = crate::book::index::IndexSettings {
+            // Re:VIEW makes its (PDF) index only when asked; an EPUB gets one whenever the
+            // book marks terms, unless the book says no.
+            enabled: key("makeindex").and_then(Value::as_bool) != Some(false),
+            ..Default::default()
+        };
+        let Some(file) = key("makeindex_dic").and_then(|v| string(Some(v))) else {
+            return index;
+        };
+        if !index.enabled {
+            return index;
+        }
+        let rel = PathBuf::from(&file);
+        let text = check_book_file(dir, &rel).and_then(|p| {
+            let bytes = std::fs::read(p).map_err(|_| "cannot be read")?;
+            String::from_utf8(bytes).map_err(|_| "is not UTF-8 text")
+        });
+        match text {
+            Ok(text) => {
+                index.readings = crate::book::index::parse_dictionary(&text);
+                index.dictionary = Some(rel);
+            }
+            Err(why) => warnings.push(
+                Finding::warning(
+                    codes::MISSING_FILE,
+                    self.at("makeindex_dic"),
+                    format!("the index dictionary `{file}` {why}"),
+                )
+                .with_hint("the index sorts its terms as they are written; a dictionary has a `term<TAB>reading` line for each term"),
+            ),
+        }
+        index
     }
 
     /// Settings and extensions seihon cannot honour: a warning each, never a silent change of

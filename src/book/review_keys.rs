@@ -163,8 +163,11 @@ const NOT_HONOURED: &[(&str, &str)] = &[
 ];
 
 /// `epubmaker:` keys seihon honours (those of the top level it reads, which `epubmaker:`
-/// overrides) or that make no difference to seihon's EPUB.
+/// overrides, and the index's, which it reads here over `pdfmaker:`'s) or that make no
+/// difference to seihon's EPUB.
 const EPUBMAKER_ACCEPTED: &[&str] = &[
+    "makeindex",
+    "makeindex_dic",
     "htmlext",
     "zip_stage1",
     "zip_stage2",

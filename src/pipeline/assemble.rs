@@ -51,11 +51,27 @@ pub(super) fn package(
     let properties = join_props("nav", &nav.properties);
     pkg.add_checked("nav", pages::NAV, Checked { properties, ..nav });
 
+    let messages = book.locale.messages(&book.meta.language);
+    let index =
+        (resolved.index.as_ref()).map(|i| (i, pages::index_page(&resolved.chapters, i, &messages)));
     let mut has_ruby = false;
-    for (ch, page) in resolved.chapters.iter().zip(written.pages) {
+    for (ci, (ch, page)) in resolved.chapters.iter().zip(written.pages).enumerate() {
         let (href, checked) = page?;
+        // The index takes the place of the chapter that marks where it goes.
+        if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter == Some(ci)) {
+            let title_id = ch
+                .toc
+                .first()
+                .filter(|e| e.level == 1)
+                .map(|e| e.id.as_str());
+            pkg.add_index(templates, i, at, title_id)?;
+            continue;
+        }
         has_ruby |= checked.ruby;
         pkg.add_checked(&chapter_id(ch), &href, checked);
+    }
+    if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter.is_none()) {
+        pkg.add_index(templates, i, at, None)?;
     }
     if book.generated.colophon {
         let ctx = page_ctx.for_page(pages::COLOPHON_PAGE);
@@ -115,6 +131,12 @@ pub(super) fn package(
             label: c.title.clone(),
         })
     }));
+    if let Some((_, at)) = index.as_ref().filter(|(_, at)| at.chapter.is_none()) {
+        points.push(NcxPoint {
+            href: at.href.clone(),
+            label: at.title.clone(),
+        });
+    }
     if book.generated.colophon {
         points.push(NcxPoint {
             href: pages::COLOPHON_PAGE.into(),
@@ -204,6 +226,24 @@ impl Package {
         let checked = checked_xhtml(&xhtml, template)?;
         self.add_checked(id, href, checked);
         Ok(())
+    }
+
+    /// Adds the index page, made from the book's index through `index.xhtml`; `title_id` is
+    /// the id of the title of the chapter whose place it takes, which links may go to.
+    fn add_index(
+        &mut self,
+        templates: &Templates,
+        index: &xref::BookIndex,
+        at: &pages::IndexPage,
+        title_id: Option<&str>,
+    ) -> Result<()> {
+        let mut ctx = templates.ctx.for_page(&at.href);
+        ctx.insert("index", index);
+        ctx.insert("index_title", &at.title);
+        ctx.insert("index_id", &title_id);
+        ctx.insert("stylesheets", &templates.stylesheets);
+        let xhtml = pages::render(&templates.tera, "index.xhtml", &ctx)?;
+        self.add_page("bookindex", &at.href, xhtml, "index.xhtml")
     }
 
     /// Adds a checked page to the tree, the manifest and (in reading order) the spine.

@@ -39,7 +39,9 @@ impl Templates {
         opts: &BuildOptions,
     ) -> Result<Self> {
         let (tera, digest) = pages::load_templates_with_digest(&project.root, &book.root)?;
-        let ctx = PageContext::new(book, &resolved.chapters, &crate::epub::iso8601(time))
+        let modified = crate::epub::iso8601(time);
+        let index = resolved.index.as_ref();
+        let ctx = PageContext::new(book, &resolved.chapters, index, &modified)
             .with_version(opts.release.as_deref());
         let stylesheets = book
             .stylesheets

@@ -167,6 +167,8 @@ impl Writer<'_> {
             BlockKind::PageBreak => parent.push(el("div").with_attr("class", "pagebreak")),
             BlockKind::Anchor(id) => parent.push(el("a").with_attr("id", id.as_str())),
             BlockKind::Endnotes => parent.push(self.endnotes()),
+            // The index is a page of its own (`pages`), put in this chapter's place.
+            BlockKind::Index => {}
             BlockKind::BibItem(item) => parent.push(self.bib_item(item)),
             BlockKind::Raw(nodes) => nodes.iter().cloned().for_each(|n| parent.push(n)),
         }
@@ -658,7 +660,17 @@ impl Writer<'_> {
                     .with_attr("class", "equation")
                     .with_text(t.as_str()),
             ),
-            InlineKind::IndexTerm(_) => {}
+            // An empty span, not an `a`: a term may sit inside a link. Without an id (the book
+            // makes no index) there is nothing to link to, so nothing is written.
+            InlineKind::IndexTerm { id, .. } => {
+                if let Some(id) = id {
+                    parent.push(
+                        el("span")
+                            .with_attr("id", id.as_str())
+                            .with_attr("class", "index-term"),
+                    );
+                }
+            }
             InlineKind::LineBreak => parent.push(el("br")),
             InlineKind::Raw(nodes) => nodes.iter().cloned().for_each(|n| parent.push(n)),
         }

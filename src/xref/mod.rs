@@ -16,9 +16,11 @@ use crate::book::{Book, ChapterSource, Format, RealDirs};
 use crate::doc::*;
 use crate::error::{Finding, Location};
 
+mod collate;
 mod ids;
 mod image_check;
 mod images;
+mod index;
 mod labels;
 mod links;
 mod notes;
@@ -31,6 +33,7 @@ mod visit;
 pub(crate) use crate::files::normalize;
 use ids::{file_stem, unique};
 pub use image_check::ImageChecks;
+pub use index::{BookIndex, IndexEntry, IndexGroup, Locator};
 use labels::Labels;
 use notes::note_syntax;
 pub use visit::{visit_all_inlines_mut, visit_blocks_mut};
@@ -102,6 +105,8 @@ pub struct Resolved {
     pub chapters: Vec<Chapter>,
     pub resources: Vec<Resource>,
     pub warnings: Vec<Finding>,
+    /// The book's index, when it marks terms and makes one.
+    pub index: Option<BookIndex>,
 }
 
 /// Media type of an image or style file by extension; `None` for anything an EPUB cannot carry
@@ -229,7 +234,7 @@ impl<'a> std::ops::Deref for Linker<'_, 'a> {
 }
 
 /// File names the generated pages use; chapters never take them.
-const RESERVED_STEMS: &[&str] = &["cover", "titlepage", "colophon", "nav", "toc"];
+const RESERVED_STEMS: &[&str] = &["cover", "titlepage", "colophon", "nav", "toc", "bookindex"];
 
 /// Resolves a book's documents into chapters ready to be written (see the module comment).
 pub fn resolve(
@@ -262,6 +267,8 @@ pub fn resolve_remembering(
     let mut r = Resolver::new(book, &chapters, xref_texts);
     // Pass 1: ids, numbers, titles — everything references need.
     r.number_chapters(&mut chapters);
+    // Index anchors after every id the author wrote is claimed, so they never take one.
+    let index = r.build_index(&mut chapters);
     // Pass 2: links, images, notes and references, now that every target is known; each
     // chapter on its own, in parallel, merged in order.
     let linked = r.link_chapters(&mut chapters, images);
@@ -277,6 +284,7 @@ pub fn resolve_remembering(
         chapters,
         resources,
         warnings: r.warnings,
+        index,
     })
 }
 

@@ -159,7 +159,7 @@ impl Resolver<'_> {
     }
 
     /// A generated id: made unique by a numeric suffix.
-    fn generate(&mut self, base: &str, ci: usize) -> String {
+    pub(super) fn generate(&mut self, base: &str, ci: usize) -> String {
         let mut id = base.to_string();
         let mut n = 1;
         while self.ids.contains_key(&id) {

@@ -32,8 +32,19 @@ pub fn visit_inlines_mut(inlines: &mut [Inline], f: &mut dyn FnMut(&mut Inline))
 
 /// Visits every inline of a document: in blocks, captions, table cells and footnotes.
 pub fn visit_all_inlines_mut(doc: &mut Document, f: &mut dyn FnMut(&mut Inline)) {
+    let mut each_block = |b: &mut Block| visit_own_inlines_mut(b, f);
+    visit_blocks_mut(&mut doc.blocks, &mut each_block);
+    for note in doc.footnotes.iter_mut().chain(doc.endnotes.iter_mut()) {
+        visit_blocks_mut(&mut note.blocks, &mut each_block);
+    }
+}
+
+/// Visits the inlines of one block itself (its text, caption, cells), not those of the blocks
+/// nested in it: with [`visit_blocks_mut`], for a pass that needs to know which block an
+/// inline is in.
+pub fn visit_own_inlines_mut(b: &mut Block, f: &mut dyn FnMut(&mut Inline)) {
     // Exhaustive on purpose: a new block kind with inline content must be added here.
-    let mut each_block = |b: &mut Block| match &mut b.kind {
+    match &mut b.kind {
         BlockKind::Heading(h) => visit_inlines_mut(&mut h.content, f),
         BlockKind::Para(c) | BlockKind::StyledPara { content: c, .. } => visit_inlines_mut(c, f),
         BlockKind::DefinitionList(items) => items
@@ -78,10 +89,7 @@ pub fn visit_all_inlines_mut(doc: &mut Document, f: &mut dyn FnMut(&mut Inline))
         | BlockKind::PageBreak
         | BlockKind::Anchor(_)
         | BlockKind::Endnotes
+        | BlockKind::Index
         | BlockKind::Raw(_) => {}
-    };
-    visit_blocks_mut(&mut doc.blocks, &mut each_block);
-    for note in doc.footnotes.iter_mut().chain(doc.endnotes.iter_mut()) {
-        visit_blocks_mut(&mut note.blocks, &mut each_block);
     }
 }

@@ -184,6 +184,16 @@ impl<'a> Conv<'a> {
                     }
                 }
             }
+            // An index without entries of its own is where the book's generated index goes.
+            "index" | "setindex" => {
+                let has_entries = el
+                    .child_elements()
+                    .any(|c| matches!(c.local_name(), "indexentry" | "indexdiv"));
+                if !has_entries {
+                    out.push(Block::new(BlockKind::Index, pos_of(el)));
+                }
+                self.blocks_into(el, next, out);
+            }
             _ => self.blocks_into(el, next, out),
         }
     }
@@ -358,7 +368,7 @@ impl<'a> Conv<'a> {
             return;
         }
         let visible = content.iter().any(|i| {
-            !matches!(i.kind, InlineKind::IndexTerm(_) | InlineKind::Raw(_))
+            !matches!(i.kind, InlineKind::IndexTerm { .. } | InlineKind::Raw(_))
                 || matches!(&i.kind, InlineKind::Raw(n) if n.iter().any(|n| matches!(n, crate::dom::Node::Element(e) if e.name == "math")))
         });
         if !visible {
@@ -1432,14 +1442,16 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
                 }
                 v
             }
-            BlockKind::Rule | BlockKind::PageBreak | BlockKind::Endnotes => continue,
+            BlockKind::Rule | BlockKind::PageBreak | BlockKind::Endnotes | BlockKind::Index => {
+                continue;
+            }
         };
         if part.is_empty() {
             continue;
         }
         let only_anchors = out
             .iter()
-            .all(|i| matches!(i.kind, InlineKind::Raw(_) | InlineKind::IndexTerm(_)));
+            .all(|i| matches!(i.kind, InlineKind::Raw(_) | InlineKind::IndexTerm { .. }));
         if !out.is_empty() && !only_anchors {
             out.push(Inline::new(InlineKind::LineBreak, pos));
         }
@@ -1570,7 +1582,7 @@ pub(super) fn trim_inlines(inlines: &mut Inlines) {
                 *t = s.to_string();
                 break;
             }
-            InlineKind::IndexTerm(_) | InlineKind::Raw(_) => i += 1,
+            InlineKind::IndexTerm { .. } | InlineKind::Raw(_) => i += 1,
             _ => break,
         }
     }
@@ -1587,7 +1599,7 @@ pub(super) fn trim_inlines(inlines: &mut Inlines) {
                 t.truncate(n);
                 break;
             }
-            InlineKind::IndexTerm(_) | InlineKind::Raw(_) => j -= 1,
+            InlineKind::IndexTerm { .. } | InlineKind::Raw(_) => j -= 1,
             _ => break,
         }
     }

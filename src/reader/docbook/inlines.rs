@@ -267,10 +267,21 @@ impl<'a> Conv<'a> {
     }
 
     fn code_text(&self, el: &Element) -> String {
-        if self.verbatim {
-            el.text_content()
-        } else {
-            squash(&el.text_content())
+        let text = text_without_index_terms(el);
+        if self.verbatim { text } else { squash(&text) }
+    }
+
+    /// The index terms marked inside a code-like element (`<command>ls<indexterm>…`), whose
+    /// text is not the code's: they follow the code as terms of their own.
+    fn index_terms_in(&mut self, el: &'a Element, out: &mut Inlines) {
+        let mut terms = Vec::new();
+        el.walk(&mut |e| {
+            if e.local_name() == "indexterm" {
+                terms.push(e);
+            }
+        });
+        for term in terms {
+            self.inline(term, out);
         }
     }
 
@@ -298,6 +309,7 @@ impl<'a> Conv<'a> {
             "userinput" => {
                 let code = Inline::new(InlineKind::Code(self.code_text(el)), pos);
                 out.push(Inline::new(InlineKind::Bold(vec![code]), pos));
+                self.index_terms_in(el, out);
             }
             "replaceable" | "citetitle" | "firstterm" | "foreignphrase" | "wordasword"
             | "lineannotation" => {
@@ -320,6 +332,7 @@ impl<'a> Conv<'a> {
             }
             _ if is_code(name) => {
                 out.push(Inline::new(InlineKind::Code(self.code_text(el)), pos));
+                self.index_terms_in(el, out);
             }
             "menuchoice" | "keycombo" | "shortcut" => {
                 let sep = match name {
@@ -492,7 +505,11 @@ impl<'a> Conv<'a> {
                     .filter(|t| !t.is_empty())
                     .collect();
                 if !parts.is_empty() {
-                    out.push(Inline::new(InlineKind::IndexTerm(parts.join("<<>>")), pos));
+                    let term = InlineKind::IndexTerm {
+                        term: parts.join("<<>>"),
+                        id: None,
+                    };
+                    out.push(Inline::new(term, pos));
                 }
             }
             "inlinemediaobject" | "inlinegraphic" => {
@@ -722,4 +739,20 @@ fn is_relative_file(href: &str) -> bool {
     ![".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"]
         .iter()
         .any(|e| path.ends_with(e))
+}
+
+/// An element's text, without that of the index terms inside it.
+fn text_without_index_terms(el: &Element) -> String {
+    fn collect(el: &Element, out: &mut String) {
+        for child in &el.children {
+            match child {
+                crate::dom::Node::Text(t) => out.push_str(t),
+                crate::dom::Node::Element(e) if e.local_name() != "indexterm" => collect(e, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = String::new();
+    collect(el, &mut out);
+    out
 }

@@ -594,7 +594,29 @@ fn inline_elements() {
     assert!(matches!(&k[14], InlineKind::Subscript(_)));
     assert!(matches!(&k[15], InlineKind::Superscript(_)));
     assert!(matches!(&k[16], InlineKind::Span { class, .. } if class == "red"));
-    assert_eq!(k[17], InlineKind::IndexTerm("idx<<>>sub".into()));
+    assert_eq!(
+        k[17],
+        InlineKind::IndexTerm {
+            term: "idx<<>>sub".into(),
+            id: None
+        }
+    );
+}
+
+#[test]
+fn an_index_term_inside_code_is_not_its_text() {
+    let i = one_inline(
+        "<command>aptitude<indexterm><primary>aptitude</primary></indexterm></command> and <userinput>ls<indexterm><primary>ls</primary><secondary>options</secondary></indexterm></userinput>",
+    );
+    let k = kinds(&i);
+    let term = |t: &str| InlineKind::IndexTerm {
+        term: t.into(),
+        id: None,
+    };
+    assert_eq!(k[0], InlineKind::Code("aptitude".into()));
+    assert_eq!(k[1], term("aptitude"));
+    assert!(matches!(&k[3], InlineKind::Bold(c) if c[0].kind == InlineKind::Code("ls".into())));
+    assert_eq!(k[4], term("ls<<>>options"));
 }
 
 #[test]

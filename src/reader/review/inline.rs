@@ -30,6 +30,14 @@ const ALIASES: &[(&str, &str)] = &[
     ("index", "idx"),
 ];
 
+/// An index term as written (`親<<>>子`), its anchor id still to be given.
+fn index_term(text: &str) -> InlineKind {
+    InlineKind::IndexTerm {
+        term: text.to_string(),
+        id: None,
+    }
+}
+
 /// At `c[i]`: `@<name>` followed by a fence → (name, index of the fence).
 fn command_at(c: &[char], i: usize) -> Option<(String, usize)> {
     if c.get(i) != Some(&'@') || c.get(i + 1) != Some(&'<') {
@@ -207,19 +215,14 @@ impl Parser<'_> {
             "ami" | "balloon" | "recipe" | "abbr" | "acronym" | "cite" | "dfn" | "kbd" | "samp"
             | "var" | "big" | "small" => span(name),
             "q" => one(InlineKind::Text(format!("「{text}」"))),
+            // Not an index term: Re:VIEW's index (its LaTeX builder's) lists only `@<idx>`
+            // and `@<hidx>`, though its HTML leaves a comment for a keyword.
             "kw" => {
                 let (word, alt) = split_pair(body);
-                let w = word.text();
-                vec![
-                    Inline::new(
-                        InlineKind::Keyword {
-                            word: vec![Inline::text(w.clone(), word.at(0))],
-                            alt: alt.map(|a| a.text()).filter(|a| !a.is_empty()),
-                        },
-                        at,
-                    ),
-                    Inline::new(InlineKind::IndexTerm(w), at),
-                ]
+                one(InlineKind::Keyword {
+                    word: vec![Inline::text(word.text(), word.at(0))],
+                    alt: alt.map(|a| a.text()).filter(|a| !a.is_empty()),
+                })
             }
             "ruby" => {
                 let (base, reading) = split_pair(body);
@@ -277,11 +280,12 @@ impl Parser<'_> {
             },
             "m" => one(InlineKind::Math(text.clone())),
             "br" => one(InlineKind::LineBreak),
+            // The anchor before the term: the index's link lands where the term starts.
             "idx" => vec![
+                Inline::new(index_term(&text), at),
                 Inline::text(text.clone(), body.at(0)),
-                Inline::new(InlineKind::IndexTerm(text.clone()), at),
             ],
-            "hidx" => one(InlineKind::IndexTerm(text.clone())),
+            "hidx" => one(index_term(&text)),
             "w" | "wb" => {
                 let key = text.trim();
                 match self.opts.words.get(key) {
