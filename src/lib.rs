@@ -26,6 +26,7 @@ pub mod hooks;
 pub mod lines;
 pub mod linkcheck;
 pub mod mail;
+pub mod math;
 pub mod pages;
 pub mod pipeline;
 pub mod project;

@@ -3,6 +3,7 @@ use super::block::builders;
 use super::{Parser, Src};
 use crate::codes;
 use crate::doc::*;
+use crate::math::Display;
 
 /// Every inline command Re:VIEW knows.
 const INLINES: &[&str] = &[
@@ -275,7 +276,16 @@ impl Parser<'_> {
                     Vec::new()
                 }
             },
-            "m" => one(InlineKind::Math(text.clone())),
+            "m" => {
+                // `\}` in the source is `}` in the TeX: a position is found by character.
+                let mathml = self.math(&text, Display::Inline, |offset| {
+                    body.at(text.get(..offset).map_or(0, |s| s.chars().count()))
+                });
+                one(InlineKind::Math {
+                    tex: text.clone(),
+                    mathml,
+                })
+            }
             "br" => one(InlineKind::LineBreak),
             "idx" => vec![
                 Inline::text(text.clone(), body.at(0)),
