@@ -6,9 +6,11 @@
 //! Whatever is outside the subset is an error with its place in the TeX, never a guess: the
 //! reader keeps the TeX as written and warns at the manuscript line. The output is what EPUB
 //! 3.3 allows: presentation MathML in the MathML namespace, the TeX kept as `alttext`.
+mod commands;
 mod lexer;
 mod parser;
 mod symbols;
+mod tables;
 #[cfg(test)]
 mod tests;
 
