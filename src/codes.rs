@@ -85,6 +85,7 @@ kinds! {
     MISSING_TITLE = "missing-title", true, "a heading, section or equation with no text: the table of contents shows what it can";
     DEPRECATED_SYNTAX = "deprecated-syntax", true, "markup its format deprecates (a Re:VIEW definition term at column 1), or a line that is not a command and is ignored";
     AUTHOR_WARNING = "author-warning", true, "a warning the manuscript itself asks for (Re:VIEW `#@warn`)";
+    UNCONVERTED_MATH = "unconverted-math", true, "TeX math (Re:VIEW `//texequation`, `@<m>`; Markdown `$…$`) that seihon cannot convert to MathML (a command or environment outside the subset it knows): the TeX is shown as written";
     UNKNOWN_ELEMENT = "unknown-element", true, "a DocBook element or raw HTML element seihon does not know: its text is kept";
     // Resolving.
     BROKEN_LINK = "broken-link", true, "a link to a file that is not in the book, or to no web address: its text is kept without the link";

@@ -275,7 +275,8 @@ pub struct Math {
     pub number: Option<Number>,
     /// The TeX source, kept as the fallback text.
     pub tex: String,
-    /// Presentation MathML when the source gave it (db `mml:math`).
+    /// Presentation MathML: the source's (db `mml:math`), or converted from the TeX (re
+    /// `//texequation`); `None` when it does not convert.
     pub mathml: Option<Vec<crate::dom::Node>>,
 }
 
@@ -420,8 +421,12 @@ pub enum InlineKind {
     EmphasisDots(Inlines),
     /// Horizontal-in-vertical (縦中横). re: `@<tcy>`.
     TateChuYoko(String),
-    /// Inline math (TeX). re: `@<m>`.
-    Math(String),
+    /// Inline math: its TeX, and its MathML when it converts (one `math` element). re: `@<m>`;
+    /// md: `$…$`, `$$…$$` (display MathML); db: `inlineequation` without MathML (its text).
+    Math {
+        tex: String,
+        mathml: Option<Vec<crate::dom::Node>>,
+    },
     /// An occurrence of an index term, invisible in the text (re: `@<idx>` writes the term
     /// beside it, `@<hidx>` does not; db: `indexterm`). Each becomes an anchor the book's index
     /// links to (see `xref::index`).
@@ -612,7 +617,7 @@ fn push_plain(inlines: &[Inline], out: &mut String) {
             InlineKind::Text(t) | InlineKind::Code(t) | InlineKind::TateChuYoko(t) => {
                 out.push_str(t)
             }
-            InlineKind::Math(t) => out.push_str(t),
+            InlineKind::Math { tex, .. } => out.push_str(tex),
             InlineKind::Ruby { base, .. } => out.push_str(base),
             InlineKind::Image(img) => out.push_str(&img.alt),
             InlineKind::LineBreak => out.push(' '),

@@ -27,6 +27,7 @@ pub mod i18n;
 pub mod lines;
 pub mod linkcheck;
 pub mod mail;
+pub mod math;
 pub mod pages;
 pub mod pipeline;
 pub mod project;

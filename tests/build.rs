@@ -239,3 +239,86 @@ fn list_json_names_every_book_and_new_scaffolds_a_buildable_book() {
     let messages = epubcheck(&project.epub("fresh"));
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
+
+/// Re:VIEW and Markdown equations become MathML that epubcheck accepts (the pages that hold it
+/// are marked `mathml` in the package); one that does not convert stays TeX, with a warning at
+/// its line, and `math_format: imgmath` falls back to MathML with one warning.
+#[test]
+fn equations_become_mathml_that_passes_epubcheck() {
+    let project = TempProject::new();
+    let rv = project.add_book(&repo().join("books/review-nyumon"), "rv");
+    let neko = project.add_book(&sample_book(), "neko");
+    let append = |path: std::path::PathBuf, text: &str| {
+        let mut s = std::fs::read_to_string(&path).unwrap();
+        s.push_str(text);
+        std::fs::write(&path, s).unwrap();
+    };
+    append(rv.join("config.yml"), "math_format: imgmath\n");
+    append(
+        rv.join("ch02.re"),
+        concat!(
+            "\n//texequation[matrix][行列]{\n",
+            "M = \\left(\\begin{array}{c|cc} m_{11} & \\cdots & m_{1n} \\\\ \\hline \\vdots & \\ddots & \\vdots \\end{array}\\right)\n",
+            "//}\n\n",
+            "//texequation{\n",
+            "\\begin{aligned} \\int_0^1 x^2\\,dx &= \\frac{1}{3} \\\\ \\lim_{n\\to\\infty} \\sum_{k=1}^{n} \\frac{1}{k^2} &= \\dfrac{\\pi^2}{6} \\end{aligned}\n",
+            "//}\n\n",
+            "//texequation{\n",
+            "|x| = \\begin{cases} x & x \\geq 0 \\\\ -x & \\text{負のとき} \\end{cases}, \\quad \\det\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix} \\neq 0\n",
+            "//}\n\n",
+            "式@<m>{\\mathbf{v\\} \\in \\mathbb{R\\}^n}と@<m>{\\hat{\\theta\\} = \\overline{x\\}}、",
+            "@<m>{\\displaystyle\\sum_{i=1\\}^n i}、@<m>{\\sqrt[3]{\\alpha\\} + \\mathcal{L\\}}。\n\n",
+            "//texequation{\n",
+            "\\newcommand{\\R}{\\mathbb{R}} x\n",
+            "//}\n",
+        ),
+    );
+    append(
+        neko.join("ch02.md"),
+        "\n式 $e^{i\\pi} + 1 = 0$ と\n\n$$\n\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}\n$$\n",
+    );
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let ch02 = rv.join("ch02.re");
+    let line = std::fs::read_to_string(&ch02)
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("\\newcommand"))
+        .unwrap()
+        + 1;
+    assert!(
+        all.contains(&format!(
+            "books/rv/ch02.re:{line}:1: warning: this equation is shown as its TeX: `\\newcommand` is not a command seihon converts to MathML"
+        )),
+        "{all}"
+    );
+    assert_eq!(
+        all.lines()
+            .filter(|l| l.contains("warning: `math_format: imgmath`"))
+            .count(),
+        1,
+        "{all}"
+    );
+    for (id, page) in [("rv", "ch02.xhtml"), ("neko", "ch02.xhtml")] {
+        let epub = project.epub(id);
+        let xhtml = read_entry(&epub, &format!("item/xhtml/{page}"));
+        assert!(
+            xhtml.contains("<math xmlns=\"http://www.w3.org/1998/Math/MathML\" display=\"block\""),
+            "{id}: {xhtml}"
+        );
+        let opf = read_entry(&epub, "item/standard.opf");
+        let item = opf
+            .lines()
+            .find(|l| l.contains(&format!("href=\"xhtml/{page}\"")))
+            .unwrap_or_else(|| panic!("{id}: {opf}"));
+        assert!(item.contains("mathml"), "{id}: {item}");
+        let messages = epubcheck(&epub);
+        assert!(messages.is_empty(), "{id}:\n{}", messages.join("\n"));
+    }
+    let rv_page = read_entry(&project.epub("rv"), "item/xhtml/ch02.xhtml");
+    assert!(
+        rv_page.contains("<pre class=\"tex\">\\newcommand{\\R}{\\mathbb{R}} x</pre>"),
+        "{rv_page}"
+    );
+}

@@ -29,6 +29,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "console",
             "highlight",
             "linkcheck",
+            "math",
         ],
     ),
     ("the document model and the caches", &["doc", "cache"]),

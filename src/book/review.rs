@@ -802,25 +802,19 @@ impl Config {
     /// Settings and extensions seihon cannot honour: a warning each, never a silent change of
     /// output.
     fn warn_not_honoured(&self, dir: &Path, warnings: &mut Vec<Finding>) {
+        // `mathml` is what seihon makes whatever the setting (and what it makes of no setting).
         if self.string("math_format").as_deref() == Some("imgmath") {
             warnings.push(Finding::warning(
                 codes::NOT_HONOURED,
                 self.at("math_format"),
-                "`math_format: imgmath` needs LaTeX to render equations as images; seihon shows the TeX source instead",
-            ));
-        }
-        if self.string("math_format").as_deref() == Some("mathml") {
-            warnings.push(Finding::warning(
-                codes::NOT_HONOURED,
-                self.at("math_format"),
-                "`math_format: mathml`: seihon does not convert TeX to MathML yet; equations show their TeX source, marked as such",
+                "`math_format: imgmath` needs LaTeX to render equations as images, which seihon does not run; equations become MathML instead",
             ));
         }
         if self.string("math_format").as_deref() == Some("mathjax") {
             warnings.push(Finding::warning(
                 codes::NOT_HONOURED,
                 self.at("math_format"),
-                "`math_format: mathjax` loads a script from the web, which an EPUB must not; seihon shows the TeX source instead",
+                "`math_format: mathjax` loads a script from the web, which an EPUB must not; equations become MathML instead",
             ));
         }
         if dir.join("review-ext.rb").is_file() {

@@ -154,7 +154,7 @@ const NOT_HONOURED: &[(&str, &str)] = &[
     ("appendix_format", "appendices are numbered seihon's way"),
     (
         "mathml",
-        "`math_format:` is the setting (and seihon shows TeX source)",
+        "`math_format:` is the setting (and seihon makes MathML either way)",
     ),
     (
         "pygments",

@@ -16,6 +16,7 @@ use crate::codes;
 use crate::doc::*;
 use crate::dom;
 use crate::error::{Finding, Location};
+use crate::math::Display;
 
 /// Per-chapter settings a Markdown file may give in a leading `---` YAML block.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -511,6 +512,26 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// `$…$` or `$$…$$` (at `range`, its dollars included) as MathML, or as its TeX with a
+    /// warning at the construct that does not convert.
+    fn math(&mut self, tex: &str, display: Display, range: Range<usize>) -> InlineKind {
+        // The TeX is the source between the dollars, as written.
+        let start = range.start + self.text[range].find(tex).unwrap_or(0);
+        let mathml = match super::tex_to_mathml(tex, display, |offset| {
+            self.location(self.pos(start + offset))
+        }) {
+            Ok(nodes) => Some(nodes),
+            Err(f) => {
+                self.findings.push(f);
+                None
+            }
+        };
+        InlineKind::Math {
+            tex: tex.to_string(),
+            mathml,
+        }
+    }
+
     /// Inline content until `end` (consumed); with `None`, until the next block-level event.
     fn inlines(&mut self, end: Option<TagEnd>) -> Inlines {
         let mut out: Inlines = Vec::new();
@@ -531,8 +552,13 @@ impl<'a> Reader<'a> {
             let inline = match ev {
                 Event::Text(t) => Some(InlineKind::Text(t.to_string())),
                 Event::Code(t) => Some(InlineKind::Code(t.to_string())),
-                Event::InlineMath(t) | Event::DisplayMath(t) => {
-                    Some(InlineKind::Math(t.to_string()))
+                Event::InlineMath(ref t) | Event::DisplayMath(ref t) => {
+                    let display = if matches!(ev, Event::DisplayMath(_)) {
+                        Display::Block
+                    } else {
+                        Display::Inline
+                    };
+                    Some(self.math(t, display, range.clone()))
                 }
                 Event::FootnoteReference(label) => Some(InlineKind::FootnoteRef(label.to_string())),
                 Event::HardBreak => Some(InlineKind::LineBreak),
@@ -751,6 +777,46 @@ mod tests {
             (h.level, h.id.as_deref(), h.numbered),
             (1, Some("intro"), false)
         );
+    }
+
+    #[test]
+    fn dollar_math_becomes_mathml_display_math_block_mathml() {
+        let d = read_ok("$x_1$ と\n\n$$\\frac{a}{b}$$\n");
+        let math = |i: usize| match &d.blocks[i].kind {
+            BlockKind::Para(c) => c
+                .iter()
+                .find_map(|i| match &i.kind {
+                    InlineKind::Math { mathml, .. } => mathml.clone(),
+                    _ => None,
+                })
+                .map(|n| dom::serialize_nodes(&n))
+                .expect("MathML"),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            math(0),
+            r#"<math xmlns="http://www.w3.org/1998/Math/MathML" alttext="x_1"><msub><mi>x</mi><mn>1</mn></msub></math>"#
+        );
+        assert!(math(1).starts_with(r#"<math xmlns="http://www.w3.org/1998/Math/MathML" display="block" alttext="\frac{a}{b}"><mfrac>"#), "{}", math(1));
+    }
+
+    #[test]
+    fn unconverted_math_keeps_its_tex_with_a_warning_at_the_command() {
+        let (d, findings) = read("文\n\n前 $a + \\foo$ 後\n", Path::new("ch.md"));
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].code, codes::UNCONVERTED_MATH.name());
+        assert_eq!(
+            (findings[0].location.line, findings[0].location.col),
+            (3, 8)
+        );
+        let BlockKind::Para(c) = &d.blocks[1].kind else {
+            panic!()
+        };
+        assert!(c.iter().any(|i| i.kind
+            == InlineKind::Math {
+                tex: "a + \\foo".into(),
+                mathml: None
+            }));
     }
 
     #[test]

@@ -655,10 +655,15 @@ impl Writer<'_> {
                 };
                 parent.push(el("span").with_attr("class", class).with_text(t.as_str()))
             }
-            InlineKind::Math(t) => parent.push(
+            InlineKind::Math {
+                mathml: Some(nodes),
+                ..
+            } => nodes.iter().cloned().for_each(|n| parent.push(n)),
+            // No MathML: the TeX source, marked as such.
+            InlineKind::Math { tex, mathml: None } => parent.push(
                 el("span")
                     .with_attr("class", "equation")
-                    .with_text(t.as_str()),
+                    .with_text(tex.as_str()),
             ),
             // An empty span, not an `a`: a term may sit inside a link. Without an id (the book
             // makes no index) there is nothing to link to, so nothing is written.

@@ -1423,7 +1423,13 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
             | BlockKind::Div { blocks, .. } => flatten_blocks(blocks),
             BlockKind::Math(m) => match m.mathml {
                 Some(n) => vec![Inline::new(InlineKind::Raw(n), pos)],
-                None => vec![Inline::new(InlineKind::Math(m.tex), pos)],
+                None => vec![Inline::new(
+                    InlineKind::Math {
+                        tex: m.tex,
+                        mathml: None,
+                    },
+                    pos,
+                )],
             },
             BlockKind::BibItem(b) => b.caption,
             BlockKind::Raw(n) => vec![Inline::new(InlineKind::Raw(n), pos)],

@@ -523,7 +523,13 @@ impl<'a> Conv<'a> {
                 let m = self.math(el);
                 match m.mathml {
                     Some(n) => out.push(Inline::new(InlineKind::Raw(n), pos)),
-                    None => out.push(Inline::new(InlineKind::Math(m.tex), pos)),
+                    None => out.push(Inline::new(
+                        InlineKind::Math {
+                            tex: m.tex,
+                            mathml: None,
+                        },
+                        pos,
+                    )),
                 }
             }
             "math" => out.push(Inline::new(

@@ -538,7 +538,10 @@ fn equations_keep_mathml() {
     assert_eq!(e.name, "math");
     assert_eq!(e.attr("xmlns"), Some("http://www.w3.org/1998/Math/MathML"));
     assert_eq!(e.children.len(), 2);
-    assert!(kinds(para(&blocks[1])).contains(&InlineKind::Math("x^2".into())));
+    assert!(kinds(para(&blocks[1])).contains(&InlineKind::Math {
+        tex: "x^2".into(),
+        mathml: None
+    }));
 }
 
 #[test]

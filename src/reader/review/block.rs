@@ -4,6 +4,7 @@ use crate::codes;
 use crate::doc::push_merged;
 use crate::doc::*;
 use crate::dom;
+use crate::math::Display;
 
 /// Whether a command takes a body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -535,13 +536,19 @@ impl<'a> Parser<'a> {
                     None => return,
                 }
             }
-            "texequation" => BlockKind::Math(Box::new(Math {
-                id: cmd.opt(0).map(Src::text),
-                caption: self.caption(&cmd, 1),
-                number: None,
-                tex: join_lines(&lines),
-                mathml: None,
-            })),
+            "texequation" => {
+                let tex = join_lines(&lines);
+                let mathml = self.math(&tex, Display::Block, |offset| {
+                    position_in_lines(&lines, offset)
+                });
+                BlockKind::Math(Box::new(Math {
+                    id: cmd.opt(0).map(Src::text),
+                    caption: self.caption(&cmd, 1),
+                    number: None,
+                    tex,
+                    mathml,
+                }))
+            }
             "quote" | "doorquote" => {
                 let attribution = if cmd.name == "doorquote" {
                     self.caption(&cmd, 0)
@@ -854,4 +861,18 @@ impl<'a> Parser<'a> {
 
 fn join_lines(lines: &[(u32, &str)]) -> String {
     lines.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n")
+}
+
+/// Where byte `offset` of [`join_lines`]'s text is in the manuscript.
+fn position_in_lines(lines: &[(u32, &str)], mut offset: usize) -> Pos {
+    for (ln, line) in lines {
+        if offset <= line.len() {
+            let col = line.get(..offset).map_or(0, |s| s.chars().count());
+            return Pos::new(*ln, col as u32 + 1);
+        }
+        offset -= line.len() + 1;
+    }
+    lines.last().map_or(Pos::new(1, 1), |(ln, l)| {
+        Pos::new(*ln, l.chars().count() as u32 + 1)
+    })
 }

@@ -3,6 +3,7 @@ use super::block::builders;
 use super::{Parser, Src};
 use crate::codes;
 use crate::doc::*;
+use crate::math::Display;
 
 /// Every inline command Re:VIEW knows.
 const INLINES: &[&str] = &[
@@ -278,7 +279,16 @@ impl Parser<'_> {
                     Vec::new()
                 }
             },
-            "m" => one(InlineKind::Math(text.clone())),
+            "m" => {
+                // `\}` in the source is `}` in the TeX: a position is found by character.
+                let mathml = self.math(&text, Display::Inline, |offset| {
+                    body.at(text.get(..offset).map_or(0, |s| s.chars().count()))
+                });
+                one(InlineKind::Math {
+                    tex: text.clone(),
+                    mathml,
+                })
+            }
             "br" => one(InlineKind::LineBreak),
             // The anchor before the term: the index's link lands where the term starts.
             "idx" => vec![

@@ -403,6 +403,27 @@ impl<'a> Parser<'a> {
             .push(Finding::warning(code, self.location(pos), message).with_hint(hint));
     }
 
+    /// TeX as MathML, or `None` (the TeX is shown) with a warning at the manuscript position
+    /// `at` gives for the offset in the TeX where conversion failed.
+    fn math(
+        &mut self,
+        tex: &str,
+        display: crate::math::Display,
+        at: impl FnOnce(usize) -> Pos,
+    ) -> Option<Vec<crate::dom::Node>> {
+        let shown = self.shown;
+        match super::tex_to_mathml(tex, display, |offset| {
+            let p = at(offset);
+            Location::new(shown, p.line, p.col)
+        }) {
+            Ok(nodes) => Some(nodes),
+            Err(f) => {
+                self.findings.push(f);
+                None
+            }
+        }
+    }
+
     fn in_mini(&self) -> Option<(String, Pos)> {
         self.stack.iter().rev().find_map(|f| match f {
             Frame::Mini { name, pos } => Some((name.clone(), *pos)),

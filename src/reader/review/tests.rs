@@ -618,13 +618,60 @@ fn tsize_is_ignored() {
 
 #[test]
 fn texequation_is_verbatim() {
-    let BlockKind::Math(m) = first("//texequation[e1][式]{\n\\frac{1}{2} @<b>{x}\n#@# kept\n//}\n")
-    else {
+    let (doc, findings) = read_all("//texequation[e1][式]{\n\\frac{1}{2} @<b>{x}\n#@# kept\n//}\n");
+    let BlockKind::Math(m) = &doc.blocks[0].kind else {
         panic!()
     };
     assert_eq!(m.id.as_deref(), Some("e1"));
     assert_eq!(m.tex, "\\frac{1}{2} @<b>{x}\n#@# kept");
+    // `#` is no TeX math: the equation stays TeX, with a warning at the `#` (line 3).
     assert!(m.caption.is_some() && m.mathml.is_none());
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0].code, codes::UNCONVERTED_MATH.name());
+    assert_eq!(
+        (findings[0].location.line, findings[0].location.col),
+        (3, 1)
+    );
+}
+
+#[test]
+fn texequation_becomes_display_mathml_with_its_tex_as_alttext() {
+    let BlockKind::Math(m) = first("//texequation{\n  x^2\n//}\n") else {
+        panic!()
+    };
+    let [crate::dom::Node::Element(math)] = &m.mathml.as_deref().unwrap() else {
+        panic!("{:?}", m.mathml)
+    };
+    assert_eq!(
+        crate::dom::serialize_element(math),
+        r#"<math xmlns="http://www.w3.org/1998/Math/MathML" display="block" alttext="x^2"><msup><mi>x</mi><mn>2</mn></msup></math>"#
+    );
+}
+
+#[test]
+fn unconverted_math_is_warned_at_its_command_in_the_manuscript() {
+    // Line 3, after two spaces of indentation.
+    let w = warnings("= t\n//texequation{\nx +\n  \\color{red} y\n//}\n");
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert_eq!(w[0].code, codes::UNCONVERTED_MATH.name());
+    assert!(w[0].message.contains("`\\color`"), "{}", w[0].message);
+    assert_eq!((w[0].location.line, w[0].location.col), (4, 3));
+    // Inline: `\}` is one character of TeX but two of the source.
+    let w = warnings("前@<m>{\\frac{1\\}{2\\} \\foo}後\n");
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert_eq!((w[0].location.line, w[0].location.col), (1, 21));
+    let (doc, _) = read_all("前@<m>{\\foo}後\n");
+    let BlockKind::Para(inlines) = &doc.blocks[0].kind else {
+        panic!()
+    };
+    let kinds = texts(inlines);
+    assert!(
+        kinds.contains(&InlineKind::Math {
+            tex: "\\foo".into(),
+            mathml: None
+        }),
+        "{kinds:?}"
+    );
 }
 
 #[test]
@@ -1095,9 +1142,14 @@ fn q_tcy_m_br() {
         one_inline("@<tcy>{12}"),
         InlineKind::TateChuYoko("12".into())
     );
+    let InlineKind::Math { tex, mathml } = one_inline("@<m>{\\alpha^{2\\}}") else {
+        panic!()
+    };
+    assert_eq!(tex, "\\alpha^{2}");
+    let nodes = mathml.expect("converted");
     assert_eq!(
-        one_inline("@<m>{\\alpha^2}"),
-        InlineKind::Math("\\alpha^2".into())
+        crate::dom::serialize_nodes(&nodes),
+        r#"<math xmlns="http://www.w3.org/1998/Math/MathML" alttext="\alpha^{2}"><msup><mi>α</mi><mn>2</mn></msup></math>"#
     );
     assert_eq!(
         kinds("a@<br>{}b"),

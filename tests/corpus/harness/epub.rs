@@ -213,9 +213,16 @@ fn walk(xml: &str, view: &mut View) {
         match event {
             Event::Start(e) => {
                 let kind = element(&e, inside, &mut view.counts);
-                stack.push(kind);
                 space_unless_inline(&mut text, e.local_name().as_ref());
                 break_unless_inline(&mut running, e.local_name().as_ref());
+                if let Some(alt) = math_alttext(&e, kind) {
+                    text.push_str(&alt);
+                    running.push_str(&alt);
+                    // Its MathML, to its end tag, is not read.
+                    let _ = reader.read_to_end(e.name());
+                    continue;
+                }
+                stack.push(kind);
             }
             Event::Empty(e) => {
                 element(&e, inside, &mut view.counts);
@@ -264,6 +271,23 @@ fn walk(xml: &str, view: &mut View) {
     view.running.push('\n');
 }
 
+/// An equation's TeX, where it keeps it as `alttext`: what the equation is read by, since the
+/// TeX is what the author wrote (and what a reference EPUB that shows the TeX has as text), its
+/// MathML characters (`∑` for `\sum`) are not.
+fn math_alttext(e: &BytesStart, kind: Kind) -> Option<String> {
+    let name = e.local_name();
+    let name: &str = name.as_ref();
+    if kind != Kind::Text || name != "math" {
+        return None;
+    }
+    let raw = get(e, "alttext")?;
+    Some(
+        quick_xml::escape::unescape(&raw)
+            .map(|s| s.into_owned())
+            .unwrap_or(raw),
+    )
+}
+
 /// A line break at a block's edge, where [`space_unless_inline`] puts a space.
 fn break_unless_inline(running: &mut String, name: &str) {
     if !is_inline(name) && !running.ends_with('\n') {
@@ -283,7 +307,7 @@ fn is_inline(name: &str) -> bool {
     const INLINE: &[&str] = &[
         "a", "abbr", "", "bdi", "bdo", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd",
         "mark", "q", "r", "rp", "rt", "ruby", "s", "samp", "small", "span", "strong", "su", "sup",
-        "tt", "u", "var", "wbr",
+        "tt", "u", "var", "wbr", "math",
     ];
     INLINE.contains(&name)
 }
@@ -341,4 +365,19 @@ fn element(e: &BytesStart, inside: Kind, counts: &mut Counts) -> Kind {
         counts.footnotes += 1;
     }
     Kind::Text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_equation_is_read_by_its_tex_where_it_keeps_it() {
+        let mut view = View::default();
+        walk(
+            r#"<p>式<math xmlns="http://www.w3.org/1998/Math/MathML" alttext="\sum_{i=1}^n a &amp; b"><munderover><mo>∑</mo></munderover></math>と。</p>"#,
+            &mut view,
+        );
+        assert_eq!(view.running.trim(), "式\\sum_{i=1}^n a & bと。");
+    }
 }
