@@ -97,6 +97,7 @@ kinds! {
     DUPLICATE_ID = "duplicate-id", true, "an id used twice in a chapter, or a bibliography id twice in the book";
     CLEANED_IMAGE = "cleaned-image", true, "an SVG image holding what an EPUB may not carry (scripts, a DOCTYPE): it is packed without";
     MISNAMED_IMAGE = "misnamed-image", true, "an image whose content is of another type than its name says (a JPEG named `.png`): it is packed as what it is, under a name that says so";
+    CSS_RESOURCE = "css-resource", true, "a file a style sheet of the book refers to (`url()`, `@import`) that is missing, outside the book, on the web, or of a type an EPUB cannot carry: the reference is dropped";
     MISSING_IMAGE = "missing-image", true, "an image that is missing, damaged, outside the book, or of a type an EPUB cannot show: its text alternative is shown, marked";
     INDEX_READING = "index-reading", true, "index terms in kanji with no reading in the makeindex dictionary: the index lists them under 漢字, in character order";
     REMOTE_RESOURCE = "remote-resource", true, "an image or raw XHTML loading from the web (`video`, `iframe`, `srcset`, `url()`), or a `file:` link: a link to it, or its text";

@@ -775,3 +775,70 @@ fn a_review_book_maps_its_code_files_and_follows_its_locale_yml_and_colophon_ord
         "{ch}"
     );
 }
+
+/// A style sheet's fonts and images go into the EPUB with their media types; what cannot
+/// (missing, outside the book, on the web, of a type an EPUB cannot carry) is a warning at the
+/// style sheet's own line, and the reference is dropped so epubcheck still passes.
+#[test]
+fn a_style_sheet_brings_its_fonts_and_images_and_drops_what_it_cannot() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/review-nyumon"), "tre");
+    std::fs::create_dir_all(book.join("fonts")).unwrap();
+    std::fs::copy(
+        repo().join("fonts/ipaexg.ttf"),
+        book.join("fonts/body-font.ttf"),
+    )
+    .unwrap();
+    let image = std::fs::read_dir(book.join("images"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| n.ends_with(".png"))
+        .expect("a PNG in the sample book");
+    let css = std::fs::read_to_string(book.join("style.css")).unwrap();
+    let added = format!(
+        "\n@font-face {{ font-family: body; src: url(\"fonts/body%2Dfont.ttf\") format(\"truetype\"); }}\n\
+         .lead {{ background-image: url(images/{image}); }}\n\
+         .gone {{ background-image: url(images/missing.png); }}\n\
+         .web {{ background-image: url(https://example.com/x.png); }}\n\
+         .out {{ background-image: url(../../outside.png); }}\n\
+         @font-face {{ font-family: old; src: url(fonts/old.eot?#iefix); }}\n"
+    );
+    std::fs::write(book.join("style.css"), format!("{css}{added}")).unwrap();
+    let first = css.lines().count() + 2;
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    for (line, what) in [
+        (first + 2, "images/missing.png"),
+        (first + 3, "https://example.com/x.png"),
+        (first + 4, "../../outside.png"),
+        (first + 5, "fonts/old.eot"),
+    ] {
+        assert!(
+            all.contains(&format!("books/tre/style.css:{line}:1: warning:")) && all.contains(what),
+            "no warning for {what} at line {line}:\n{all}"
+        );
+    }
+    let epub = project.epub("tre");
+    let opf = read_entry(&epub, "item/standard.opf");
+    assert!(
+        opf.contains("href=\"assets/fonts/body-font.ttf\" media-type=\"font/ttf\""),
+        "{opf}"
+    );
+    assert!(
+        opf.contains(&format!("href=\"assets/images/{image}\"")),
+        "{opf}"
+    );
+    let packed = read_entry(&epub, "item/assets/style.css");
+    assert!(
+        packed.contains("url(\"fonts/body%2Dfont.ttf\")"),
+        "{packed}"
+    );
+    assert!(
+        !packed.contains("missing.png") && !packed.contains("example.com"),
+        "{packed}"
+    );
+    let messages = epubcheck(&epub);
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}

@@ -88,16 +88,14 @@ pub(super) fn package(
         + &crate::highlight::stylesheet();
     pkg.tree.add(format!("{PACKAGE_DIR}/{}", pages::CSS), css);
     pkg.manifest.push(item("css", pages::CSS, "text/css", ""));
-    for (i, (rel, href)) in book
-        .stylesheets
-        .iter()
-        .zip(&templates.stylesheets)
-        .enumerate()
-    {
-        pkg.tree
-            .copy(format!("{PACKAGE_DIR}/{href}"), book.root.join(rel));
+    for (i, sheet) in resolved.stylesheets.iter().enumerate() {
+        let at = format!("{PACKAGE_DIR}/{}", sheet.href);
+        match &sheet.text {
+            Some(text) => pkg.tree.add(at, text.clone()),
+            None => pkg.tree.copy(at, &sheet.source),
+        }
         pkg.manifest
-            .push(item(&format!("css-{}", i + 1), href, "text/css", ""));
+            .push(item(&format!("css-{}", i + 1), &sheet.href, "text/css", ""));
     }
     for (i, res) in resolved.resources.iter().enumerate() {
         let at = format!("{PACKAGE_DIR}/{}", res.href);

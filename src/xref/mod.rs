@@ -25,6 +25,8 @@ mod labels;
 mod links;
 mod notes;
 mod numbering;
+mod styles;
+pub use styles::StyleSheet;
 mod references;
 mod remote;
 mod svg;
@@ -104,6 +106,8 @@ pub struct Resource {
 pub struct Resolved {
     pub chapters: Vec<Chapter>,
     pub resources: Vec<Resource>,
+    /// The book's own style sheets, as they go in (what they bring is among `resources`).
+    pub stylesheets: Vec<StyleSheet>,
     pub warnings: Vec<Finding>,
     /// The book's index, when it marks terms and makes one.
     pub index: Option<BookIndex>,
@@ -272,7 +276,8 @@ pub fn resolve_remembering(
     // Pass 2: links, images, notes and references, now that every target is known; each
     // chapter on its own, in parallel, merged in order.
     let linked = r.link_chapters(&mut chapters, images);
-    let resources = r.merge(linked, images);
+    let mut resources = r.merge(linked, images);
+    let stylesheets = styles::collect(book, &r.real_root, &mut resources, &mut r.warnings);
     if !r.errors.is_empty() {
         // Warnings too: a failed build still shows everything found.
         r.errors.append(&mut r.warnings);
@@ -283,6 +288,7 @@ pub fn resolve_remembering(
     Ok(Resolved {
         chapters,
         resources,
+        stylesheets,
         warnings: r.warnings,
         index,
     })
