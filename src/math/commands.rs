@@ -9,7 +9,16 @@ use crate::dom::Element;
 
 impl Parser<'_> {
     pub(super) fn command(&mut self, name: &str, at: usize) -> Result<(Element, Kind)> {
-        let ordinary = |e| Ok((e, Kind::Ordinary));
+        if let Some(done) = self.named(name) {
+            return done;
+        }
+        self.layout_command(name, at)
+    }
+
+    /// A command that stands for a symbol, a function name, an accent over its argument or
+    /// a font for it; `None` for any other.
+    fn named(&mut self, name: &str) -> Option<Result<(Element, Kind)>> {
+        let ordinary = |e| Some(Ok((e, Kind::Ordinary)));
         if let Some((c, class)) = symbols::symbol(name) {
             let c = c.to_string();
             return match class {
@@ -17,19 +26,22 @@ impl Parser<'_> {
                 Class::Upright => ordinary(self.identifier(&c, true)),
                 Class::Op => ordinary(mo(&c)),
                 Class::Fence => ordinary(fixed(&c)),
-                Class::BigOp => Ok((mo(&c), Kind::Limits)),
-                Class::Integral => Ok((mo(&c), Kind::Integral)),
+                Class::BigOp => Some(Ok((mo(&c), Kind::Limits))),
+                Class::Integral => Some(Ok((mo(&c), Kind::Integral))),
             };
         }
         if let Some((f, limits)) = symbols::function(name) {
-            return Ok(if limits {
+            return Some(Ok(if limits {
                 (limit_op(f), Kind::Limits)
             } else {
                 (token("mi", f), Kind::Function)
-            });
+            }));
         }
         if let Some((mark, stretchy, below)) = symbols::accent(name) {
-            let base = self.argument(&format!("\\{name}"))?;
+            let base = match self.argument(&format!("\\{name}")) {
+                Ok(b) => b,
+                Err(e) => return Some(Err(e)),
+            };
             let brace = matches!(name, "overbrace" | "underbrace");
             let mut mark = mo(&mark.to_string()).with_attr("stretchy", stretchy.to_string());
             if brace {
@@ -41,7 +53,7 @@ impl Parser<'_> {
                 el.set_attr(if below { "accentunder" } else { "accent" }, "true");
             }
             let el = el.with_child(base).with_child(mark);
-            return Ok((el, if brace { Kind::Limits } else { Kind::Ordinary }));
+            return Some(Ok((el, if brace { Kind::Limits } else { Kind::Ordinary })));
         }
         // `\mathbf{…}` (the switches, `\bf`, are the sequence's).
         let font_of_argument = if name.starts_with("math") || matches!(name, "boldsymbol" | "bm") {
@@ -54,8 +66,15 @@ impl Parser<'_> {
             self.font = Some(font);
             let el = self.argument(&format!("\\{name}"));
             self.font = saved;
-            return ordinary(el?);
+            return Some(el.map(|e| (e, Kind::Ordinary)));
         }
+        None
+    }
+
+    /// The commands that lay out their arguments (fractions, roots, fences, text, stacked
+    /// and boxed material, environments), then [`Self::spacing_command`].
+    fn layout_command(&mut self, name: &str, at: usize) -> Result<(Element, Kind)> {
+        let ordinary = |e| Ok((e, Kind::Ordinary));
         let arg = |p: &mut Self| p.argument(&format!("\\{name}"));
         match name {
             "frac" | "dfrac" | "tfrac" | "cfrac" => {
@@ -133,6 +152,47 @@ impl Parser<'_> {
                 }
                 ordinary(t)
             }
+            "overset" | "stackrel" | "underset" => {
+                let script = arg(self)?;
+                let base = arg(self)?;
+                let el = if name == "underset" {
+                    "munder"
+                } else {
+                    "mover"
+                };
+                ordinary(Element::new(el).with_child(base).with_child(script))
+            }
+            "boxed" => ordinary(
+                Element::new("menclose")
+                    .with_attr("notation", "box")
+                    .with_child(arg(self)?),
+            ),
+            "phantom" => ordinary(Element::new("mphantom").with_child(arg(self)?)),
+            "begin" => ordinary(self.environment(at)?),
+            "substack" => {
+                if !matches!(self.peek(), Some(Tok::Open)) {
+                    return Err(err(at, ErrorKind::MissingArgument("\\substack".into())));
+                }
+                let open = self.offset();
+                self.i += 1;
+                let rows = self.rows()?;
+                match self.peek() {
+                    Some(Tok::Close) => self.i += 1,
+                    None => return Err(err(open, ErrorKind::Unclosed)),
+                    Some(_) => return Err(self.misplaced()),
+                }
+                ordinary(table(rows, &[], None).with_attr("displaystyle", "false"))
+            }
+            _ => self.spacing_command(name, at),
+        }
+    }
+
+    /// Operator names, negation and `mod`, spacing, and the commands that only make sense
+    /// elsewhere (`\right` without `\left`, `\hline` outside a table), which are errors here.
+    fn spacing_command(&mut self, name: &str, at: usize) -> Result<(Element, Kind)> {
+        let ordinary = |e| Ok((e, Kind::Ordinary));
+        let arg = |p: &mut Self| p.argument(&format!("\\{name}"));
+        match name {
             "operatorname" => {
                 let star = matches!(self.peek(), Some(Tok::Char('*')));
                 if star {
@@ -156,22 +216,6 @@ impl Parser<'_> {
                     (token("mi", word), Kind::Function)
                 })
             }
-            "overset" | "stackrel" | "underset" => {
-                let script = arg(self)?;
-                let base = arg(self)?;
-                let el = if name == "underset" {
-                    "munder"
-                } else {
-                    "mover"
-                };
-                ordinary(Element::new(el).with_child(base).with_child(script))
-            }
-            "boxed" => ordinary(
-                Element::new("menclose")
-                    .with_attr("notation", "box")
-                    .with_child(arg(self)?),
-            ),
-            "phantom" => ordinary(Element::new("mphantom").with_child(arg(self)?)),
             "not" => {
                 let (mut el, _) = self.atom()?;
                 let negatable = matches!(el.name.as_str(), "mo" | "mi")
@@ -198,21 +242,6 @@ impl Parser<'_> {
                     n,
                     fixed(")"),
                 ]))
-            }
-            "begin" => ordinary(self.environment(at)?),
-            "substack" => {
-                if !matches!(self.peek(), Some(Tok::Open)) {
-                    return Err(err(at, ErrorKind::MissingArgument("\\substack".into())));
-                }
-                let open = self.offset();
-                self.i += 1;
-                let rows = self.rows()?;
-                match self.peek() {
-                    Some(Tok::Close) => self.i += 1,
-                    None => return Err(err(open, ErrorKind::Unclosed)),
-                    Some(_) => return Err(self.misplaced()),
-                }
-                ordinary(table(rows, &[], None).with_attr("displaystyle", "false"))
             }
             "," | "thinspace" => ordinary(space("0.1667em")),
             ":" | ">" | "medspace" => ordinary(space("0.2222em")),

@@ -38,13 +38,7 @@ pub(super) fn package(
         "cover.xhtml",
     )?;
     if book.generated.title_page {
-        let ctx = page_ctx.for_page(pages::TITLE_PAGE);
-        pkg.add_page(
-            "titlepage",
-            pages::TITLE_PAGE,
-            pages::render(tera, "titlepage.xhtml", &ctx)?,
-            "titlepage.xhtml",
-        )?;
+        pkg.add_generated(templates, "titlepage", pages::TITLE_PAGE)?;
     }
     let ctx = page_ctx.for_page(pages::NAV);
     let nav = checked_xhtml(&pages::render(tera, "nav.xhtml", &ctx)?, "nav.xhtml")?;
@@ -74,13 +68,7 @@ pub(super) fn package(
         pkg.add_index(templates, i, at, None)?;
     }
     if book.generated.colophon {
-        let ctx = page_ctx.for_page(pages::COLOPHON_PAGE);
-        pkg.add_page(
-            "colophon",
-            pages::COLOPHON_PAGE,
-            pages::render(tera, "colophon.xhtml", &ctx)?,
-            "colophon.xhtml",
-        )?;
+        pkg.add_generated(templates, "colophon", pages::COLOPHON_PAGE)?;
     }
 
     // Style sheets and images.
@@ -224,6 +212,15 @@ impl Package {
         let checked = checked_xhtml(&xhtml, template)?;
         self.add_checked(id, href, checked);
         Ok(())
+    }
+
+    /// Adds a page made from the template named `<id>.xhtml` and the page context alone (the
+    /// title page, the colophon).
+    fn add_generated(&mut self, templates: &Templates, id: &str, href: &str) -> Result<()> {
+        let template = format!("{id}.xhtml");
+        let ctx = templates.ctx.for_page(href);
+        let xhtml = pages::render(&templates.tera, &template, &ctx)?;
+        self.add_page(id, href, xhtml, &template)
     }
 
     /// Adds the index page, made from the book's index through `index.xhtml`; `title_id` is

@@ -62,13 +62,7 @@ pub fn read_lines_of(
     if let Some(f) = crate::error::nul_finding(text, shown) {
         return (Document::new(shown), vec![f]);
     }
-    let mut lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
+    let lines = source_lines(text);
     let mut p = Parser {
         lines,
         origin,
@@ -91,6 +85,19 @@ pub fn read_lines_of(
     p.doc.blocks = blocks;
     p.check_notes();
     (p.doc, p.findings)
+}
+
+/// A chapter's lines, without their line ends (`\n` or `\r\n`) and without the empty one
+/// after a final line end.
+fn source_lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines
 }
 
 /// A container whose end is marked by a later line.

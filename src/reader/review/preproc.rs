@@ -37,13 +37,7 @@ pub fn has_directives(text: &str) -> bool {
 
 /// Carries out the chapter's directives (see the module comment).
 pub fn expand(text: &str, shown: &Path, files: &Files) -> Expanded {
-    let mut lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
+    let lines = super::source_lines(text);
     let mut out = Expander {
         shown,
         files,
