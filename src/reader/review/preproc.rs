@@ -64,7 +64,13 @@ pub fn expand(text: &str, shown: &Path, files: &Files) -> Expanded {
                 out.push(line, ln);
             }
             "mapfile" | "maprange" => {
-                let Some(end) = block_end(&lines, i) else {
+                // A mapped `.re` file's old lines hold blocks of their own: only `#@end` ends
+                // them (review-preproc's `leave_content`).
+                let re_file = d
+                    .args
+                    .first()
+                    .is_some_and(|p| out.expand_vars(p).ends_with(".re"));
+                let Some(end) = block_end(&lines, i, re_file) else {
                     out.warn(
                         ln,
                         format!(
@@ -127,7 +133,7 @@ struct BlockEnd {
     closing_block: bool,
 }
 
-fn block_end(lines: &[&str], from: usize) -> Option<BlockEnd> {
+fn block_end(lines: &[&str], from: usize, re_file: bool) -> Option<BlockEnd> {
     for (k, l) in lines.iter().enumerate().skip(from) {
         if l.starts_with("#@end") {
             return Some(BlockEnd {
@@ -135,7 +141,7 @@ fn block_end(lines: &[&str], from: usize) -> Option<BlockEnd> {
                 closing_block: false,
             });
         }
-        if l.starts_with("//}") {
+        if l.starts_with("//}") && !re_file {
             return Some(BlockEnd {
                 line: k,
                 closing_block: true,
@@ -473,6 +479,14 @@ mod tests {
         assert!(e.text.contains("kept") && e.findings[0].message.contains("never"));
         let e = run("#@maprange(a.rb, nope)\nkept\n#@end\n", &[("a.rb", "x\n")]);
         assert!(e.text.contains("kept") && e.findings[0].message.contains("no range"));
+    }
+
+    #[test]
+    fn a_mapped_re_file_ends_only_at_end() {
+        let ch = "#@mapfile(part.re)\n//emlist{\nold\n//}\n#@end\nafter\n";
+        let e = run(ch, &[("part.re", "//note{\nnew\n//}\n")]);
+        assert_eq!(e.text, "//note{\nnew\n//}\nafter\n");
+        assert!(e.findings.is_empty(), "{:?}", e.findings);
     }
 
     #[test]
