@@ -89,7 +89,7 @@ pub enum BlockKind {
     /// re: `//note`, `//tip`, `//warning`…; db: `note`, `tip`, `warning`…; md: none.
     Admonition {
         kind: AdmonitionKind,
-        title: Option<Inlines>,
+        title: AdmonitionTitle,
         blocks: Vec<Block>,
     },
     /// re: `==[column] Title` … `==[/column]`; db: `sidebar`; md: none.
@@ -311,6 +311,39 @@ pub enum RefKind {
     Bib,
     /// Any element by id, with the target's title or number (db `xref`).
     Any,
+}
+
+/// What heads a note-style box: whether a box without a title shows its kind's word is the
+/// reader's decision (its format's rule), not the writer's.
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+pub enum AdmonitionTitle {
+    /// The title its author wrote.
+    Written(Inlines),
+    /// None written, and the kind's word is shown (ノート, Note), as DocBook's stylesheets
+    /// and GitHub's alerts show one.
+    KindWord,
+    /// None written and none shown, as Re:VIEW writes a caption-less `//note`.
+    Untitled,
+}
+
+impl AdmonitionTitle {
+    /// A written title, or none (Re:VIEW's rule); readers that show the kind's word use
+    /// [`AdmonitionTitle::or_kind_word`].
+    pub fn written(title: Option<Inlines>) -> Self {
+        title.map_or(AdmonitionTitle::Untitled, AdmonitionTitle::Written)
+    }
+
+    /// A written title, else the kind's word.
+    pub fn or_kind_word(title: Option<Inlines>) -> Self {
+        title.map_or(AdmonitionTitle::KindWord, AdmonitionTitle::Written)
+    }
+
+    pub fn inlines_mut(&mut self) -> Option<&mut Inlines> {
+        match self {
+            AdmonitionTitle::Written(t) => Some(t),
+            _ => None,
+        }
+    }
 }
 
 /// The note-style boxes of Re:VIEW and DocBook.
@@ -550,9 +583,12 @@ fn shrink_blocks(blocks: &mut Vec<Block>) {
                 blocks,
                 attribution: title,
             }
-            | BlockKind::Admonition { title, blocks, .. }
             | BlockKind::Sidebar { title, blocks, .. } => {
                 title.iter_mut().for_each(shrink_inlines);
+                shrink_blocks(blocks);
+            }
+            BlockKind::Admonition { title, blocks, .. } => {
+                title.inlines_mut().into_iter().for_each(shrink_inlines);
                 shrink_blocks(blocks);
             }
             BlockKind::Div { blocks, .. } => shrink_blocks(blocks),

@@ -251,7 +251,8 @@ impl<'a> Reader<'a> {
                             BlockQuoteKind::Warning => AdmonitionKind::Warning,
                             BlockQuoteKind::Caution => AdmonitionKind::Caution,
                         },
-                        title: None,
+                        // GitHub heads an alert with its kind.
+                        title: AdmonitionTitle::KindWord,
                         blocks,
                     },
                 }

@@ -65,10 +65,13 @@ pub fn visit_own_inlines_mut(b: &mut Block, f: &mut dyn FnMut(&mut Inline)) {
                 visit_inlines_mut(c, f);
             }
         }
-        BlockKind::Quote { attribution: c, .. }
-        | BlockKind::Admonition { title: c, .. }
-        | BlockKind::Sidebar { title: c, .. } => {
+        BlockKind::Quote { attribution: c, .. } | BlockKind::Sidebar { title: c, .. } => {
             if let Some(c) = c {
+                visit_inlines_mut(c, f);
+            }
+        }
+        BlockKind::Admonition { title, .. } => {
+            if let Some(c) = title.inlines_mut() {
                 visit_inlines_mut(c, f);
             }
         }

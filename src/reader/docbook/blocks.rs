@@ -559,7 +559,8 @@ impl<'a> Conv<'a> {
                 out.push(Block::new(
                     BlockKind::Admonition {
                         kind,
-                        title,
+                        // DocBook's stylesheets head an untitled note with its kind.
+                        title: AdmonitionTitle::or_kind_word(title),
                         blocks,
                     },
                     pos_of(el),

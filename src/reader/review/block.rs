@@ -387,7 +387,7 @@ impl<'a> Parser<'a> {
             return Block::new(
                 BlockKind::Admonition {
                     kind,
-                    title: None,
+                    title: AdmonitionTitle::Untitled,
                     blocks: Vec::new(),
                 },
                 at,
@@ -426,7 +426,8 @@ impl<'a> Parser<'a> {
         Block::new(
             BlockKind::Admonition {
                 kind,
-                title,
+                // Re:VIEW shows no caption where none is written.
+                title: AdmonitionTitle::written(title),
                 blocks,
             },
             at,

@@ -740,7 +740,10 @@ fn mini_column_with_list_and_code() {
         panic!()
     };
     assert_eq!(*kind, AdmonitionKind::Note);
-    assert_eq!(plain_text(title.as_ref().unwrap()), "注意");
+    let AdmonitionTitle::Written(title) = title else {
+        panic!("{title:?}")
+    };
+    assert_eq!(plain_text(title), "注意");
     assert!(matches!(blocks[1].kind, BlockKind::List(_)));
     assert!(matches!(blocks[2].kind, BlockKind::Code(_)));
     assert_eq!(blocks.len(), 4);
@@ -761,7 +764,7 @@ fn every_mini_column_kind() {
         else {
             panic!()
         };
-        assert_eq!((k, title), (kind, None));
+        assert_eq!((k, title), (kind, AdmonitionTitle::Untitled));
     }
 }
 
