@@ -71,6 +71,11 @@ messages! {
     CoverTitle = "covertitle": "表紙", "Cover";
     TitlePageTitle = "titlepagetitle": "大扉", "Title Page";
     ColophonTitle = "colophontitle": "奥付", "Colophon";
+    OriginalTitle = "originaltitle": "原書大扉", "Title Page of Original";
+    CreditTitle = "credittitle": "クレジット", "Credit";
+    ProfileTitle = "profiletitle": "著者紹介", "Profile";
+    AdvTitle = "advtitle": "広告", "Advertisement";
+    BackCoverTitle = "backcovertitle": "裏表紙", "Back Cover";
     // seihon's own: Re:VIEW makes no index page for an EPUB.
     IndexTitle = "indextitle": "索引", "Index";
     Aut = "aut": "著　者", "Author";

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use tera::{Context, Tera};
 
-use crate::book::{Book, Cover, Date, Direction, Writing};
+use crate::book::{Book, Cover, Date, Direction, GeneratedPages, StaticPage, Writing};
 use crate::dom::{self, Element};
 use crate::error::{Error, Result};
 use crate::i18n::{Messages, Msg};
@@ -245,9 +245,11 @@ impl PageContext {
             .collect();
         ctx.insert("chapters", &chapter_links);
         let index = index.map(|i| index_page(chapters, i, &messages));
+        let own_index = index.as_ref().is_some_and(|i| i.chapter.is_none());
+        let order = reading_order(chapters, book.generated, own_index);
         ctx.insert(
             "toc_html",
-            &toc_html(chapters, book.toc_depth, index.as_ref()),
+            &toc_html(chapters, &order, book.toc_depth, index.as_ref()),
         );
         let mut landmarks = vec![
             Landmark {
@@ -261,12 +263,21 @@ impl PageContext {
                 label: labels.toc.clone(),
             },
         ];
-        if book.generated.title_page {
+        // The title page and the colophon: generated, or the book's own.
+        let own = |which: StaticPage| {
+            chapters
+                .iter()
+                .find(|c| c.source.page == Some(which))
+                .map(Chapter::href)
+        };
+        let title_page = own(StaticPage::TitlePage)
+            .or_else(|| book.generated.title_page.then(|| TITLE_PAGE.into()));
+        if let Some(href) = title_page {
             landmarks.insert(
                 1,
                 Landmark {
                     epub_type: "titlepage",
-                    href: TITLE_PAGE.into(),
+                    href,
                     label: labels.titlepage.clone(),
                 },
             );
@@ -274,7 +285,7 @@ impl PageContext {
         if let Some(first) = chapters
             .iter()
             .find(|c| c.source.role == crate::book::Role::Body)
-            .or(chapters.first())
+            .or(chapters.iter().find(|c| c.source.page.is_none()))
         {
             landmarks.push(Landmark {
                 epub_type: "bodymatter",
@@ -289,10 +300,12 @@ impl PageContext {
                 label: page.title.clone(),
             });
         }
-        if book.generated.colophon {
+        let colophon = own(StaticPage::Colophon)
+            .or_else(|| book.generated.colophon.then(|| COLOPHON_PAGE.into()));
+        if let Some(href) = colophon {
             landmarks.push(Landmark {
                 epub_type: "colophon",
-                href: COLOPHON_PAGE.into(),
+                href,
                 label: labels.colophon.clone(),
             });
         }
@@ -542,43 +555,108 @@ pub fn index_page(chapters: &[Chapter], index: &BookIndex, m: &Messages) -> Inde
     }
 }
 
-/// The nested `<ol>` of the table of contents (hrefs relative to the nav document), the index
-/// last when it is a page of its own.
-fn toc_html(chapters: &[Chapter], depth: u8, index: Option<&IndexPage>) -> String {
-    let mut root = Element::new("ol");
-    for ch in chapters {
-        let entries: Vec<&TocEntry> = ch.toc.iter().filter(|e| e.level <= depth).collect();
-        let rest: Vec<&TocEntry> = entries
-            .iter()
-            .copied()
-            .skip_while(|e| e.level == 1)
-            .collect();
-        let Some(top) = chapter_entry(ch) else {
-            // A chapter with no title in the contents (no heading, or `[notoc]`) is not
-            // listed by its file name, as Re:VIEW lists it not at all; its sections are.
-            if let Some(ol) = nested(&rest, &ch.href()) {
-                root.children.extend(ol.children);
-            }
-            continue;
-        };
-        let mut li = Element::new("li");
-        li.push(
-            Element::new("a")
-                .with_attr("href", ch.href())
-                .with_text(top.label.as_str()),
-        );
-        if let Some(ol) = nested(&rest, &ch.href()) {
-            li.push(ol);
-        }
-        root.push(li);
+/// A page of the EPUB, in reading order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    Cover,
+    /// The generated title page.
+    TitlePage,
+    Nav,
+    /// A chapter, or a page of the book's own (its title page, profile, …), by its index.
+    Chapter(usize),
+    /// The index as a page of its own.
+    Index,
+    /// The generated colophon.
+    Colophon,
+}
+
+/// The EPUB's pages in reading order, as the spine, the contents and the NCX list them: the
+/// cover, the title page (generated, or the book's own, then the original's title page and
+/// the credits), the table of contents, the chapters, the index, then the profile,
+/// advertisements, colophon and back cover. The book's own pages come first and last among
+/// `chapters`, in that order (see `book::StaticPage`).
+pub fn reading_order(
+    chapters: &[Chapter],
+    generated: GeneratedPages,
+    own_index: bool,
+) -> Vec<Slot> {
+    let page = |ci: usize| chapters[ci].source.page;
+    let n = chapters.len();
+    let front = (0..n)
+        .take_while(|&ci| page(ci).is_some_and(StaticPage::is_front))
+        .count();
+    let back = (front..n).find(|&ci| page(ci).is_some()).unwrap_or(n);
+    let mut order = vec![Slot::Cover];
+    if generated.title_page {
+        order.push(Slot::TitlePage);
     }
-    if let Some(page) = index.filter(|p| p.chapter.is_none()) {
-        let a = Element::new("a")
-            .with_attr("href", page.href.as_str())
-            .with_text(page.title.as_str());
-        root.push(Element::new("li").with_child(a));
+    order.extend((0..front).map(Slot::Chapter));
+    order.push(Slot::Nav);
+    order.extend((front..back).map(Slot::Chapter));
+    if own_index {
+        order.push(Slot::Index);
+    }
+    let mut colophon = generated.colophon;
+    for ci in back..n {
+        if colophon && page(ci).is_some_and(|p| p > StaticPage::Colophon) {
+            order.push(Slot::Colophon);
+            colophon = false;
+        }
+        order.push(Slot::Chapter(ci));
+    }
+    if colophon {
+        order.push(Slot::Colophon);
+    }
+    order
+}
+
+/// The nested `<ol>` of the table of contents (hrefs relative to the nav document), in
+/// reading order: the index where it comes when it is a page of its own.
+fn toc_html(chapters: &[Chapter], order: &[Slot], depth: u8, index: Option<&IndexPage>) -> String {
+    let mut root = Element::new("ol");
+    for slot in order {
+        match *slot {
+            Slot::Chapter(ci) => toc_lines(&chapters[ci], depth, &mut root),
+            Slot::Index => {
+                if let Some(page) = index.filter(|p| p.chapter.is_none()) {
+                    let a = Element::new("a")
+                        .with_attr("href", page.href.as_str())
+                        .with_text(page.title.as_str());
+                    root.push(Element::new("li").with_child(a));
+                }
+            }
+            _ => {}
+        }
     }
     dom::serialize_element(&root)
+}
+
+/// A chapter's lines in the contents: its title, with its sections under it.
+fn toc_lines(ch: &Chapter, depth: u8, root: &mut Element) {
+    let entries: Vec<&TocEntry> = ch.toc.iter().filter(|e| e.level <= depth).collect();
+    let rest: Vec<&TocEntry> = entries
+        .iter()
+        .copied()
+        .skip_while(|e| e.level == 1)
+        .collect();
+    let Some(top) = chapter_entry(ch) else {
+        // A chapter with no title in the contents (no heading, or `[notoc]`) is not
+        // listed by its file name, as Re:VIEW lists it not at all; its sections are.
+        if let Some(ol) = nested(&rest, &ch.href()) {
+            root.children.extend(ol.children);
+        }
+        return;
+    };
+    let mut li = Element::new("li");
+    li.push(
+        Element::new("a")
+            .with_attr("href", ch.href())
+            .with_text(top.label.as_str()),
+    );
+    if let Some(ol) = nested(&rest, &ch.href()) {
+        li.push(ol);
+    }
+    root.push(li);
 }
 
 /// A chapter's line in the contents: its title heading's entry, when it has one there.

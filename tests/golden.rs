@@ -40,6 +40,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
             role: Role::Body,
             format,
             part_title: None,
+            page: None,
         }],
         cover: Cover::Generated,
         stylesheets: Vec::new(),
@@ -107,6 +108,7 @@ fn render_docbook(dir: &Path, file: &str) -> String {
                 role: c.role,
                 format: Format::DocBook,
                 part_title: None,
+                page: None,
             };
             (source, c.doc)
         })

@@ -22,6 +22,7 @@ mod quality;
 mod release;
 mod review_errors;
 mod sarif;
+mod static_pages;
 mod synth;
 mod watch;
 mod workflow;

@@ -380,6 +380,9 @@ pub enum Format {
     Markdown,
     Review,
     DocBook,
+    /// A page of the book's own XHTML, taken in as written (Re:VIEW's `titlefile:`,
+    /// `profile:`, …); never a chapter of a catalog or book.yml.
+    Xhtml,
 }
 
 impl Format {
@@ -403,6 +406,78 @@ pub struct ChapterSource {
     /// A part page with only a title (a Re:VIEW catalog part named by its title): there is no
     /// source file, the page is made from this title.
     pub part_title: Option<String>,
+    /// The front or back matter page this file is (format [`Format::Xhtml`]), if it is one.
+    pub page: Option<StaticPage>,
+}
+
+/// A page of front or back matter a Re:VIEW book gives as an XHTML file of its own, in
+/// reading order (Re:VIEW's `copy_frontmatter` and `copy_backmatter`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub enum StaticPage {
+    /// `titlefile:`, in place of the generated title page.
+    TitlePage,
+    /// `originaltitlefile:`, the title page of the original (of a translation).
+    OriginalTitle,
+    /// `creditfile:`, the rights and credits.
+    Credit,
+    /// `profile:`, about the authors.
+    Profile,
+    /// `advfile:`, advertisements.
+    Advertisement,
+    /// `colophon:` naming a file, in place of the generated colophon.
+    Colophon,
+    /// `backcover:`.
+    BackCover,
+}
+
+impl StaticPage {
+    /// Every page, in reading order, with the config key that names its file.
+    pub const ALL: [(StaticPage, &'static str); 7] = [
+        (StaticPage::TitlePage, "titlefile"),
+        (StaticPage::OriginalTitle, "originaltitlefile"),
+        (StaticPage::Credit, "creditfile"),
+        (StaticPage::Profile, "profile"),
+        (StaticPage::Advertisement, "advfile"),
+        (StaticPage::Colophon, "colophon"),
+        (StaticPage::BackCover, "backcover"),
+    ];
+
+    /// Whether it comes before the table of contents (else after the book's chapters and
+    /// its index).
+    pub fn is_front(self) -> bool {
+        self <= StaticPage::Credit
+    }
+
+    /// Whether it stands in for a page seihon would generate (the title page, the colophon),
+    /// which the contents do not list either; the others are listed by their titles.
+    pub fn replaces_generated(self) -> bool {
+        matches!(self, StaticPage::TitlePage | StaticPage::Colophon)
+    }
+
+    /// Its name in the contents and the page title (Re:VIEW's message for it).
+    pub fn title(self) -> crate::i18n::Msg {
+        use crate::i18n::Msg;
+        match self {
+            StaticPage::TitlePage => Msg::TitlePageTitle,
+            StaticPage::OriginalTitle => Msg::OriginalTitle,
+            StaticPage::Credit => Msg::CreditTitle,
+            StaticPage::Profile => Msg::ProfileTitle,
+            StaticPage::Advertisement => Msg::AdvTitle,
+            StaticPage::Colophon => Msg::ColophonTitle,
+            StaticPage::BackCover => Msg::BackCoverTitle,
+        }
+    }
+
+    /// Its structural semantics (`epub:type`).
+    pub fn epub_type(self) -> &'static str {
+        match self {
+            StaticPage::TitlePage | StaticPage::OriginalTitle => "titlepage",
+            StaticPage::Credit => "credits",
+            StaticPage::Profile => "contributors",
+            StaticPage::Colophon => "colophon",
+            StaticPage::Advertisement | StaticPage::BackCover => "backmatter",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -840,6 +915,7 @@ fn listed_chapters(
                     role,
                     format,
                     part_title: None,
+                    page: None,
                 }),
             }
         }

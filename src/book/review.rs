@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::{
     Book, COLOPHON_ORDER, ChapterSource, ColophonRow, Cover, Creator, Direction, Format,
-    GeneratedPages, HistoryEntry, Metadata, ProjectConfig, Role, Writing, check_book_file,
-    display_path,
+    GeneratedPages, HistoryEntry, Metadata, ProjectConfig, Role, StaticPage, Writing,
+    check_book_file, display_path,
 };
 use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
@@ -276,7 +276,10 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     let colophon = cfg.colophon_rows(&mut errors);
     let index = cfg.index(dir, &mut warnings);
     cfg.warn_not_honoured(dir, &mut warnings);
-    let chapters = cfg.catalog(dir, &contentdir, &mut errors)?;
+    let mut chapters = cfg.catalog(dir, &contentdir, &mut errors)?;
+    let mut generated = cfg.generated_pages();
+    let pages = cfg.static_pages(dir, generated, &mut errors, &mut warnings);
+    add_static_pages(&mut chapters, &mut generated, pages);
 
     if !errors.is_empty() {
         return Err(Error::Book(errors));
@@ -310,7 +313,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         checks: Default::default(),
         shared_dirs: Vec::new(),
         colophon: Some(colophon),
-        generated: cfg.generated_pages(),
+        generated,
         locale: crate::i18n::Locale {
             style: crate::i18n::Style::Review,
             overrides: std::sync::Arc::new(locale),
@@ -334,6 +337,42 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     };
     let _ = project;
     Ok((book, warnings))
+}
+
+/// A file name to show in a hint about `page`'s key.
+fn example_name(page: StaticPage) -> &'static str {
+    match page {
+        StaticPage::TitlePage => "title",
+        StaticPage::OriginalTitle => "original",
+        StaticPage::Credit => "credit",
+        StaticPage::Profile => "profile",
+        StaticPage::Advertisement => "ad",
+        StaticPage::Colophon => "colophon",
+        StaticPage::BackCover => "backcover",
+    }
+}
+
+/// Puts the book's own pages where Re:VIEW puts them — the title page, the original's title
+/// page and the credits before the chapters; the profile, advertisements, colophon and back
+/// cover after them — in place of the generated title page and colophon they stand for. A
+/// colophon file makes the colophon whatever `colophon:` said of generating one.
+fn add_static_pages(
+    chapters: &mut Vec<ChapterSource>,
+    generated: &mut GeneratedPages,
+    pages: Vec<ChapterSource>,
+) {
+    let (front, back): (Vec<_>, Vec<_>) = pages
+        .into_iter()
+        .partition(|p| p.page.is_some_and(StaticPage::is_front));
+    for p in front.iter().chain(&back) {
+        match p.page {
+            Some(StaticPage::TitlePage) => generated.title_page = false,
+            Some(StaticPage::Colophon) => generated.colophon = false,
+            _ => {}
+        }
+    }
+    chapters.splice(0..0, front);
+    chapters.extend(back);
 }
 
 /// The book's `locale.yml` (Re:VIEW's message overrides), by language: either `locale: ja`
@@ -611,6 +650,92 @@ impl Config {
             title_page: wanted("titlepage", true),
             colophon: wanted("colophon", false),
         }
+    }
+
+    /// The pages the book gives as XHTML files of its own (`titlefile:`, `profile:`, …, and
+    /// `colophon:` naming a file), each found in the book folder; a missing one is a warning
+    /// and the book is made without it. The title page's file is taken only when there is a
+    /// title page (`titlepage:`); Re:VIEW's obsolete `titlepagefile:` and `backcoverfile:`
+    /// (the page's body only) stand for `titlefile:` and `backcover:`.
+    fn static_pages(
+        &self,
+        dir: &Path,
+        generated: GeneratedPages,
+        errors: &mut Vec<Finding>,
+        warnings: &mut Vec<Finding>,
+    ) -> Vec<ChapterSource> {
+        let mut pages = Vec::new();
+        for (page, key) in StaticPage::ALL {
+            let legacy = match page {
+                StaticPage::TitlePage => Some("titlepagefile"),
+                StaticPage::BackCover => Some("backcoverfile"),
+                _ => None,
+            };
+            let Some((key, value)) = std::iter::once(key)
+                .chain(legacy)
+                .find_map(|k| self.get(k).filter(|v| !v.is_null()).map(|v| (k, v)))
+            else {
+                continue;
+            };
+            let file = match value {
+                Value::String(f) if !f.trim().is_empty() => f.trim(),
+                // `colophon: true` asks for the generated one.
+                Value::Bool(_) if page == StaticPage::Colophon => continue,
+                _ => {
+                    errors.push(
+                        Finding::error(
+                            codes::BAD_VALUE,
+                            self.at(key),
+                            format!("`{key}:` names a file, and this is not a file name"),
+                        )
+                        .with_hint(format!("write the XHTML file's path in the book folder, such as `{key}: {}.html`", example_name(page))),
+                    );
+                    continue;
+                }
+            };
+            if page == StaticPage::TitlePage && !generated.title_page {
+                warnings.push(
+                    Finding::warning(
+                        codes::STATIC_PAGE,
+                        self.at(key),
+                        format!("the book has no title page (`titlepage:` is off), so `{file}` is not used"),
+                    )
+                    .with_hint("set `titlepage: true` to have this file as the title page"),
+                );
+                continue;
+            }
+            let rel = PathBuf::from(file);
+            match check_book_file(dir, &rel) {
+                Ok(path) => pages.push(ChapterSource {
+                    rel,
+                    path,
+                    role: if page.is_front() {
+                        Role::Front
+                    } else {
+                        Role::Back
+                    },
+                    format: Format::Xhtml,
+                    part_title: None,
+                    page: Some(page),
+                }),
+                Err(why) => {
+                    let instead = if page.replaces_generated() {
+                        "seihon makes its own in its place"
+                    } else {
+                        "the book is made without it"
+                    };
+                    warnings.push(
+                        Finding::warning(
+                            codes::STATIC_PAGE,
+                            self.at(key),
+                            format!("the page `{file}` named by `{key}:` {why}; {instead}"),
+                        )
+                        .with_hint("write the path of an XHTML file in the book folder, relative to config.yml"),
+                    );
+                }
+            }
+        }
+        pages
     }
 
     /// The colophon's lines as Re:VIEW makes them: for each role of `colophon_order` (its
@@ -1014,6 +1139,7 @@ impl<'a> CatalogFiles<'a> {
                                 role: Role::Part,
                                 format: Format::Review,
                                 part_title: Some(title.clone()),
+                                page: None,
                             });
                         }
                         for f in strings(&members) {
@@ -1071,6 +1197,7 @@ impl<'a> CatalogFiles<'a> {
                         role,
                         format: Format::Review,
                         part_title: None,
+                        page: None,
                     });
                 }
             }

@@ -37,6 +37,16 @@ const HONOURED: &[&str] = &[
     "inherit",
     "epubmaker",
     "imgmath_options",
+    "titlepage",
+    "titlefile",
+    "titlepagefile",
+    "originaltitlefile",
+    "creditfile",
+    "profile",
+    "advfile",
+    "colophon",
+    "backcover",
+    "backcoverfile",
 ];
 
 /// Keys for Re:VIEW's other outputs (PDF, LaTeX, web, text, InDesign XML) or for how Re:VIEW
@@ -92,16 +102,6 @@ type Agrees = fn(&Value) -> bool;
 /// Keys seihon honours for some values only: (key, what seihon does, whether a value is one
 /// seihon's EPUB agrees with).
 const BY_VALUE: &[(&str, &str, Agrees)] = &[
-    (
-        "titlepage",
-        "seihon generates the title page; `titlefile:` names the file",
-        |v| !v.is_string(),
-    ),
-    (
-        "colophon",
-        "seihon generates the colophon (奥付) from the config rather than copying a file",
-        |v| !v.is_string(),
-    ),
     ("epubversion", "seihon makes EPUB 3", |v| {
         v.is_null() || v.as_u64() == Some(3) || v.as_str() == Some("3")
     }),
@@ -121,15 +121,10 @@ const NOT_HONOURED: &[(&str, &str)] = &[
         "coverfile",
         "seihon makes the cover page from `coverimage:` or generates one",
     ),
-    ("titlefile", "seihon generates the title page"),
-    ("titlepagefile", "seihon generates the title page"),
-    ("originaltitlefile", "no original-title page is made"),
-    ("creditfile", "no credit page is made"),
-    ("profile", "no profile page is made"),
-    ("profiletitle", "no profile page is made"),
-    ("advfile", "no advertisement page is made"),
-    ("backcover", "no back cover page is made"),
-    ("backcoverfile", "no back cover page is made"),
+    (
+        "profiletitle",
+        "the profile page is named by `profiletitle:` in locale.yml, as Re:VIEW names it",
+    ),
     ("pubhistory", "the colophon's history is `history:`"),
     ("opf_meta", "no extra package metadata is written"),
     ("opf_prefix", "no extra package prefixes are written"),
@@ -400,14 +395,11 @@ mod tests {
     #[test]
     fn settings_seihon_does_not_honour_are_named_as_such() {
         let found = check_text(
-            "booktitle: A\nopf_meta: {x: y}\nadvfile: ad.pdf\nlyr: [z]\ncolophon: colophon.html\ntitlepage: false\n",
+            "booktitle: A\nopf_meta: {x: y}\nadvfile: ad.html\nlyr: [z]\ncolophon: colophon.html\ntitlepage: false\nmytoc: true\n",
         );
-        assert_eq!(found.len(), 3, "{found:#?}");
-        assert!(
-            found[2].starts_with("5:1 Re:VIEW's `colophon:`"),
-            "{found:#?}"
-        );
+        assert_eq!(found.len(), 2, "{found:#?}");
         assert!(found[0].starts_with("2:1 Re:VIEW's `opf_meta:` setting is not honoured"));
+        assert!(found[1].starts_with("7:1 Re:VIEW's `mytoc:`"), "{found:#?}");
         // Every relator is read now (the package document carries them all).
         assert!(!found.iter().any(|f| f.contains("`lyr:`")), "{found:#?}");
     }

@@ -4,10 +4,11 @@
 use std::path::Path;
 
 use crate::book::Book;
+use crate::book::StaticPage;
 use crate::dom;
 use crate::epub;
 use crate::error::{Error, Location, Result};
-use crate::pages::{self, ManifestItem, SpineItem};
+use crate::pages::{self, ManifestItem, Slot, SpineItem};
 use crate::stage::{self, Tree};
 use crate::xref::{self, Chapter, Resolved};
 
@@ -37,38 +38,45 @@ pub(super) fn package(
         pages::render(tera, "cover.xhtml", &ctx)?,
         "cover.xhtml",
     )?;
-    if book.generated.title_page {
-        pkg.add_generated(templates, "titlepage", pages::TITLE_PAGE)?;
-    }
-    let ctx = page_ctx.for_page(pages::NAV);
-    let nav = checked_xhtml(&pages::render(tera, "nav.xhtml", &ctx)?, "nav.xhtml")?;
-    let properties = join_props("nav", &nav.properties);
-    pkg.add_checked("nav", pages::NAV, Checked { properties, ..nav });
-
     let messages = book.locale.messages(&book.meta.language);
     let index =
         (resolved.index.as_ref()).map(|i| (i, pages::index_page(&resolved.chapters, i, &messages)));
+    let own_index = index.as_ref().is_some_and(|(_, at)| at.chapter.is_none());
+    let order = pages::reading_order(&resolved.chapters, book.generated, own_index);
+    let mut written: Vec<Option<_>> = written.pages.into_iter().map(Some).collect();
     let mut has_ruby = false;
-    for (ci, (ch, page)) in resolved.chapters.iter().zip(written.pages).enumerate() {
-        let (href, checked) = page?;
-        // The index takes the place of the chapter that marks where it goes.
-        if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter == Some(ci)) {
-            let title_id = ch
-                .toc
-                .first()
-                .filter(|e| e.level == 1)
-                .map(|e| e.id.as_str());
-            pkg.add_index(templates, i, at, title_id)?;
-            continue;
+    for slot in &order {
+        match *slot {
+            Slot::Cover => {}
+            Slot::TitlePage => pkg.add_generated(templates, "titlepage", pages::TITLE_PAGE)?,
+            Slot::Nav => {
+                let ctx = page_ctx.for_page(pages::NAV);
+                let nav = checked_xhtml(&pages::render(tera, "nav.xhtml", &ctx)?, "nav.xhtml")?;
+                let properties = join_props("nav", &nav.properties);
+                pkg.add_checked("nav", pages::NAV, Checked { properties, ..nav });
+            }
+            Slot::Chapter(ci) => {
+                let ch = &resolved.chapters[ci];
+                let Some(page) = written[ci].take() else {
+                    continue;
+                };
+                let (href, checked) = page?;
+                // The index takes the place of the chapter that marks where it goes.
+                if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter == Some(ci)) {
+                    let title_id = pages::chapter_entry(ch).map(|e| e.id.as_str());
+                    pkg.add_index(templates, i, at, title_id)?;
+                    continue;
+                }
+                has_ruby |= checked.ruby;
+                pkg.add_checked(&chapter_id(ch), &href, checked);
+            }
+            Slot::Index => {
+                if let Some((i, at)) = &index {
+                    pkg.add_index(templates, i, at, None)?;
+                }
+            }
+            Slot::Colophon => pkg.add_generated(templates, "colophon", pages::COLOPHON_PAGE)?,
         }
-        has_ruby |= checked.ruby;
-        pkg.add_checked(&chapter_id(ch), &href, checked);
-    }
-    if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter.is_none()) {
-        pkg.add_index(templates, i, at, None)?;
-    }
-    if book.generated.colophon {
-        pkg.add_generated(templates, "colophon", pages::COLOPHON_PAGE)?;
     }
 
     // Style sheets and images.
@@ -101,33 +109,28 @@ pub(super) fn package(
 
     // Navigation for EPUB 2 readers, then the package document that lists everything.
     let mut ctx = page_ctx.for_page(pages::NCX);
-    let mut points = vec![
-        NcxPoint {
-            href: pages::COVER_PAGE.into(),
-            label: page_ctx.label("cover"),
-        },
-        NcxPoint {
-            href: pages::NAV.into(),
-            label: page_ctx.label("toc"),
-        },
-    ];
-    points.extend(resolved.chapters.iter().filter_map(|c| {
-        pages::chapter_entry(c).map(|_| NcxPoint {
-            href: c.href(),
-            label: c.title.clone(),
-        })
-    }));
-    if let Some((_, at)) = index.as_ref().filter(|(_, at)| at.chapter.is_none()) {
-        points.push(NcxPoint {
-            href: at.href.clone(),
-            label: at.title.clone(),
-        });
-    }
-    if book.generated.colophon {
-        points.push(NcxPoint {
-            href: pages::COLOPHON_PAGE.into(),
-            label: page_ctx.label("colophon"),
-        });
+    let mut points = Vec::new();
+    for slot in &order {
+        let (href, label) = match *slot {
+            Slot::Cover => (pages::COVER_PAGE.into(), page_ctx.label("cover")),
+            Slot::Nav => (pages::NAV.into(), page_ctx.label("toc")),
+            Slot::Chapter(ci) => {
+                let c = &resolved.chapters[ci];
+                let listed = pages::chapter_entry(c).is_some()
+                    || c.source.page == Some(StaticPage::Colophon);
+                if !listed {
+                    continue;
+                }
+                (c.href(), c.title.clone())
+            }
+            Slot::Index => match &index {
+                Some((_, at)) => (at.href.clone(), at.title.clone()),
+                None => continue,
+            },
+            Slot::Colophon => (pages::COLOPHON_PAGE.into(), page_ctx.label("colophon")),
+            Slot::TitlePage => continue,
+        };
+        points.push(NcxPoint { href, label });
     }
     ctx.insert("ncx_points", &points);
     pkg.tree.add(

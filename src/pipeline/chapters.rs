@@ -84,7 +84,7 @@ pub(super) fn write<'a>(
     let write_page = |ch: &Chapter| -> Result<Checked> {
         let mut ctx = templates.ctx.for_page(&ch.href());
         ctx.insert("title", &ch.title);
-        ctx.insert("body_class", write::section_type(ch.source.role));
+        ctx.insert("body_class", write::section_type(&ch.source));
         ctx.insert("stylesheets", &templates.stylesheets);
         let body = match ch.lang.as_deref() {
             Some(lang) if lang != book.meta.language => {

@@ -53,8 +53,12 @@ pub(super) fn read(project: &Project, book: &mut Book, log: &mut Vec<String>) ->
     let mut findings = Vec::new();
     let mut docs = Vec::with_capacity(read.len());
     for (src, ((doc, found), _, _)) in book.chapters.iter().zip(read) {
+        // A page of the book's own that could not be read (reported) is left out.
+        let unread = src.page.is_some() && doc.blocks.is_empty() && !found.is_empty();
         findings.extend(found);
-        docs.push((src.clone(), doc));
+        if !unread {
+            docs.push((src.clone(), doc));
+        }
     }
     once_per_book(&mut findings);
     ReadBook {
@@ -212,6 +216,7 @@ fn read_chapter(
                 None => reader::review::read(&text, &src.rel, &opts),
             }
         }
+        Format::Xhtml => reader::xhtml::read(&text, &src.rel),
         // Refused when book.yml is loaded: DocBook files are read whole by `read_docbook`.
         Format::DocBook => {
             let f = Finding::error(
@@ -292,6 +297,7 @@ fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
                 role: c.role,
                 format: Format::DocBook,
                 part_title: None,
+                page: None,
             };
             (source, c.doc)
         })

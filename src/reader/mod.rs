@@ -3,6 +3,7 @@
 pub mod docbook;
 pub mod markdown;
 pub mod review;
+pub mod xhtml;
 
 use crate::codes;
 use crate::dom::Node;

@@ -8,15 +8,19 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::book::Role;
+use crate::book::{ChapterSource, Role};
 use crate::doc::*;
 use crate::dom::{Element, Node, Src};
 use crate::i18n::{Arg, Messages, Msg};
 use crate::xref::{Chapter, endnote_ids, footnote_ids};
 
-/// The `epub:type` of a chapter's section, from its place in the book.
-pub fn section_type(role: Role) -> &'static str {
-    match role {
+/// The `epub:type` of a chapter's section: its place in the book, or what page of the
+/// front or back matter it is.
+pub fn section_type(source: &ChapterSource) -> &'static str {
+    if let Some(page) = source.page {
+        return page.epub_type();
+    }
+    match source.role {
         Role::Front => "preface",
         Role::Body => "chapter",
         Role::Part => "part",
@@ -36,8 +40,8 @@ pub fn write_chapter(ch: &Chapter, m: &Messages) -> Vec<Node> {
         anchored: RefCell::default(),
     };
     let mut section = Element::new("section")
-        .with_attr("epub:type", section_type(ch.source.role))
-        .with_attr("class", section_type(ch.source.role));
+        .with_attr("epub:type", section_type(&ch.source))
+        .with_attr("class", section_type(&ch.source));
     if let Some(lang) = &ch.lang {
         section.set_attr("xml:lang", lang.as_str());
         section.set_attr("lang", lang.as_str());
@@ -234,27 +238,26 @@ impl Writer<'_> {
         q
     }
 
-    /// A note, a tip, a warning…: its title, or the kind's label (`ノート`) when it has none,
-    /// as DocBook's stylesheets and Markdown's alerts show one. Re:VIEW shows none: a
-    /// caption-less `//info` has no caption, and seihon adds no words to it.
+    /// A note, a tip, a warning…: its title, the kind's word (`ノート`) where the reader says
+    /// its format shows one, or nothing (Re:VIEW's caption-less `//info`).
     fn admonition(
         &self,
         kind: AdmonitionKind,
-        title: &Option<Inlines>,
+        title: &AdmonitionTitle,
         blocks: &[Block],
     ) -> Element {
         let mut d = el("div").with_attr("class", kind.class());
         let mut t = el("p").with_attr("class", "caption");
         match title {
-            Some(title) => {
+            AdmonitionTitle::Written(title) => {
                 self.inlines(title, &mut t);
                 d.push(t);
             }
-            None if self.ch.source.format == crate::book::Format::Review => {}
-            None => {
+            AdmonitionTitle::KindWord => {
                 t.push_text(admonition_label(kind, self.ja));
                 d.push(t);
             }
+            AdmonitionTitle::Untitled => {}
         }
         self.blocks(blocks, &mut d);
         d

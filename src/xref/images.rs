@@ -11,6 +11,7 @@ use super::{Linker, Resource, media_type, normalize, svg};
 use crate::book::{FoundFile, check_book_file_in};
 use crate::codes;
 use crate::doc::Image;
+use crate::dom::Node;
 use crate::error::{Finding, Location};
 
 impl Linker<'_, '_> {
@@ -50,6 +51,59 @@ impl Linker<'_, '_> {
             },
         );
         Some(format!("../{href}"))
+    }
+
+    /// The book's images that raw XHTML shows (`<img src>`, an SVG `<image>`; Markdown's
+    /// HTML, Re:VIEW's `//raw`, a page of the book's own): packed as the manuscript's images
+    /// are and referred to by their place in the EPUB. One that cannot be used is reported
+    /// here, and an `<img>` shows its alt text instead.
+    pub(super) fn raw_images(
+        &mut self,
+        nodes: &mut Vec<Node>,
+        ci: usize,
+        dir: &Path,
+        loc: &Location,
+    ) {
+        let mut i = 0;
+        while i < nodes.len() {
+            let Node::Element(e) = &mut nodes[i] else {
+                i += 1;
+                continue;
+            };
+            let attr = match e.local_name() {
+                "img" => "src",
+                "image" if e.attr("href").is_some() => "href",
+                "image" => "xlink:href",
+                _ => {
+                    self.raw_images(&mut e.children, ci, dir, loc);
+                    i += 1;
+                    continue;
+                }
+            };
+            let src = e.attr(attr).unwrap_or_default().trim().to_string();
+            if src.is_empty() || has_scheme(&src) || src.starts_with('#') || src.starts_with('/') {
+                i += 1;
+                continue;
+            }
+            let img = Image {
+                src,
+                alt: e.attr("alt").unwrap_or_default().to_string(),
+                by_id: false,
+            };
+            match self.image(&img, ci, dir, loc) {
+                Some(new) => {
+                    e.set_attr(attr, new);
+                    i += 1;
+                }
+                None if e.local_name() == "img" && !img.alt.is_empty() => {
+                    nodes[i] = Node::Text(img.alt);
+                    i += 1;
+                }
+                None => {
+                    nodes.remove(i);
+                }
+            }
+        }
     }
 
     /// The image's path in the book, and the file when a Re:VIEW image id was looked up (the

@@ -359,6 +359,7 @@ mod tests {
                 role: crate::book::Role::Back,
                 format: crate::book::Format::DocBook,
                 part_title: None,
+                page: None,
             },
             stem: "index".into(),
             title: "Index".into(),

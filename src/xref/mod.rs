@@ -485,7 +485,10 @@ impl<'r, 'a> Linker<'r, 'a> {
                     // A missing icon was reported; its alt text stands in for it.
                     None => inline.kind = InlineKind::Text(img.alt.clone()),
                 },
-                InlineKind::Raw(nodes) => remote::keep_inside(nodes, &loc(), &mut self.warnings),
+                InlineKind::Raw(nodes) => {
+                    remote::keep_inside(nodes, &loc(), &mut self.warnings);
+                    self.raw_images(nodes, ci, &dir, &loc());
+                }
                 InlineKind::FootnoteRef(label) => {
                     note_refs.push((label.clone(), loc()));
                     if !foot_labels.contains(label.as_str()) {
@@ -516,7 +519,10 @@ impl<'r, 'a> Linker<'r, 'a> {
                     Some(new) => f.image.src = new,
                     None => f.image.src.clear(),
                 },
-                BlockKind::Raw(nodes) => remote::keep_inside(nodes, &loc(), &mut self.warnings),
+                BlockKind::Raw(nodes) => {
+                    remote::keep_inside(nodes, &loc(), &mut self.warnings);
+                    self.raw_images(nodes, ci, &dir, &loc());
+                }
                 _ => {}
             }
         });

@@ -123,6 +123,20 @@ impl Resolver<'_> {
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| ch.stem.clone());
         ch.toc = toc;
+        // The book's own page is named as Re:VIEW names it (大扉, 著者紹介), whatever its
+        // headings; its headings are its XHTML, not the book's.
+        if let Some(page) = ch.source.page {
+            ch.title = labels.m.get(page.title()).to_string();
+            ch.toc = if page.replaces_generated() {
+                Vec::new()
+            } else {
+                vec![TocEntry {
+                    level: 1,
+                    id: String::new(),
+                    label: ch.title.clone(),
+                }]
+            };
+        }
         let info = &mut self.infos[ci];
         info.number = ch.number.clone();
         info.title = ch.title.clone();
