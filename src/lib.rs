@@ -23,6 +23,7 @@ pub mod filter;
 pub mod fresh;
 pub mod highlight;
 pub mod hooks;
+pub mod href;
 pub mod i18n;
 pub mod lines;
 pub mod linkcheck;

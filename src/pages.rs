@@ -122,6 +122,7 @@ struct HistoryLine {
 #[derive(Serialize, Clone)]
 pub struct ManifestItem {
     pub id: String,
+    /// A URL ([`crate::href::href`] of the file's path in the package folder).
     pub href: String,
     pub media_type: String,
     pub properties: String,

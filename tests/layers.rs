@@ -19,6 +19,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "error",
             "codes",
             "files",
+            "href",
             "config",
             "runner",
             "mail",

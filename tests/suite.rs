@@ -12,6 +12,7 @@ mod corpus;
 mod crash_safety;
 mod docbook_findings;
 mod golden;
+mod hrefs;
 mod index;
 mod layers;
 mod limits;

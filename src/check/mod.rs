@@ -564,7 +564,7 @@ pub(crate) fn resolve(base: &str, href: &str) -> Target {
         return Target::External;
     }
     let (rest, fragment) = match href.split_once('#') {
-        Some((r, f)) => (r, Some(percent_decode(f))),
+        Some((r, f)) => (r, Some(crate::href::percent_decode(f))),
         None => (href, None),
     };
     let rest = rest.split('?').next().unwrap_or("");
@@ -587,36 +587,13 @@ pub(crate) fn resolve(base: &str, href: &str) -> Target {
                     return Target::Outside;
                 }
             }
-            s => parts.push(percent_decode(s)),
+            s => parts.push(crate::href::percent_decode(s)),
         }
     }
     Target::Local {
         path: parts.join("/"),
         fragment,
     }
-}
-
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(v) = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 // ---------------------------------------------------------------------------

@@ -31,7 +31,7 @@ pub(super) fn package(
 
     let cover_href = pkg.add_cover(book, written.cover)?;
     let mut ctx = page_ctx.for_page(pages::COVER_PAGE);
-    ctx.insert("cover_href", &cover_href);
+    ctx.insert("cover_href", &crate::href::href(&cover_href));
     pkg.add_page(
         "cover",
         pages::COVER_PAGE,
@@ -248,7 +248,7 @@ impl Package {
     fn add_checked(&mut self, id: &str, href: &str, checked: Checked) {
         self.manifest.push(ManifestItem {
             id: id.into(),
-            href: href.into(),
+            href: crate::href::href(href),
             media_type: "application/xhtml+xml".into(),
             properties: checked.properties,
         });
@@ -331,10 +331,11 @@ struct NcxPoint {
     label: String,
 }
 
-fn item(id: &str, href: &str, media_type: &str, properties: &str) -> ManifestItem {
+/// A manifest item for the file at `path` inside the package folder.
+fn item(id: &str, path: &str, media_type: &str, properties: &str) -> ManifestItem {
     ManifestItem {
         id: id.into(),
-        href: href.into(),
+        href: crate::href::href(path),
         media_type: media_type.into(),
         properties: properties.into(),
     }

@@ -25,7 +25,8 @@ pub(super) struct Templates {
     /// A hash of the templates' texts: editing one renders every page again.
     digest: String,
     pub ctx: PageContext,
-    /// The book's own style sheets, as linked from its pages.
+    /// The book's own style sheets, as linked from its pages (URLs relative to the package
+    /// folder).
     pub stylesheets: Vec<String>,
 }
 
@@ -46,7 +47,7 @@ impl Templates {
         let stylesheets = book
             .stylesheets
             .iter()
-            .map(|s| format!("assets/{}", s.to_string_lossy().replace('\\', "/")))
+            .map(|s| crate::href::href(&crate::xref::asset_path(s)))
             .collect();
         Ok(Templates {
             tera,

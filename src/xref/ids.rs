@@ -2,6 +2,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+pub use crate::href::percent_decode;
+
 pub fn has_scheme(href: &str) -> bool {
     match href.split_once(':') {
         Some((scheme, _)) => {
@@ -13,27 +15,6 @@ pub fn has_scheme(href: &str) -> bool {
         }
         None => false,
     }
-}
-
-pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if let (b'%', Some(Some(hi)), Some(Some(lo))) = (
-            bytes[i],
-            bytes.get(i + 1).map(|&b| hex(b)),
-            bytes.get(i + 2).map(|&b| hex(b)),
-        ) {
-            out.push(hi << 4 | lo);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 /// An ASCII file stem safe in an EPUB (`第1章.md` → `chapter`); duplicates get a suffix.
@@ -115,6 +96,17 @@ mod tests {
         );
         assert_eq!(file_stem(Path::new("序章.md")), "ch");
         assert_eq!(file_stem(Path::new("01-intro.md")), "ch-01-intro");
+        // A chapter page's name is a URL as it is, whatever its source is called.
+        for name in [
+            "第1章 はじめに.md",
+            "chapter one.re",
+            "a#b%c?.xml",
+            "100% [x].md",
+        ] {
+            let stem = file_stem(Path::new(name));
+            assert_eq!(crate::href::href(&stem), stem);
+            assert_eq!(crate::href::container_name(&stem), stem);
+        }
     }
 
     #[test]

@@ -6,13 +6,14 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::ids::{has_scheme, percent_decode};
-use super::{Linker, Resource, media_type, normalize, svg};
+use super::ids::has_scheme;
+use super::{Linker, Resource, asset_path, media_type, normalize, svg};
 use crate::book::{FoundFile, check_book_file_in};
 use crate::codes;
 use crate::doc::Image;
 use crate::dom::Node;
 use crate::error::{Finding, Location};
+use crate::href::written_path;
 
 impl Linker<'_, '_> {
     /// Maps an image to its place in the EPUB, relative to the chapter's XHTML. `None` when it
@@ -26,14 +27,14 @@ impl Linker<'_, '_> {
     ) -> Option<String> {
         let (rel, found) = self.image_file(img, ci, dir, loc)?;
         if let Some(res) = self.resources.get(&rel) {
-            return Some(format!("../{}", res.href));
+            return Some(format!("../{}", crate::href::href(&res.href)));
         }
         let src = &img.src;
         let FoundFile { path, meta } = self.checked_image(&rel, found, src, loc)?;
         let (media_type, misnamed) = self.image_type(&rel, &path, &meta, src, loc)?;
         let mut href = match self.shared_href(&rel, &path) {
             Some(href) => href,
-            None => format!("assets/{}", rel.to_string_lossy().replace('\\', "/")),
+            None => asset_path(&rel),
         };
         // Readers (and epubcheck) go by the name too: a JPEG named `.png` goes in as `.png.jpg`.
         if let Some(ext) = misnamed {
@@ -50,7 +51,7 @@ impl Linker<'_, '_> {
                 bytes,
             },
         );
-        Some(format!("../{href}"))
+        Some(format!("../{}", crate::href::href(&href)))
     }
 
     /// The book's images that raw XHTML shows (`<img src>`, an SVG `<image>`; Markdown's
@@ -148,7 +149,8 @@ impl Linker<'_, '_> {
             );
             return None;
         }
-        Some((normalize(&dir.join(percent_decode(&img.src))), None))
+        let path = written_path(&self.book.root.join(dir), &img.src);
+        Some((normalize(&dir.join(path)), None))
     }
 
     /// The image file, checked to be in the book (or a shared folder) and a file.
@@ -283,7 +285,7 @@ impl Linker<'_, '_> {
                 Some(format!(
                     "assets/shared-{}/{}",
                     i + 1,
-                    inside.to_string_lossy().replace('\\', "/")
+                    crate::href::container_path(&inside.to_string_lossy())
                 ))
             })
     }

@@ -107,7 +107,11 @@ impl Linker<'_, '_> {
         // Re:VIEW authors link to the output name (`ch02.xhtml#x`), and references this pass
         // generated name the output file; accept both.
         let by_output = || self.by_output.get(path).copied();
-        let found = self.by_source.get(&rel).copied().or_else(by_output);
+        // A chapter file really named with a `%` (`100%25.md`) is found by its name as written.
+        let as_written = || self.by_source.get(&normalize(&dir.join(path))).copied();
+        let found = (self.by_source.get(&rel).copied())
+            .or_else(as_written)
+            .or_else(by_output);
         if found.is_none() {
             self.warnings.push(
                 Finding::warning(codes::BROKEN_LINK, loc.clone(), format!("this link points to `{path}`, which is not a chapter of this book; its text is shown without the link"))

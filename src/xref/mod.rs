@@ -62,7 +62,9 @@ pub struct Chapter {
 }
 
 impl Chapter {
-    /// Path of the chapter's XHTML inside the package folder.
+    /// Path of the chapter's XHTML inside the package folder. Chapter pages are named by their
+    /// ASCII stem ([`ids::file_stem`]), not their source's name, so this is a valid URL as it
+    /// is (`第1章 はじめに.md` → `xhtml/ch-1.xhtml`) and links, the nav and the NCX use it so.
     pub fn href(&self) -> String {
         format!("xhtml/{}.xhtml", self.stem)
     }
@@ -93,7 +95,8 @@ pub struct TocEntry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resource {
     pub source: PathBuf,
-    /// Path inside the package folder (`assets/images/cat.png`).
+    /// Path inside the package folder (`assets/images/cat.png`), the file's name in the
+    /// container; URLs to it are [`crate::href::href`] of it.
     pub href: String,
     pub media_type: &'static str,
     /// Where the book first refers to it, for messages.
@@ -111,6 +114,16 @@ pub struct Resolved {
     pub warnings: Vec<Finding>,
     /// The book's index, when it marks terms and makes one.
     pub index: Option<BookIndex>,
+}
+
+/// Where a file of the book (`rel`, relative to the book folder) goes inside the package folder:
+/// `assets/<its path>`, each name as [`crate::href::container_path`] makes it. Its URL is
+/// [`crate::href::href`] of this.
+pub fn asset_path(rel: &Path) -> String {
+    format!(
+        "assets/{}",
+        crate::href::container_path(&rel.to_string_lossy())
+    )
 }
 
 /// Media type of an image or style file by extension; `None` for anything an EPUB cannot carry

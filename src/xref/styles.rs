@@ -2,7 +2,9 @@
 //! sheet is a resource of the book (a font, an image, another style sheet), packed beside it
 //! with its media type; one that cannot be packed (missing, outside the book, on the web, of a
 //! type an EPUB cannot carry) is a located warning at the style sheet's own line, and the
-//! reference is dropped so the EPUB stays valid.
+//! reference is dropped so the EPUB stays valid. A reference to a file whose name changes in
+//! the container, or that is not written as a valid URL (`url("my font.woff")`), is written
+//! again as the URL of the packed file.
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
@@ -11,6 +13,7 @@ use super::ids::{has_scheme, percent_decode};
 use crate::book::Book;
 use crate::codes;
 use crate::error::{Finding, Location};
+use crate::href::written_path;
 
 /// A style sheet going into the EPUB.
 #[derive(Debug, Clone)]
@@ -19,7 +22,8 @@ pub struct StyleSheet {
     pub source: PathBuf,
     /// Where it goes in the package folder (`assets/style.css`).
     pub href: String,
-    /// Its text with what could not be packed dropped; `None` when it goes in as it is.
+    /// Its text with what could not be packed dropped and references written as the packed
+    /// files' URLs; `None` when it goes in as it is.
     pub text: Option<String>,
 }
 
@@ -54,7 +58,7 @@ pub(super) fn collect(
             text: &text,
             warnings,
         };
-        let mut dropped = false;
+        let mut changed = false;
         let mut kept = String::with_capacity(text.len());
         let mut at = 0;
         for r in references(&text) {
@@ -65,10 +69,21 @@ pub(super) fn collect(
                     kept.push_str(&text[at..r.start]);
                     kept.push_str(if r.import { "" } else { "none" });
                     at = r.end;
-                    dropped = true;
+                    changed = true;
                     continue;
                 }
             };
+            if let Some(url) = &target.url {
+                kept.push_str(&text[at..r.start]);
+                if r.import {
+                    kept.push_str(&format!("@import url(\"{url}\")"));
+                    kept.push_str(&text[r.url_end..r.end]);
+                } else {
+                    kept.push_str(&format!("url(\"{url}\")"));
+                }
+                at = r.end;
+                changed = true;
+            }
             if target.media_type == "text/css" {
                 todo.push(target.rel.clone());
             }
@@ -76,18 +91,18 @@ pub(super) fn collect(
                 .entry(target.rel.clone())
                 .or_insert_with(|| Resource {
                     source: book.root.join(&target.rel),
-                    href: href_of(&target.rel),
+                    href: super::asset_path(&target.rel),
                     media_type: target.media_type,
                     first_use: Location::new(&shown, line_of(&text, r.start), 1),
                     bytes: None,
                 });
         }
         kept.push_str(&text[at..]);
-        let href = href_of(&rel);
+        let href = super::asset_path(&rel);
         let sheet = StyleSheet {
             source,
             href,
-            text: dropped.then_some(kept),
+            text: changed.then_some(kept),
         };
         if listed.contains(&rel) {
             out.push(sheet);
@@ -105,11 +120,6 @@ pub(super) fn collect(
     out
 }
 
-/// Where a file of the book goes in the package folder.
-fn href_of(rel: &Path) -> String {
-    format!("assets/{}", rel.to_string_lossy().replace('\\', "/"))
-}
-
 /// One `url(…)` or `@import "…"` in a style sheet.
 struct Reference {
     /// The byte range to drop when it cannot be packed: the `url(…)`, or the whole `@import`
@@ -118,6 +128,9 @@ struct Reference {
     end: usize,
     url: String,
     import: bool,
+    /// Just past the address itself (its closing quote or parenthesis): what follows it in an
+    /// `@import` rule (media queries) is kept when it is written again.
+    url_end: usize,
 }
 
 /// What becomes of a reference.
@@ -130,10 +143,12 @@ enum Outcome {
     Dropped,
 }
 
-/// A reference that can be packed: the file in the book and its media type.
+/// A reference that can be packed: the file in the book, its media type, and the URL to
+/// write instead of the one written when they differ.
 struct Target {
     rel: PathBuf,
     media_type: &'static str,
+    url: Option<String>,
 }
 
 struct Sheet<'a> {
@@ -171,7 +186,8 @@ impl Sheet<'_> {
         }
         // `font.eot?#iefix`, `sprite.svg#icon`: the file is what comes before.
         let path = url.split(['?', '#']).next().unwrap_or(url);
-        let path = percent_decode(path);
+        let (written, rest) = url.split_at(path.len());
+        let path = written_path(&self.book.root.join(&self.dir), path);
         let Some(rel) = normalized(&self.dir.join(&path)) else {
             self.warn(
                 r,
@@ -192,7 +208,18 @@ impl Sheet<'_> {
             &self.book.shared_dirs,
             &rel,
         ) {
-            Ok(_) => Outcome::Pack(Target { rel, media_type }),
+            Ok(_) => {
+                // Written again only when it must be: the file's name changes, or what is
+                // written is not a valid URL (`bg image.png`).
+                let packed = packed_href(&path);
+                let same = crate::href::percent_decode(&packed) == percent_decode(written);
+                let url = (!same || !crate::href::is_valid(written)).then(|| packed + rest);
+                Outcome::Pack(Target {
+                    rel,
+                    media_type,
+                    url,
+                })
+            }
             Err(why) => {
                 self.warn(
                     r,
@@ -204,6 +231,20 @@ impl Sheet<'_> {
             }
         }
     }
+}
+
+/// A reference's path (decoded, relative to the style sheet) as the URL of the packed file:
+/// each name as it is named in the container, percent-encoded where a URL needs it. Style
+/// sheets and what they bring keep their places relative to each other, so the path's shape
+/// stays.
+fn packed_href(path: &str) -> String {
+    path.split('/')
+        .map(|name| match name {
+            "" | "." | ".." => name.to_string(),
+            name => crate::href::href(&crate::href::container_name(name)),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// `a/../b/./c` → `b/c`; `None` when it climbs out of the book folder.
@@ -261,19 +302,22 @@ fn references(css: &str) -> Vec<Reference> {
                 }
                 let url = if b.get(j).is_some_and(|c| *c == b'"' || *c == b'\'') {
                     let e = string_end(b, j);
-                    Some(css[j + 1..e.saturating_sub(1).max(j + 1)].to_string())
+                    Some((css[j + 1..e.saturating_sub(1).max(j + 1)].to_string(), e))
                 } else if css[j..].len() >= 4 && css[j..j + 4].eq_ignore_ascii_case("url(") {
-                    url_at(css, j).map(|(u, _)| u)
+                    url_at(css, j)
                 } else {
                     None
                 };
-                let end = css[i..].find(';').map_or(b.len(), |e| i + e + 1);
-                if let Some(url) = url {
+                // The rule ends at the first `;` after its address (one may hold a `;`).
+                let from = url.as_ref().map_or(i, |(_, e)| *e);
+                let end = css[from..].find(';').map_or(b.len(), |e| from + e + 1);
+                if let Some((url, url_end)) = url {
                     out.push(Reference {
                         start,
                         end,
                         url,
                         import: true,
+                        url_end,
                     });
                 }
                 i = end;
@@ -290,6 +334,7 @@ fn references(css: &str) -> Vec<Reference> {
                             end,
                             url,
                             import: false,
+                            url_end: end,
                         });
                         i = end;
                     }
@@ -375,5 +420,27 @@ mod tests {
         assert_eq!(normalized(Path::new("../a.png")), None);
         assert_eq!(resource_type(Path::new("a.WOFF2")), Some("font/woff2"));
         assert_eq!(resource_type(Path::new("a.eot")), None);
+    }
+
+    #[test]
+    fn references_are_written_as_the_packed_files_urls() {
+        use crate::href::container_name;
+        assert_eq!(packed_href("../images/猫.png"), "../images/猫.png");
+        assert_eq!(packed_href("./fonts/a#b%.woff"), "./fonts/a%23b%25.woff");
+        assert_eq!(packed_href("fonts/body-font.ttf"), "fonts/body-font.ttf");
+        assert_eq!(
+            packed_href("../my images/bg 1.png"),
+            format!(
+                "../{}/{}",
+                container_name("my images"),
+                container_name("bg 1.png")
+            )
+        );
+        // What follows an `@import`'s address is kept when it is written again.
+        let css = "@import \"a b.css\" screen;\n@import url( 'c;d.css' ) print;";
+        let refs = references(css);
+        assert_eq!(&css[refs[0].url_end..refs[0].end], " screen;");
+        assert_eq!(refs[1].url, "c;d.css");
+        assert_eq!(&css[refs[1].url_end..refs[1].end], " print;");
     }
 }

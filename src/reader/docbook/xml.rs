@@ -367,7 +367,9 @@ impl Loader {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let path = base.join(href.strip_prefix("file:").unwrap_or(href));
+        // A URI reference: `chapter%20one.xml` is `chapter one.xml`.
+        let written = href.strip_prefix("file:").unwrap_or(href);
+        let path = base.join(crate::href::written_path(&base, written));
         let canon = match path.canonicalize() {
             Ok(c) => c,
             Err(_) => {
