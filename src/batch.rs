@@ -25,7 +25,7 @@ pub fn book_dirs(project: &Project, args: &[String]) -> Result<Vec<PathBuf>, Str
         .map(|arg| {
             book_dir(project, arg).ok_or_else(|| {
                 format!(
-                    "error: `{arg}` is not a book: neither it nor {}/{arg} is a book folder (with book.yml, or Re:VIEW's config.yml and catalog.yml) or a Re:VIEW config file\n  help: `seihon list` shows the books of this project",
+                    "error: `{arg}` is not a book: neither it nor {}/{arg} is a book folder (with book.yml, or Re:VIEW's config.yml and catalog.yml) or a Re:VIEW config file, and no book of this project has that id\n  help: `seihon list` shows the books of this project",
                     project.books_dir().display()
                 )
             })
@@ -33,7 +33,8 @@ pub fn book_dirs(project: &Project, args: &[String]) -> Result<Vec<PathBuf>, Str
         .collect()
 }
 
-/// A book named on the command line: a folder path, else an id under the books folder.
+/// A book named on the command line: a path, else a folder under the books folder, else the
+/// book of the project with that id (as `seihon list` shows it: a Re:VIEW book's `bookname:`).
 pub fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
     // A folder that looks like a book but cannot be loaded is taken too: loading it says why.
     let taken = |p: &Path| Book::is_book(p) || (p.is_dir() && Book::looks_like_book(p));
@@ -42,7 +43,13 @@ pub fn book_dir(project: &Project, arg: &str) -> Option<PathBuf> {
         return Some(as_path.to_path_buf());
     }
     let under = project.books_dir().join(arg);
-    taken(&under).then_some(under)
+    if taken(&under) {
+        return Some(under);
+    }
+    project
+        .book_dirs()
+        .into_iter()
+        .find(|dir| project.book_id(dir).0 == arg)
 }
 
 /// What building one book gave.
@@ -214,10 +221,7 @@ fn book_report(
         })
         .collect();
     BookReport {
-        book: dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        book: project.book_id(dir).0,
         ok: failed_step.is_none(),
         failed_stage: failed_step.map(str::to_string),
         epub,

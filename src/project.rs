@@ -1,14 +1,19 @@
 //! The project: its root, its settings (`seihon.yml`) and the folders a build reads and writes.
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
+use crate::book::id::{self, WantedId};
 use crate::book::{Book, ProjectConfig};
-use crate::error::Result;
+use crate::error::{Finding, Result};
 
 /// Where a build runs and writes.
 #[derive(Debug, Clone)]
 pub struct Project {
     pub root: PathBuf,
     pub config: ProjectConfig,
+    /// What each book under the books folder asks to be called, read once (see
+    /// [`Project::book_id`]).
+    wanted: Arc<OnceLock<Vec<(PathBuf, WantedId)>>>,
 }
 
 impl Project {
@@ -16,6 +21,47 @@ impl Project {
         Ok(Project {
             root: root.to_path_buf(),
             config: ProjectConfig::load(root)?,
+            wanted: Arc::default(),
+        })
+    }
+
+    /// Opens the book at `path` (a folder or a file, as [`Book::open`] takes it) with its id
+    /// settled among the project's books ([`Project::book_id`]); the warning about a
+    /// `bookname:` set aside comes with the others.
+    pub fn open_book(&self, path: &Path) -> Result<(Book, Vec<Finding>)> {
+        let (mut book, mut warnings) = Book::open(path, &self.config)?;
+        let (id, warning) = self.book_id(path);
+        book.id = id;
+        warnings.extend(warning);
+        Ok((book, warnings))
+    }
+
+    /// The id of the book at `path`, read from its settings only: a Re:VIEW book's `bookname:`
+    /// unless it cannot name a file or another book of the project (those under the books
+    /// folder, and this one) would have the same id or has it as its folder's name, else its
+    /// folder's name; with the warning when its `bookname:` is set aside. The same book gets
+    /// the same id whether it is built alone or with the others.
+    pub fn book_id(&self, path: &Path) -> (String, Option<Finding>) {
+        let me = canonical(path);
+        // Its own settings are read afresh (`watch` asks again after each save).
+        let own = id::wanted(path);
+        let mut books = vec![&own];
+        books.extend(
+            self.wanted_ids()
+                .iter()
+                .filter(|(p, _)| *p != me)
+                .map(|(_, w)| w),
+        );
+        id::settle(&books, 0)
+    }
+
+    /// What the books under the books folder ask to be called.
+    fn wanted_ids(&self) -> &[(PathBuf, WantedId)] {
+        self.wanted.get_or_init(|| {
+            self.book_dirs()
+                .iter()
+                .map(|d| (canonical(d), id::wanted(d)))
+                .collect()
         })
     }
 
@@ -80,6 +126,10 @@ impl Project {
         dirs.sort();
         dirs
     }
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// What a book keeps between builds under `build/.cache/` (see [`Project::kept_dir`]). All of

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::book::Book;
 use crate::dom;
 use crate::error::{Error, Result};
 use crate::files::Source;
@@ -60,7 +59,8 @@ pub fn publish(
     built: &Published,
     commit: Option<&str>,
 ) -> Result<PathBuf> {
-    let id = book_id(project, book_dir, built.report);
+    // Named by the book's id, as its EPUB is.
+    let id = project.book_id(book_dir).0;
     let area = project.preview_dir();
     let dest = area.join(&id);
     std::fs::create_dir_all(&area)
@@ -150,20 +150,6 @@ pub fn publish(
     write(&new.path().join("index.html"), index.as_bytes())?;
     crate::files::swap_in_keeping(new, &dest, Some(&spare))?;
     Ok(dest)
-}
-
-/// The preview's name: the book's id (as its EPUB is named), else its folder's name.
-fn book_id(project: &Project, book_dir: &Path, report: &BookReport) -> String {
-    if let Some(stem) = report
-        .epub
-        .as_deref()
-        .and_then(|e| Path::new(e).file_stem())
-    {
-        return stem.to_string_lossy().into_owned();
-    }
-    Book::open(book_dir, &project.config)
-        .map(|(b, _)| b.id)
-        .unwrap_or_else(|_| report.book.clone())
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -381,7 +367,7 @@ fn index_html(
     };
     let tera = crate::pages::load_templates(&project.root, book_root)?;
     let (pages, cover) = pages_and_cover(tree);
-    let loaded = Book::open(book_dir, &project.config).ok().map(|(b, _)| b);
+    let loaded = project.open_book(book_dir).ok().map(|(b, _)| b);
     let mut ctx = tera::Context::new();
     ctx.insert(
         "title",

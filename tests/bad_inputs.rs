@@ -68,6 +68,14 @@ fn book_id(base: Base) -> &'static str {
     }
 }
 
+/// The base's EPUB name: its folder's, or the Re:VIEW sample's `bookname:`.
+fn epub_id(base: Base) -> &'static str {
+    match base {
+        Base::Review => "review-nyumon",
+        other => book_id(other),
+    }
+}
+
 fn make_base(project: &TempProject, base: Base) -> PathBuf {
     let id = book_id(base);
     match base {
@@ -188,7 +196,7 @@ fn run_case(case: &Case) -> Option<String> {
         if !first.status.success() {
             return Some(format!("the good book did not build: {}", text(&first)));
         }
-        Some(std::fs::read(project.epub(id)).unwrap())
+        Some(std::fs::read(project.epub(epub_id(case.base))).unwrap())
     } else {
         None
     };
@@ -220,7 +228,7 @@ fn run_case(case: &Case) -> Option<String> {
             } else if let Some(before) = &before
                 && plain
             {
-                let after = std::fs::read(project.epub(id)).unwrap();
+                let after = std::fs::read(project.epub(epub_id(case.base))).unwrap();
                 for (name, old, new) in page_texts(before, &after) {
                     if old != new {
                         why.push(format!(
@@ -252,7 +260,10 @@ fn run_case(case: &Case) -> Option<String> {
                 ));
             }
             if let Some(before) = &before
-                && std::fs::read(project.epub(id)).ok().as_ref() != Some(before)
+                && std::fs::read(project.epub(epub_id(case.base)))
+                    .ok()
+                    .as_ref()
+                    != Some(before)
             {
                 why.push("the previous EPUB was changed".to_string());
             }

@@ -300,7 +300,8 @@ fn equations_become_mathml_that_passes_epubcheck() {
         1,
         "{all}"
     );
-    for (id, page) in [("rv", "ch02.xhtml"), ("neko", "ch02.xhtml")] {
+    // The Re:VIEW book is named by its `bookname:`, whatever its folder.
+    for (id, page) in [("review-nyumon", "ch02.xhtml"), ("neko", "ch02.xhtml")] {
         let epub = project.epub(id);
         let xhtml = read_entry(&epub, &format!("item/xhtml/{page}"));
         assert!(
@@ -316,9 +317,79 @@ fn equations_become_mathml_that_passes_epubcheck() {
         let messages = epubcheck(&epub);
         assert!(messages.is_empty(), "{id}:\n{}", messages.join("\n"));
     }
-    let rv_page = read_entry(&project.epub("rv"), "item/xhtml/ch02.xhtml");
+    let rv_page = read_entry(&project.epub("review-nyumon"), "item/xhtml/ch02.xhtml");
     assert!(
         rv_page.contains("<pre class=\"tex\">\\newcommand{\\R}{\\mathbb{R}} x</pre>"),
         "{rv_page}"
     );
+}
+
+/// A Re:VIEW book is named by its `bookname:`, as review-epubmaker names its EPUB; two books
+/// of a project sharing one (review-init writes `bookname: book` in every project) are each
+/// named by their folder instead, with a warning at the line, so neither overwrites the
+/// other's EPUB. `build`, `list` and `build <id>` agree on the names.
+#[test]
+fn a_review_book_is_named_by_its_bookname_unless_another_book_has_it_too() {
+    let project = TempProject::new();
+    for (folder, title) in [("first", "First"), ("second", "Second")] {
+        let dir = project.path().join("books").join(folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("config.yml"),
+            format!("booktitle: {title}\nlanguage: en\nbookname: book\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("catalog.yml"), "CHAPS:\n  - ch01.re\n").unwrap();
+        std::fs::write(dir.join("ch01.re"), format!("= {title}\n\nText.\n")).unwrap();
+    }
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    for (folder, other) in [("first", "second"), ("second", "first")] {
+        assert!(
+            all.contains(&format!(
+                "books/{folder}/config.yml:3:1: warning: `bookname: book` is the name of another book of this project too (`{other}`), so seihon names this book by its folder, `{folder}`"
+            )),
+            "{all}"
+        );
+        assert!(project.epub(folder).is_file(), "{all}");
+    }
+    assert!(!project.epub("book").exists(), "{all}");
+    let opf = |id: &str| read_entry(&project.epub(id), "item/standard.opf");
+    assert!(opf("first").contains(">First<") && opf("second").contains(">Second<"));
+    // Built alone, a book keeps the name it has among the others.
+    std::fs::remove_dir_all(project.path().join("dist")).unwrap();
+    let out = project.seihon(&["build", "second"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(project.epub("second").is_file() && !project.epub("book").exists());
+    let list = project.seihon(&["list", "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    let ids: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["first", "second"]);
+
+    // One book alone keeps its bookname, and `seihon build book` finds it by that id.
+    std::fs::remove_dir_all(project.path().join("books/second")).unwrap();
+    std::fs::remove_dir_all(project.path().join("dist")).unwrap();
+    let out = project.seihon(&["build"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(!all.contains("bookname"), "{all}");
+    assert!(
+        project.epub("book").is_file() && !project.epub("first").exists(),
+        "{all}"
+    );
+    assert!(project.path().join("build/book").is_dir(), "{all}");
+    std::fs::remove_dir_all(project.path().join("dist")).unwrap();
+    let out = project.seihon(&["build", "book"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(project.epub("book").is_file(), "{}", text(&out));
+    let list = project.seihon(&["list"]);
+    assert!(String::from_utf8_lossy(&list.stdout).starts_with("book\tFirst"));
+    let messages = epubcheck(&project.epub("book"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
 }

@@ -725,7 +725,7 @@ fn a_review_book_maps_its_code_files_and_follows_its_locale_yml_and_colophon_ord
     let out = project.seihon(&["build"]);
     let all = text(&out);
     assert!(out.status.success(), "{all}");
-    let epub = project.epub("tre");
+    let epub = project.epub("review-nyumon");
     let ch = read_entry(&epub, "item/xhtml/ch02.xhtml");
     assert!(
         ch.contains("# greeting\n") && !ch.contains("stale line"),
@@ -769,7 +769,7 @@ fn a_review_book_maps_its_code_files_and_follows_its_locale_yml_and_colophon_ord
     .unwrap();
     let out = project.seihon(&["build"]);
     assert!(out.status.success(), "{}", text(&out));
-    let ch = read_entry(&project.epub("tre"), "item/xhtml/ch02.xhtml");
+    let ch = read_entry(&project.epub("review-nyumon"), "item/xhtml/ch02.xhtml");
     assert!(
         ch.contains("puts \"changed\"") && !ch.contains("puts \"mapped\""),
         "{ch}"
@@ -820,7 +820,7 @@ fn a_style_sheet_brings_its_fonts_and_images_and_drops_what_it_cannot() {
             "no warning for {what} at line {line}:\n{all}"
         );
     }
-    let epub = project.epub("tre");
+    let epub = project.epub("review-nyumon");
     let opf = read_entry(&epub, "item/standard.opf");
     assert!(
         opf.contains("href=\"assets/fonts/body-font.ttf\" media-type=\"font/ttf\""),

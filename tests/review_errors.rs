@@ -33,7 +33,7 @@ fn line_of(path: &Path, needle: &str) -> usize {
 fn every_error_in_a_chapter_is_reported_with_its_location() {
     let (project, book) = sample();
     assert!(project.seihon(&["build"]).status.success());
-    let before = std::fs::read(project.epub("rv")).unwrap();
+    let before = std::fs::read(project.epub("review-nyumon")).unwrap();
     let ch01 = book.join("ch01.re");
     append(
         &ch01,
@@ -73,7 +73,7 @@ fn every_error_in_a_chapter_is_reported_with_its_location() {
     );
     assert!(!all.contains("panicked"), "{all}");
     assert_eq!(
-        std::fs::read(project.epub("rv")).unwrap(),
+        std::fs::read(project.epub("review-nyumon")).unwrap(),
         before,
         "the previous EPUB was changed"
     );
@@ -105,7 +105,7 @@ fn duplicate_id_and_missing_image_are_warnings_at_their_lines_and_the_epub_stays
         )),
         "{all}"
     );
-    let messages = epubcheck(&project.epub("rv"));
+    let messages = epubcheck(&project.epub("review-nyumon"));
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
 
@@ -180,6 +180,6 @@ fn an_extension_block_is_reported_once_per_book() {
         reports[0].contains("ch01.re:") && reports[0].contains("review-ext.rb"),
         "{all}"
     );
-    let epub = project.epub("rv");
+    let epub = project.epub("review-nyumon");
     assert!(read_entry(&epub, "item/xhtml/ch02.xhtml").contains("<div class=\"speech\">"));
 }

@@ -14,6 +14,7 @@ use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 pub mod docbook;
+pub mod id;
 pub mod index;
 pub mod outputs;
 pub mod review;
@@ -491,7 +492,9 @@ pub enum Cover {
 /// A loaded book: everything later stages need, all paths checked.
 #[derive(Debug, Clone)]
 pub struct Book {
-    /// Folder name; also the EPUB's file name.
+    /// What names its outputs (`dist/<id>.epub`, `build/<id>/`, `public/<id>/`): the folder's
+    /// name, or a Re:VIEW config's `bookname:` as [`crate::project::Project::open_book`]
+    /// settles it (see [`id`]).
     pub id: String,
     pub root: PathBuf,
     /// The metadata file, for messages.

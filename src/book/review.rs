@@ -255,6 +255,35 @@ pub(super) const ROLES: &[&str] = &[
     "oth", "red", "rev", "spn", "ths", "trc",
 ];
 
+/// The config's `bookname:` (what review-epubmaker names the EPUB), as the config loaded
+/// gives it (`inherit:` applied, and `epubmaker:` over the top level, as Re:VIEW's
+/// `Configure#[]` looks there first), and where it is written. Reads only the config files, so
+/// that the ids of a project's books are known before any of them is loaded; `None` when the
+/// config does not set it or cannot be read (loading the book says why).
+pub(super) fn bookname(dir: &Path, config: &Path) -> Option<(Value, Location)> {
+    let mut texts = Vec::new();
+    let values = load_config(
+        dir,
+        config,
+        None,
+        &mut Vec::new(),
+        &mut texts,
+        &mut Vec::new(),
+    )
+    .ok()?;
+    let over = values.get("epubmaker").and_then(|m| m.get("bookname"));
+    let value = over.or_else(|| values.get("bookname"))?.clone();
+    let parent = over.is_some().then_some("epubmaker");
+    // The file that set it: the book's own file is read last.
+    let at = texts
+        .iter()
+        .rev()
+        .map(|(shown, text)| super::review_keys::key_at(text, shown, "bookname", parent))
+        .find(|l| l.line > 0)
+        .unwrap_or_else(|| Location::file(display_path(Path::new("."), &dir.join(config))));
+    Some((value, at))
+}
+
 /// Loads the Re:VIEW project in `dir` with the config file `config` (relative to `dir`).
 /// Warnings (settings seihon does not honour) are returned beside the book.
 pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
@@ -265,6 +294,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
     let title = cfg.title(&mut warnings);
     let language = cfg.language(&mut errors);
     cfg.check_numbers(&mut errors);
+    cfg.check_bookname(&mut errors);
     let meta = cfg.metadata(title, language, &mut errors);
 
     let contentdir = PathBuf::from(cfg.string("contentdir").unwrap_or_else(|| ".".into()));
@@ -467,7 +497,12 @@ impl Config {
     /// `warnings`.
     fn read(dir: &Path, config: &Path, warnings: &mut Vec<Finding>) -> Result<Config> {
         let mut texts = Vec::new();
-        let mut values = load_config(dir, config, None, &mut Vec::new(), &mut texts, warnings)?;
+        let mut found = Vec::new();
+        let mut values = load_config(dir, config, None, &mut Vec::new(), &mut texts, &mut found)?;
+        // A key written in the book's file and in a file it inherits is warned about once, at
+        // the book's own line (checked first).
+        let mut seen = HashSet::new();
+        warnings.extend(found.into_iter().filter(|f| seen.insert(f.message.clone())));
         // `epubmaker:` settings override the top level when building an EPUB.
         if let Some(epub) = values.get("epubmaker").cloned().filter(Value::is_object) {
             merge(&mut values, epub);
@@ -513,6 +548,24 @@ impl Config {
                     .with_hint(format!("write `{key}: 山田太郎`, `{key}: [山田太郎, 佐藤花子]` or `{key}: {{name: 山田太郎, file-as: ヤマダタロウ}}`")),
                 );
             }
+        }
+    }
+
+    /// A `bookname:` that is not one name (a mapping, a list, true or false) is an error: it
+    /// names the book's EPUB.
+    fn check_bookname(&self, errors: &mut Vec<Finding>) {
+        if let Some(v) = self
+            .get("bookname")
+            .filter(|v| !(v.is_string() || v.is_number() || v.is_null()))
+        {
+            errors.push(
+                Finding::error(
+                    codes::BAD_VALUE,
+                    self.at("bookname"),
+                    format!("`bookname:` is not a name ({})", shape(v)),
+                )
+                .with_hint("write `bookname: my-book`: it names the book's EPUB (my-book.epub)"),
+            );
         }
     }
 
@@ -1445,5 +1498,43 @@ mod tests {
             err.contains("locale.yml") && err.contains("not valid YAML"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_key_seihon_ignores_is_warned_about_once_at_the_books_own_line() {
+        let dir = project(
+            "inherit: [base.yml]\nbooktitle: T\nopf_meta: {a: b}\n",
+            &[("base.yml", "opf_meta: {c: d}\nbookname: base\n")],
+        );
+        let (book, warnings) = load(
+            dir.path(),
+            Path::new("config.yml"),
+            &ProjectConfig::default(),
+        )
+        .unwrap();
+        let ignored: Vec<_> = warnings
+            .iter()
+            .filter(|f| f.message.contains("opf_meta"))
+            .collect();
+        assert_eq!(ignored.len(), 1, "{warnings:#?}");
+        assert_eq!(ignored[0].location.line, 3);
+        assert!(ignored[0].location.file.ends_with("config.yml"));
+        // The bookname comes from the file inherited, at its line there.
+        let (name, at) = bookname(dir.path(), Path::new("config.yml")).unwrap();
+        assert_eq!(name, Value::String("base".into()));
+        assert!(at.file.ends_with("base.yml") && at.line == 2, "{at:?}");
+        // `load` alone names the book by its folder: the project settles the id.
+        assert_ne!(book.id, "base");
+    }
+
+    #[test]
+    fn a_bookname_that_is_not_a_name_is_an_error_at_its_line() {
+        let dir = project("booktitle: T\nbookname: {x: 1}\n", &[]);
+        let Err(Error::Book(errors)) = load_book(dir.path()) else {
+            panic!("a mapping cannot name a book")
+        };
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert_eq!(errors[0].location.line, 2);
+        assert!(errors[0].message.contains("`bookname:` is not a name"));
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{Finding, Location};
 const HONOURED: &[&str] = &[
     "booktitle",
     "subtitle",
+    "bookname",
     "language",
     "date",
     "history",
@@ -36,7 +37,6 @@ const HONOURED: &[&str] = &[
     "contact",
     "inherit",
     "epubmaker",
-    "imgmath_options",
     "titlepage",
     "titlefile",
     "titlepagefile",
@@ -50,7 +50,9 @@ const HONOURED: &[&str] = &[
 ];
 
 /// Keys for Re:VIEW's other outputs (PDF, LaTeX, web, text, InDesign XML) or for how Re:VIEW
-/// runs, which make no difference to an EPUB: accepted without a word.
+/// runs, which make no difference to an EPUB: accepted without a word. The sections
+/// `pdfmaker:`, `webmaker:` and `textmaker:` are accepted whole (seihon reads only the index
+/// settings of `pdfmaker:`).
 const OTHER_OUTPUTS: &[&str] = &[
     "pdfmaker",
     "webmaker",
@@ -73,31 +75,41 @@ const OTHER_OUTPUTS: &[&str] = &[
     "footnotetext",
     "usepackage",
     "review_version",
-    "bookname",
     "debug",
     "params",
+    // The names of the files inside the EPUB.
     "htmlext",
-    "htmlversion",
-    "epubversion",
     "ext",
+    // What Re:VIEW copies into the EPUB: seihon packs the images, fonts and style sheets the
+    // book refers to, wherever they are.
     "image_ext",
     "image_types",
     "font_ext",
     "fontdir",
     "image_maxpixels",
+    // Re:VIEW 2's catalog files (CHAPS, PREDEF…), which catalog.yml replaced.
     "chapter_file",
     "part_file",
     "reject_file",
     "predef_file",
     "postdef_file",
     "bib_file",
-    "modified",
+    // seihon highlights every listing with a language, whichever highlighter is named.
     "highlight",
+    // Unused by Re:VIEW 5.11's EPUB maker (a default only).
     "toc",
 ];
 
 /// Whether a value is one seihon's EPUB agrees with.
 type Agrees = fn(&Value) -> bool;
+
+fn null_or_true(v: &Value) -> bool {
+    v.is_null() || v.as_bool() == Some(true)
+}
+
+fn null_or_false(v: &Value) -> bool {
+    v.is_null() || v.as_bool() == Some(false)
+}
 
 /// Keys seihon honours for some values only: (key, what seihon does, whether a value is one
 /// seihon's EPUB agrees with).
@@ -108,6 +120,44 @@ const BY_VALUE: &[(&str, &str, Agrees)] = &[
     ("htmlversion", "seihon writes XHTML 5", |v| {
         v.is_null() || v.as_u64() == Some(5) || v.as_str() == Some("5")
     }),
+    (
+        "chapterlink",
+        "references to chapters are always links",
+        null_or_true,
+    ),
+    (
+        "externallink",
+        "web addresses are always links",
+        null_or_true,
+    ),
+    (
+        "mytoc",
+        "the table of contents is seihon's navigation document; no page of it is put in the text",
+        null_or_false,
+    ),
+    (
+        "table_row_separator",
+        "table cells are separated by tabs",
+        |v| v.is_null() || v.as_str() == Some("tabs"),
+    ),
+    (
+        "caption_position",
+        "captions of listings, tables and equations go above them, of figures below",
+        |v| {
+            let Some(map) = v.as_object() else {
+                return v.is_null();
+            };
+            map.iter().all(|(k, pos)| {
+                let seihons = if k == "image" { "bottom" } else { "top" };
+                pos.is_null() || pos.as_str() == Some(seihons)
+            })
+        },
+    ),
+    (
+        "imgmath",
+        "seihon never makes images of equations: they become MathML (`math_format:` is the setting)",
+        null_or_false,
+    ),
 ];
 
 /// Keys Re:VIEW reads for an EPUB that seihon does not honour (yet), with what seihon does.
@@ -128,11 +178,14 @@ const NOT_HONOURED: &[(&str, &str)] = &[
     ("pubhistory", "the colophon's history is `history:`"),
     ("opf_meta", "no extra package metadata is written"),
     ("opf_prefix", "no extra package prefixes are written"),
-    ("mytoc", "the table of contents is seihon's"),
-    ("chapterlink", "references to chapters are always links"),
-    ("externallink", "web addresses are always links"),
-    ("caption_position", "captions stay where seihon puts them"),
-    ("table_row_separator", "table cells are separated by tabs"),
+    (
+        "modified",
+        "`dcterms:modified` is the build's time: SOURCE_DATE_EPOCH, else the book's date",
+    ),
+    (
+        "imgmath_options",
+        "seihon never makes images of equations: they become MathML",
+    ),
     (
         "locale",
         "Re:VIEW reads its words from locale.yml (which seihon honours), not from config.yml",
@@ -145,7 +198,10 @@ const NOT_HONOURED: &[(&str, &str)] = &[
     ("source", "it is left out of the package metadata"),
     ("type", "it is left out of the package metadata"),
     ("use_part", "parts are made from the catalog"),
-    ("chapter_quote", "chapter references use seihon's quotes"),
+    (
+        "chapter_quote",
+        "Re:VIEW reads it from locale.yml (which seihon honours), not from config.yml",
+    ),
     ("appendix_format", "appendices are numbered seihon's way"),
     (
         "mathml",
@@ -163,21 +219,57 @@ const NOT_HONOURED: &[(&str, &str)] = &[
 const EPUBMAKER_ACCEPTED: &[&str] = &[
     "makeindex",
     "makeindex_dic",
-    "htmlext",
+    // How Re:VIEW packs and names the EPUB's files.
     "zip_stage1",
     "zip_stage2",
     "zip_addpath",
     "rename_for_legacy",
-    "verify_target_images",
-    "force_include_images",
-    "image_maxpixels",
-    "flattoc",
+    // `flattoc:`'s indentation, which seihon's nested table of contents does not need.
     "flattocindent",
-    "ncx_indent",
-    "ncxindent",
-    "cover_linear",
-    "externallink",
-    "back_footnote",
+];
+
+/// `epubmaker:` keys seihon honours for some values only, as [`BY_VALUE`].
+const EPUBMAKER_BY_VALUE: &[(&str, &str, Agrees)] = &[
+    (
+        "flattoc",
+        "the table of contents is nested by heading level",
+        null_or_false,
+    ),
+    (
+        "ncxindent",
+        "the table of contents' entries are not prefixed",
+        |v| v.is_null() || v.as_array().is_some_and(Vec::is_empty),
+    ),
+    (
+        "ncx_indent",
+        "the table of contents' entries are not prefixed",
+        |v| v.is_null() || v.as_array().is_some_and(Vec::is_empty),
+    ),
+    (
+        "cover_linear",
+        "the cover page is in the reading order (linear)",
+        |v| !(v.is_null() || v.as_bool() == Some(false) || v.as_str() == Some("no")),
+    ),
+    (
+        "back_footnote",
+        "a footnote's own mark links back to its reference; no separate back mark is written",
+        null_or_false,
+    ),
+    (
+        "use_section",
+        "headings are not wrapped in `<section>` elements",
+        null_or_false,
+    ),
+    (
+        "verify_target_images",
+        "seihon packs exactly the images the book refers to",
+        |v| !null_or_false(v),
+    ),
+    (
+        "force_include_images",
+        "seihon packs exactly the images the book refers to",
+        |v| v.is_null() || v.as_array().is_some_and(Vec::is_empty),
+    ),
 ];
 
 /// `epubmaker:` keys seihon does not honour, with what seihon does.
@@ -240,6 +332,13 @@ fn in_epubmaker(key: &str, value: &Value) -> Option<Known> {
     if EPUBMAKER_ACCEPTED.contains(&key) {
         return Some(Known::Quietly);
     }
+    if let Some((_, what, agrees)) = EPUBMAKER_BY_VALUE.iter().find(|(k, _, _)| *k == key) {
+        return Some(if agrees(value) {
+            Known::Quietly
+        } else {
+            Known::NotHonoured(what)
+        });
+    }
     if let Some((_, what)) = EPUBMAKER_NOT_HONOURED.iter().find(|(k, _)| *k == key) {
         return Some(Known::NotHonoured(what));
     }
@@ -265,6 +364,7 @@ pub fn check(value: &Value, text: &str, shown: &Path) -> Vec<Finding> {
                 let known: Vec<&str> = EPUBMAKER_ACCEPTED
                     .iter()
                     .copied()
+                    .chain(EPUBMAKER_BY_VALUE.iter().map(|(k, _, _)| *k))
                     .chain(EPUBMAKER_NOT_HONOURED.iter().map(|(k, _)| *k))
                     .chain(all_top_level())
                     .collect();
@@ -299,7 +399,7 @@ fn report<'a>(
             Finding::warning(
                 codes::NOT_HONOURED,
                 at,
-                format!("Re:VIEW's `{key}:` setting is not honoured by seihon"),
+                format!("seihon does not use Re:VIEW's `{key}:` setting"),
             )
             .with_hint(what.to_string()),
         ),
@@ -327,7 +427,7 @@ fn report<'a>(
 
 /// Where `key:` is written: at the top level (no indentation), or, with `parent`, indented
 /// under the top-level `parent:`.
-fn key_at(text: &str, shown: &Path, key: &str, parent: Option<&str>) -> Location {
+pub(super) fn key_at(text: &str, shown: &Path, key: &str, parent: Option<&str>) -> Location {
     let mut inside = parent.is_none();
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
@@ -385,7 +485,7 @@ mod tests {
             found,
             [
                 "2:1 unknown setting `bootitle:` (did you mean `booktitle:`?)",
-                "10:3 Re:VIEW's `hook_prepack:` setting is not honoured by seihon (Re:VIEW's hooks are not run; seihon's are `hooks/` in the book folder)",
+                "10:3 seihon does not use Re:VIEW's `hook_prepack:` setting (Re:VIEW's hooks are not run; seihon's are `hooks/` in the book folder)",
                 "11:3 unknown setting `secnolevle:` (did you mean `secnolevel:`?)",
                 "12:1 unknown setting `frobnicate:` (Re:VIEW does not know this setting either; it has no effect)",
             ]
@@ -398,9 +498,303 @@ mod tests {
             "booktitle: A\nopf_meta: {x: y}\nadvfile: ad.html\nlyr: [z]\ncolophon: colophon.html\ntitlepage: false\nmytoc: true\n",
         );
         assert_eq!(found.len(), 2, "{found:#?}");
-        assert!(found[0].starts_with("2:1 Re:VIEW's `opf_meta:` setting is not honoured"));
-        assert!(found[1].starts_with("7:1 Re:VIEW's `mytoc:`"), "{found:#?}");
+        assert!(found[0].starts_with("2:1 seihon does not use Re:VIEW's `opf_meta:` setting"));
+        assert!(
+            found[1].starts_with("7:1 seihon does not use Re:VIEW's `mytoc:`"),
+            "{found:#?}"
+        );
         // Every relator is read now (the package document carries them all).
         assert!(!found.iter().any(|f| f.contains("`lyr:`")), "{found:#?}");
+    }
+
+    /// Every key of Re:VIEW 5.11's doc/config.yml.sample (set or commented out) and of
+    /// lib/review/configure.rb's defaults, by section.
+    const SAMPLE_TOP_LEVEL: &[&str] = &[
+        "review_version",
+        "inherit",
+        "bookname",
+        "language",
+        "booktitle",
+        "aut",
+        "a-adp",
+        "adp",
+        "a-ann",
+        "ann",
+        "a-arr",
+        "arr",
+        "a-art",
+        "art",
+        "a-asn",
+        "asn",
+        "a-aqt",
+        "aqt",
+        "a-aft",
+        "aft",
+        "a-aui",
+        "aui",
+        "a-ant",
+        "ant",
+        "a-bkp",
+        "bkp",
+        "a-clb",
+        "clb",
+        "a-cmm",
+        "cmm",
+        "a-csl",
+        "csl",
+        "a-dsr",
+        "dsr",
+        "a-edt",
+        "edt",
+        "a-ill",
+        "ill",
+        "a-lyr",
+        "lyr",
+        "a-mdc",
+        "mdc",
+        "a-mus",
+        "mus",
+        "a-nrt",
+        "nrt",
+        "a-oth",
+        "oth",
+        "a-pht",
+        "pht",
+        "a-pbl",
+        "pbl",
+        "a-prt",
+        "prt",
+        "a-red",
+        "red",
+        "a-rev",
+        "rev",
+        "a-spn",
+        "spn",
+        "a-ths",
+        "ths",
+        "a-trc",
+        "trc",
+        "a-trl",
+        "trl",
+        "contact",
+        "date",
+        "history",
+        "rights",
+        "description",
+        "subject",
+        "type",
+        "format",
+        "source",
+        "relation",
+        "coverage",
+        "debug",
+        "urnid",
+        "isbn",
+        "chapterlink",
+        "htmlext",
+        "stylesheet",
+        "epubversion",
+        "htmlversion",
+        "toclevel",
+        "secnolevel",
+        "toc",
+        "mytoc",
+        "cover",
+        "coverimage",
+        "titlepage",
+        "titlefile",
+        "originaltitlefile",
+        "creditfile",
+        "colophon",
+        "colophon_order",
+        "backcover",
+        "profile",
+        "profiletitle",
+        "advfile",
+        "imagedir",
+        "fontdir",
+        "image_ext",
+        "font_ext",
+        "highlight",
+        "catalogfile",
+        "contentdir",
+        "words_file",
+        "table_row_separator",
+        "join_lines_by_lang",
+        "caption_position",
+        "page_metric",
+        "math_format",
+        "imgmath_options",
+        "direction",
+        "opf_prefix",
+        "opf_meta",
+        "playwright_options",
+        "epubmaker",
+        "texstyle",
+        "texdocumentclass",
+        "texcommand",
+        "texoptions",
+        "dvicommand",
+        "dvioptions",
+        "pdfmaker",
+        "textmaker",
+        // configure.rb's defaults beyond the sample, and the keys it migrates.
+        "title",
+        "coverfile",
+        "params",
+        "ext",
+        "image_types",
+        "chapter_file",
+        "part_file",
+        "reject_file",
+        "predef_file",
+        "postdef_file",
+        "bib_file",
+        "externallink",
+        "tableopt",
+        "listinfo",
+        "nolf",
+        "chapref",
+        "structuredxml",
+        "pt_to_mm_unit",
+        "footnotetext",
+        "_texdocumentclass",
+        "modified",
+        "image_maxpixels",
+        "mathml",
+        "imgmath",
+    ];
+    const SAMPLE_EPUBMAKER: &[&str] = &[
+        "htmlext",
+        "flattoc",
+        "flattocindent",
+        "ncxindent",
+        "ncx_indent",
+        "hook_beforeprocess",
+        "hook_afterfrontmatter",
+        "hook_afterbody",
+        "hook_afterbackmatter",
+        "hook_aftercopyimage",
+        "hook_prepack",
+        "verify_target_images",
+        "force_include_images",
+        "image_maxpixels",
+        "rename_for_legacy",
+        "zip_stage1",
+        "zip_stage2",
+        "zip_addpath",
+        "cover_linear",
+        "externallink",
+        "back_footnote",
+        "use_section",
+    ];
+    const SAMPLE_PDFMAKER: &[&str] = &[
+        "coverimage",
+        "hook_beforetexcompile",
+        "hook_beforemakeindex",
+        "hook_aftermakeindex",
+        "hook_aftertexcompile",
+        "hook_afterdvipdf",
+        "image_scale2width",
+        "use_original_image_size",
+        "bbox",
+        "makeindex",
+        "makeindex_command",
+        "makeindex_options",
+        "makeindex_sty",
+        "makeindex_dic",
+        "makeindex_mecab",
+        "makeindex_mecab_opts",
+        "colophon",
+        "use_cover_nombre",
+        "boxsetting",
+    ];
+    const SAMPLE_TEXTMAKER: &[&str] = &["th_bold"];
+
+    #[test]
+    fn every_key_of_the_sample_is_classified_and_none_is_taken_for_a_typo() {
+        for key in SAMPLE_TOP_LEVEL {
+            assert!(top_level(key, &Value::Null).is_some(), "top level `{key}:`");
+        }
+        for key in SAMPLE_EPUBMAKER {
+            assert!(
+                in_epubmaker(key, &Value::Null).is_some(),
+                "epubmaker `{key}:`"
+            );
+        }
+        // The whole sample, every key written: no `did you mean`, each not-honoured key once
+        // with its reason.
+        let mut text: String = SAMPLE_TOP_LEVEL
+            .iter()
+            .filter(|k| !["epubmaker", "pdfmaker", "textmaker"].contains(k))
+            .map(|k| format!("{k}: x\n"))
+            .collect();
+        for (section, keys) in [
+            ("epubmaker", SAMPLE_EPUBMAKER),
+            ("pdfmaker", SAMPLE_PDFMAKER),
+            ("textmaker", SAMPLE_TEXTMAKER),
+        ] {
+            text.push_str(&format!("{section}:\n"));
+            for k in keys {
+                text.push_str(&format!("  {k}: x\n"));
+            }
+        }
+        let value: Value = serde_saphyr::from_str(&text).unwrap();
+        let found = check(&value, &text, Path::new("config.yml"));
+        assert!(
+            found.iter().all(|f| f.code == codes::NOT_HONOURED.name()),
+            "{found:#?}"
+        );
+        let mut lines: Vec<u32> = found.iter().map(|f| f.location.line).collect();
+        lines.dedup();
+        assert_eq!(lines.len(), found.len(), "one warning a key: {found:#?}");
+        for f in &found {
+            assert!(f.location.line > 0, "{f:?}");
+            assert!(f.hint.as_deref().is_some_and(|h| !h.is_empty()), "{f:?}");
+        }
+        let named = |key: &str| {
+            found
+                .iter()
+                .any(|f| f.message.contains(&format!("`{key}:`")))
+        };
+        // Read, or no difference to an EPUB: quiet.
+        for key in [
+            "bookname",
+            "booktitle",
+            "aut",
+            "a-trl",
+            "stylesheet",
+            "review_version",
+            "profile",
+            "titlefile",
+            "backcover",
+        ] {
+            assert!(!named(key), "`{key}:` {found:#?}");
+        }
+        // Ignored by seihon: named, whatever the value.
+        for key in ["opf_meta", "imgmath_options", "modified", "hook_prepack"] {
+            assert!(named(key), "`{key}:` {found:#?}");
+        }
+    }
+
+    #[test]
+    fn defaults_are_quiet_and_other_values_are_named() {
+        let quiet = check_text(
+            "chapterlink: true\nexternallink: null\nmytoc: null\ntable_row_separator: tabs\n\
+             caption_position: {image: bottom, table: top}\nepubmaker:\n  flattoc: null\n  \
+             cover_linear: true\n  back_footnote: null\n  externallink: true\n  \
+             force_include_images: []\n",
+        );
+        assert_eq!(quiet, Vec::<String>::new());
+        let named = check_text(
+            "chapterlink: false\nmytoc: true\ntable_row_separator: verticalbar\n\
+             caption_position: {image: top}\nimgmath: true\nepubmaker:\n  flattoc: true\n  \
+             cover_linear: null\n  use_section: true\n  externallink: false\n",
+        );
+        assert_eq!(named.len(), 9, "{named:#?}");
+        assert!(
+            named[8].starts_with("10:3 seihon does not use Re:VIEW's `externallink:`"),
+            "{named:#?}"
+        );
     }
 }

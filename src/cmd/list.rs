@@ -1,7 +1,6 @@
 //! `seihon list [--json]`: every book of the project; one that cannot be loaded is named with
 //! its error, never left out.
 use crate::batch;
-use crate::book::Book;
 use crate::console::safe;
 use crate::error::Exit;
 use crate::pipeline;
@@ -11,7 +10,7 @@ pub fn run(project: &Project, json: bool) -> Exit {
     let mut rows = Vec::new();
     let mut exit = Exit::Success;
     for dir in project.book_dirs() {
-        match Book::open(&dir, &project.config) {
+        match project.open_book(&dir) {
             Ok((mut book, _)) => {
                 pipeline::read_docbook_metadata(&mut book);
                 rows.push(serde_json::json!({

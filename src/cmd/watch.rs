@@ -184,7 +184,7 @@ fn choose_book(project: &Project, book: Option<&str>) -> Result<PathBuf, String>
             "error: this project has {} books; name the one to watch: `seihon watch <book>`\n  books: {}",
             many.len(),
             many.iter()
-                .map(|d| folder_name(d))
+                .map(|d| project.book_id(d).0)
                 .collect::<Vec<_>>()
                 .join(", ")
         )),

@@ -29,7 +29,7 @@ pub(super) struct Loaded {
 pub(super) fn load(project: &Project, book_dir: &Path, opts: &BuildOptions) -> Result<Loaded> {
     crate::book::outputs::check_book(&project.root, &project.config, book_dir)
         .map_err(Error::Config)?;
-    let (mut book, warnings) = Book::open(book_dir, &project.config)?;
+    let (mut book, warnings) = project.open_book(book_dir)?;
     book.shared_dirs = project
         .config
         .shared_dirs
