@@ -287,6 +287,8 @@ def synth(fmt, chapters, lines, name):
         book.id = "book"
     else:
         book = Book(name, fmt, project, name, book_dir)
+        if fmt == "review":
+            book.id = "synth"  # the generated config's `bookname:` names the book
     book.size_ok_for_dbtoepub = True
     return book
 
