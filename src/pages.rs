@@ -412,7 +412,7 @@ fn colophon_label(role: &str, m: &Messages) -> String {
     if let Some(k) = Msg::of_role(role) {
         return m.get(k).to_string();
     }
-    marc_term(role).to_string()
+    crate::book::relator_term(role).unwrap_or(role).to_string()
 }
 
 /// A line of the colophon as templates see it (`colophon`): the role's heading and its names,
@@ -465,31 +465,6 @@ fn colophon_lines(
         .collect()
 }
 
-/// The MARC relator term of a role code.
-fn marc_term(role: &str) -> &'static str {
-    match role {
-        "aut" => "Author",
-        "csl" => "Consultant",
-        "trl" => "Translator",
-        "ill" => "Illustrator",
-        "edt" => "Editor",
-        "pbl" => "Publisher",
-        "prt" => "Printer",
-        "aui" => "Author of introduction, etc.",
-        "aft" => "Author of afterword, colophon, etc.",
-        "ant" => "Bibliographic antecedent",
-        "nrt" => "Narrator",
-        "red" => "Redaktor",
-        "rev" => "Reviewer",
-        "ctb" => "Contributor",
-        "cmm" => "Commentator",
-        "com" => "Compiler",
-        "dsr" => "Designer",
-        "cov" => "Cover designer",
-        "pht" => "Photographer",
-        _ => "Other",
-    }
-}
 
 fn creators_line(creators: &[CreatorLine], ja: bool) -> String {
     let parts: Vec<String> = creators

@@ -210,3 +210,34 @@ fn every_docbook_element_group_matches_its_golden_xhtml() {
 fn every_review_command_matches_its_golden_xhtml() {
     check_all(Format::Review, "review", ".re", 60);
 }
+
+/// The colophon (奥付) as built, against `fixtures/colophon/<format>/colophon.xhtml`: a
+/// Re:VIEW book with every role of `colophon_order` (one past Re:VIEW's words, one reworded in
+/// its locale.yml) and `contact:`, and a book.yml book whose creators of many roles are
+/// grouped under their words, a role with no word under its MARC relator name.
+#[test]
+fn the_colophon_lists_every_role_by_its_word() {
+    let bless = std::env::var_os("SEIHON_BLESS").is_some();
+    for format in ["review", "markdown"] {
+        let src = fixture_dir("colophon").join(format);
+        let project = crate::support::TempProject::new();
+        project.add_book(&src, "b");
+        let out = project.seihon(&["build"]);
+        assert!(out.status.success(), "{}", crate::support::text(&out));
+        let page = crate::support::read_entry(&project.epub("b"), "item/xhtml/colophon.xhtml");
+        let body = &page[page.find("<body").unwrap()..page.find("</body>").unwrap()];
+        let got = format!("{body}</body>\n");
+        let expected_path = src.join("colophon.xhtml");
+        if bless {
+            std::fs::write(&expected_path, &got).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_else(|_| {
+            panic!(
+                "{} is missing: run with SEIHON_BLESS=1",
+                expected_path.display()
+            )
+        });
+        assert_eq!(got, expected, "{format}");
+    }
+}

@@ -527,10 +527,50 @@ pub struct Book {
     pub index: index::IndexSettings,
 }
 
-const CREATOR_ROLES: &[&str] = &[
-    "aut", "trl", "edt", "ill", "pht", "aui", "aft", "ant", "cov", "dsr", "nrt", "pbl", "prt",
-    "red", "rev", "ctb", "cmm", "com", "oth",
+/// The MARC relator codes a creator's role may be, with their terms (the Library of
+/// Congress's list: those of books, and every one Re:VIEW takes as a config key). A colophon
+/// shows a role with no word of the book's language by its term.
+pub const RELATORS: &[(&str, &str)] = &[
+    ("adp", "Adapter"),
+    ("aft", "Author of afterword, colophon, etc."),
+    ("ann", "Annotator"),
+    ("ant", "Bibliographic antecedent"),
+    ("aqt", "Author in quotations or text abstracts"),
+    ("arr", "Arranger"),
+    ("art", "Artist"),
+    ("asn", "Associated name"),
+    ("aui", "Author of introduction, etc."),
+    ("aut", "Author"),
+    ("bkp", "Book producer"),
+    ("clb", "Collaborator"),
+    ("cmm", "Commentator"),
+    ("com", "Compiler"),
+    ("cov", "Cover designer"),
+    ("csl", "Consultant"),
+    ("ctb", "Contributor"),
+    ("dsr", "Designer"),
+    ("edt", "Editor"),
+    ("ill", "Illustrator"),
+    ("lyr", "Lyricist"),
+    ("mdc", "Metadata contact"),
+    ("mus", "Musician"),
+    ("nrt", "Narrator"),
+    ("oth", "Other"),
+    ("pbl", "Publisher"),
+    ("pht", "Photographer"),
+    ("prt", "Printer"),
+    ("red", "Redaktor"),
+    ("rev", "Reviewer"),
+    ("spn", "Sponsor"),
+    ("ths", "Thesis advisor"),
+    ("trc", "Transcriber"),
+    ("trl", "Translator"),
 ];
+
+/// The term of a MARC relator code (`lyr` → Lyricist).
+pub fn relator_term(code: &str) -> Option<&'static str> {
+    RELATORS.iter().find(|(c, _)| *c == code).map(|(_, t)| *t)
+}
 
 impl Book {
     /// Opens a book given as a folder (with a `book.yml`, or a Re:VIEW `config.yml` and
@@ -787,7 +827,7 @@ fn creators(file: &BookFile, shown: &Path, findings: &mut Vec<Finding>) -> Vec<C
                 .role
                 .as_ref()
                 .map_or_else(|| Location::file(shown), |r| at(shown, &r.referenced));
-            if !CREATOR_ROLES.contains(&role.as_str()) {
+            if relator_term(&role).is_none() {
                 findings.push(
                     Finding::error(
                         codes::BAD_VALUE,
@@ -796,7 +836,11 @@ fn creators(file: &BookFile, shown: &Path, findings: &mut Vec<Finding>) -> Vec<C
                     )
                     .with_hint(format!(
                         "use a MARC relator code: {}",
-                        CREATOR_ROLES.join(", ")
+                        RELATORS
+                            .iter()
+                            .map(|(c, _)| *c)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )),
                 );
             }

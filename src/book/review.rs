@@ -1303,6 +1303,14 @@ fn nth_line_of(text: &str, shown: &Path, needle: &str, n: usize) -> Location {
 mod tests {
     use super::*;
 
+    /// A colophon shows a role with no word by its MARC term: every role Re:VIEW takes has one.
+    #[test]
+    fn every_role_review_takes_has_a_marc_term() {
+        for role in ROLES {
+            assert!(super::super::relator_term(role).is_some(), "{role}");
+        }
+    }
+
     #[test]
     fn review_ext_rb_block_names() {
         let ruby = "module ReVIEW\n  class Compiler\n    defblock :imagetalkl, 2..3\n    defblock(:imagetalkr, 2..3)\n    defsingle :pagebreakforce, 0\n    ReVIEW::Compiler.defminicolumn('question', 0..1)\n  end\n  def block_talk; end\nend\n";
