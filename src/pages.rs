@@ -465,7 +465,6 @@ fn colophon_lines(
         .collect()
 }
 
-
 fn creators_line(creators: &[CreatorLine], ja: bool) -> String {
     let parts: Vec<String> = creators
         .iter()
