@@ -236,6 +236,20 @@ impl PageContext {
         let labels = Labels::new(&messages);
         ctx.insert("labels", &labels);
         ctx.insert("messages", &messages);
+        // The authors as one line, as Re:VIEW's title page shows them.
+        let authors: Vec<&str> = (meta.creators.iter())
+            .filter(|c| c.role == "aut")
+            .map(|c| c.name.as_str())
+            .collect();
+        ctx.insert(
+            "authors_line",
+            &authors.join(messages.get(Msg::NamesSplitter)),
+        );
+        // A Re:VIEW book's generated pages are made as Re:VIEW makes them.
+        ctx.insert(
+            "review_style",
+            &(book.locale.style == crate::i18n::Style::Review),
+        );
 
         let chapter_links: Vec<NavPoint> = chapters
             .iter()
