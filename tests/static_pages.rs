@@ -88,6 +88,7 @@ fn a_review_books_own_pages_are_built_where_review_puts_them() {
     let out = project.seihon(&["build"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(!text(&out).contains("warning"), "{}", text(&out));
+    assert!(text(&out).contains("(1 chapter)"), "{}", text(&out));
     let epub = project.epub("rv");
     assert_eq!(epubcheck(&epub), Vec::<String>::new());
 

@@ -260,7 +260,11 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
             &epubcheck,
         )?)?;
     }
-    Ok(r.built(&loaded, resolved.chapters.len()))
+    // The book's own front and back matter pages are not chapters.
+    let chapters = (resolved.chapters.iter())
+        .filter(|c| c.source.page.is_none())
+        .count();
+    Ok(r.built(&loaded, chapters))
 }
 
 /// A build under way: its project and options, the step it is at, what the book's programs
