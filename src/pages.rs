@@ -266,64 +266,7 @@ impl PageContext {
             "toc_html",
             &toc_html(chapters, &order, book.toc_depth, index.as_ref()),
         );
-        let mut landmarks = vec![
-            Landmark {
-                epub_type: "cover",
-                href: COVER_PAGE.into(),
-                label: labels.cover.clone(),
-            },
-            Landmark {
-                epub_type: "toc",
-                href: format!("{NAV}#toc"),
-                label: labels.toc.clone(),
-            },
-        ];
-        // The title page and the colophon: generated, or the book's own.
-        let own = |which: StaticPage| {
-            chapters
-                .iter()
-                .find(|c| c.source.page == Some(which))
-                .map(Chapter::href)
-        };
-        let title_page = own(StaticPage::TitlePage)
-            .or_else(|| book.generated.title_page.then(|| TITLE_PAGE.into()));
-        if let Some(href) = title_page {
-            landmarks.insert(
-                1,
-                Landmark {
-                    epub_type: "titlepage",
-                    href,
-                    label: labels.titlepage.clone(),
-                },
-            );
-        }
-        if let Some(first) = chapters
-            .iter()
-            .find(|c| c.source.role == crate::book::Role::Body)
-            .or(chapters.iter().find(|c| c.source.page.is_none()))
-        {
-            landmarks.push(Landmark {
-                epub_type: "bodymatter",
-                href: first.href(),
-                label: first.title.clone(),
-            });
-        }
-        if let Some(page) = &index {
-            landmarks.push(Landmark {
-                epub_type: "index",
-                href: page.href.clone(),
-                label: page.title.clone(),
-            });
-        }
-        let colophon = own(StaticPage::Colophon)
-            .or_else(|| book.generated.colophon.then(|| COLOPHON_PAGE.into()));
-        if let Some(href) = colophon {
-            landmarks.push(Landmark {
-                epub_type: "colophon",
-                href,
-                label: labels.colophon.clone(),
-            });
-        }
+        let landmarks = landmarks(book, chapters, &labels, index.as_ref());
         ctx.insert("landmarks", &landmarks);
         PageContext {
             ctx: ctx.ctx,
@@ -542,6 +485,75 @@ pub fn index_page(chapters: &[Chapter], index: &BookIndex, m: &Messages) -> Inde
             chapter: None,
         },
     }
+}
+
+/// The nav's landmarks: the cover, the title page (generated or the book's own), the table of
+/// contents, where the body begins, the index and the colophon.
+fn landmarks(
+    book: &Book,
+    chapters: &[Chapter],
+    labels: &Labels,
+    index: Option<&IndexPage>,
+) -> Vec<Landmark> {
+    let mut landmarks = vec![
+        Landmark {
+            epub_type: "cover",
+            href: COVER_PAGE.into(),
+            label: labels.cover.clone(),
+        },
+        Landmark {
+            epub_type: "toc",
+            href: format!("{NAV}#toc"),
+            label: labels.toc.clone(),
+        },
+    ];
+    // The title page and the colophon: generated, or the book's own.
+    let own = |which: StaticPage| {
+        chapters
+            .iter()
+            .find(|c| c.source.page == Some(which))
+            .map(Chapter::href)
+    };
+    let title_page =
+        own(StaticPage::TitlePage).or_else(|| book.generated.title_page.then(|| TITLE_PAGE.into()));
+    if let Some(href) = title_page {
+        landmarks.insert(
+            1,
+            Landmark {
+                epub_type: "titlepage",
+                href,
+                label: labels.titlepage.clone(),
+            },
+        );
+    }
+    if let Some(first) = chapters
+        .iter()
+        .find(|c| c.source.role == crate::book::Role::Body)
+        .or(chapters.iter().find(|c| c.source.page.is_none()))
+    {
+        landmarks.push(Landmark {
+            epub_type: "bodymatter",
+            href: first.href(),
+            label: first.title.clone(),
+        });
+    }
+    if let Some(page) = index {
+        landmarks.push(Landmark {
+            epub_type: "index",
+            href: page.href.clone(),
+            label: page.title.clone(),
+        });
+    }
+    let colophon =
+        own(StaticPage::Colophon).or_else(|| book.generated.colophon.then(|| COLOPHON_PAGE.into()));
+    if let Some(href) = colophon {
+        landmarks.push(Landmark {
+            epub_type: "colophon",
+            href,
+            label: labels.colophon.clone(),
+        });
+    }
+    landmarks
 }
 
 /// A page of the EPUB, in reading order.
