@@ -369,7 +369,9 @@ fn colophon_label(role: &str, m: &Messages) -> String {
     if let Some(k) = Msg::of_role(role) {
         return m.get(k).to_string();
     }
-    crate::book::relator_term(role).unwrap_or("Other").to_string()
+    crate::book::relator_term(role)
+        .unwrap_or("Other")
+        .to_string()
 }
 
 /// A line of the colophon as templates see it (`colophon`): the role's heading and its names,

@@ -118,22 +118,6 @@ fn references(text: &str) -> Vec<String> {
     out
 }
 
-fn decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap()
-}
-
 /// `dir/../x` → `x`.
 fn join(base: &str, href: &str) -> String {
     let mut parts: Vec<&str> = base.split('/').collect();
@@ -187,7 +171,7 @@ fn names_with_spaces_japanese_and_url_characters_make_valid_epubs_in_every_forma
                 }
                 assert!(!r.contains(' '), "{id}: `{r}` in {name}");
                 let path = r.split('#').next().unwrap();
-                let target = join(name, &decode(path));
+                let target = join(name, &seihon::href::percent_decode(path));
                 assert!(names.contains(&target), "{id}: `{r}` in {name} → {target}");
             }
         }

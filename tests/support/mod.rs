@@ -153,6 +153,18 @@ pub fn epubcheck(epub: &Path) -> Vec<String> {
 
 pub mod watching;
 
+/// What `golden` expects where it differs from `got` (`None`: they are equal). With
+/// `SEIHON_BLESS` set, `got` becomes the golden instead (review the diff!).
+pub fn against_golden(got: &str, golden: &Path) -> Option<String> {
+    if std::env::var_os("SEIHON_BLESS").is_some() {
+        std::fs::write(golden, got).unwrap();
+        return None;
+    }
+    let expected = std::fs::read_to_string(golden)
+        .unwrap_or_else(|_| panic!("{} is missing: run with SEIHON_BLESS=1", golden.display()));
+    (expected != got).then_some(expected)
+}
+
 /// Every file under `dir` with its bytes (empty when `dir` does not exist).
 pub fn files_of(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     if !dir.exists() {
