@@ -16,6 +16,10 @@ pub enum Style {
     /// seihon's, for DocBook and Markdown: as Re:VIEW's, but `Chapter 1 Title` (no period),
     /// lettered appendices and curly quotes in English, `扉` for the title page.
     Seihon,
+    /// DocBook XSL 1.79's gentext (`gentext/locale/en.xml`, `ja.xml`) for DocBook books:
+    /// `Figure 2.1. Title` and `例2.1 Title` captions, `Chapter 1, Title` and
+    /// `Section 2.3, “Title”` references; seihon's wording for the rest.
+    DocBook,
 }
 
 macro_rules! messages {
@@ -90,6 +94,14 @@ messages! {
     Pbl = "pbl": "発行所", "Publisher";
     Contact = "contact": "連絡先", "Contact";
     NamesSplitter = "names_splitter": "、", ", ";
+    // seihon's own: the words of DocBook's numbered examples and of its references
+    // (`xref`), each given the target's number label and its title.
+    Example = "example": "例", "Example ";
+    XrefChapter = "xref_chapter": "%s「%s」", "%s \"%s\"";
+    XrefAppendix = "xref_appendix": "%s「%s」", "%s \"%s\"";
+    XrefSection = "xref_section": "「%s %s」", "\"%s %s\"";
+    XrefSectionUnnumbered = "xref_section_unnumbered": "「%s」", "\"%s\"";
+    XrefObject = "xref_object": "%s", "%s";
 }
 
 impl Msg {
@@ -112,6 +124,12 @@ impl Msg {
     }
 
     fn default(self, style: Style, ja: bool) -> &'static str {
+        if style == Style::DocBook {
+            if let Some(m) = self.docbook_default(ja) {
+                return m;
+            }
+            return self.default(Style::Seihon, ja);
+        }
         match (style, self, ja) {
             (Style::Seihon, Msg::ChapterPostfix, false) => " ",
             (Style::Seihon, Msg::Appendix, false) => "Appendix %pA",
@@ -127,8 +145,38 @@ impl Msg {
             (Style::Seihon, Msg::RubyPostfix, false) => "）",
             (Style::Seihon, Msg::TocTitle, false) => "Contents",
             (Style::Seihon, Msg::TitlePageTitle, true) => "扉",
+            (Style::Seihon, Msg::XrefChapter | Msg::XrefAppendix, false) => "%s\u{201c}%s\u{201d}",
+            (Style::Seihon, Msg::XrefSection, false) => "\u{201c}%s %s\u{201d}",
+            (Style::Seihon, Msg::XrefSectionUnnumbered, false) => "\u{201c}%s\u{201d}",
             _ => self.review_default(ja),
         }
+    }
+
+    /// DocBook XSL's gentext where it differs from seihon's: the `title` context of formal
+    /// objects (`Figure&#160;%n.&#160;%t`, `図%n %t`) and the `xref-number-and-title` and
+    /// `xref` contexts of references (the space after a word is a no-break space, as there).
+    fn docbook_default(self, ja: bool) -> Option<&'static str> {
+        Some(match (self, ja) {
+            (Msg::Image, false) => "Figure\u{a0}",
+            (Msg::Table, false) => "Table\u{a0}",
+            (Msg::Equation, false) => "Equation\u{a0}",
+            (Msg::Example, false) => "Example\u{a0}",
+            (Msg::FormatNumberHeader, false) => "%s.%d.",
+            (Msg::FormatNumberHeaderWithoutChapter, false) => "%d.",
+            (Msg::FormatNumberHeader, true) => "%s.%d",
+            (Msg::FormatNumberHeaderWithoutChapter, true) => "%d",
+            (Msg::CaptionPrefix, false) => "\u{a0}",
+            (Msg::XrefChapter | Msg::XrefAppendix, false) => "%s, %s",
+            (Msg::XrefChapter, true) => "%s%s",
+            (Msg::XrefAppendix, true) => "%s %s",
+            (Msg::XrefSection, false) => "Section\u{a0}%s, \u{201c}%s\u{201d}",
+            (Msg::XrefSection, true) => "「%s」",
+            (Msg::XrefSectionUnnumbered, false) => "the section called \u{201c}%s\u{201d}",
+            (Msg::XrefSectionUnnumbered, true) => "「%s」",
+            (Msg::XrefObject, false) => "%s, \u{201c}%s\u{201d}",
+            (Msg::XrefObject, true) => "%s「%s」",
+            _ => return None,
+        })
     }
 }
 
@@ -535,6 +583,31 @@ mod tests {
                 .appendix_short(2),
             "二"
         );
+    }
+
+    #[test]
+    fn docbook_style_follows_docbook_xsl_gentext() {
+        let l = Locale {
+            style: Style::DocBook,
+            overrides: Arc::default(),
+        };
+        let (en, ja) = (l.messages("en"), l.messages("ja"));
+        let fr = l.messages("fr");
+        assert_eq!(en.get(Msg::Example), "Example\u{a0}");
+        assert_eq!(ja.get(Msg::Example), "例");
+        assert_eq!(fr.get(Msg::Example), "Example\u{a0}");
+        let (n, t) = (Arg::S("Chapter 1"), Arg::S("What is Linux?"));
+        assert_eq!(en.t(Msg::XrefChapter, &[n, t]), "Chapter 1, What is Linux?");
+        assert_eq!(
+            en.t(Msg::XrefSection, &[Arg::S("2.3"), Arg::S("Title")]),
+            "Section\u{a0}2.3, \u{201c}Title\u{201d}"
+        );
+        assert_eq!(
+            ja.t(Msg::XrefObject, &[Arg::S("図2.1"), Arg::S("題")]),
+            "図2.1「題」"
+        );
+        // What DocBook XSL does not define stays seihon's.
+        assert_eq!(en.get(Msg::TocTitle), "Contents");
     }
 
     #[test]

@@ -97,7 +97,9 @@ fn render_docbook(dir: &Path, file: &str) -> String {
         .collect();
     assert!(errors.is_empty(), "{file}: {errors:?}");
     let mut book = one_chapter_book(dir, Path::new(file), Format::DocBook);
-    book.meta.language = "en".into();
+    // The document's own language (its root's `lang`), else English.
+    book.meta.language = db.meta.language.clone().unwrap_or_else(|| "en".into());
+    book.locale.style = seihon::i18n::Style::DocBook;
     let docs: Vec<_> = db
         .chapters
         .into_iter()

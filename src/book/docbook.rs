@@ -277,7 +277,10 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
-        locale: Default::default(),
+        locale: crate::i18n::Locale {
+            style: crate::i18n::Style::DocBook,
+            overrides: Default::default(),
+        },
         colophon: None,
         generated: Default::default(),
         index: Default::default(),

@@ -42,6 +42,7 @@ impl Labels {
             ObjectKind::Image => self.m.get(Msg::Image),
             ObjectKind::Table => self.m.get(Msg::Table),
             ObjectKind::Equation => self.m.get(Msg::Equation),
+            ObjectKind::Example => self.m.get(Msg::Example),
             ObjectKind::Column => "",
         };
         let (label, head) = match prefix {
@@ -87,6 +88,39 @@ impl Labels {
         self.m.t(Msg::ImageQuote, &[Arg::S(caption)])
     }
 
+    /// A DocBook `xref` to a numbered chapter or appendix: `Chapter 1, Title` (`xref_chapter`,
+    /// `xref_appendix`).
+    pub fn xref_chapter(&self, appendix: bool, label: &str, title: &str) -> String {
+        let m = if appendix {
+            Msg::XrefAppendix
+        } else {
+            Msg::XrefChapter
+        };
+        self.m.t(m, &[Arg::S(label), Arg::S(title)])
+    }
+
+    /// A DocBook `xref` to a section: `Section 2.3, “Title”` (`xref_section`; a format with
+    /// one conversion shows the title only, as Japanese does), or `the section called “Title”`
+    /// when it has no number (`xref_section_unnumbered`).
+    pub fn xref_section(&self, number: Option<&str>, title: &str) -> String {
+        match number {
+            Some(n) if self.m.get(Msg::XrefSection).matches("%s").count() >= 2 => {
+                self.m.t(Msg::XrefSection, &[Arg::S(n), Arg::S(title)])
+            }
+            Some(_) => self.m.t(Msg::XrefSection, &[Arg::S(title)]),
+            None => self.m.t(Msg::XrefSectionUnnumbered, &[Arg::S(title)]),
+        }
+    }
+
+    /// A DocBook `xref` to a numbered figure, table, example or equation: `Figure 2.1,
+    /// “Title”` (`xref_object`), the number alone when it has no title.
+    pub fn xref_object(&self, label: &str, title: &str) -> String {
+        if title.trim().is_empty() {
+            return label.to_string();
+        }
+        self.m.t(Msg::XrefObject, &[Arg::S(label), Arg::S(title)])
+    }
+
     /// `コラム「…」` (`column`).
     pub fn column(&self, title: &str) -> String {
         self.m.t(Msg::Column, &[Arg::S(title)])
@@ -100,6 +134,8 @@ pub enum ObjectKind {
     Image,
     Table,
     Equation,
+    /// A DocBook `example` with a title.
+    Example,
     Column,
 }
 
@@ -135,5 +171,50 @@ mod tests {
             "Table A.1"
         );
         assert_eq!(en.heading_quote(Some("1.2"), "Scope"), "\"1.2 Scope\"");
+    }
+
+    #[test]
+    fn docbook_labels_and_references() {
+        let docbook = Locale {
+            style: Style::DocBook,
+            overrides: Default::default(),
+        };
+        let en = Labels {
+            m: docbook.messages("en"),
+        };
+        let n = en.object(ObjectKind::Example, Some("2"), 1);
+        assert_eq!(
+            (n.label.as_str(), n.head.as_str()),
+            ("Example\u{a0}2.1", "Example\u{a0}2.1.")
+        );
+        assert_eq!(
+            en.xref_chapter(false, "Chapter 1", "What is Linux?"),
+            "Chapter 1, What is Linux?"
+        );
+        assert_eq!(
+            en.xref_chapter(true, "Appendix A", "Tools"),
+            "Appendix A, Tools"
+        );
+        assert_eq!(
+            en.xref_section(Some("2.3"), "Title"),
+            "Section\u{a0}2.3, \u{201c}Title\u{201d}"
+        );
+        assert_eq!(
+            en.xref_section(None, "Title"),
+            "the section called \u{201c}Title\u{201d}"
+        );
+        assert_eq!(
+            en.xref_object("Figure\u{a0}2.1", "Title"),
+            "Figure\u{a0}2.1, \u{201c}Title\u{201d}"
+        );
+        let ja = Labels {
+            m: docbook.messages("ja"),
+        };
+        let n = ja.object(ObjectKind::Example, Some("2"), 1);
+        assert_eq!((n.label.as_str(), n.head.as_str()), ("例2.1", "例2.1"));
+        assert_eq!(ja.object(ObjectKind::Image, Some("1"), 2).head, "図1.2");
+        assert_eq!(ja.xref_section(Some("2.3"), "題"), "「題」");
+        assert_eq!(ja.xref_object("表1.1", "題"), "表1.1「題」");
+        assert_eq!(ja.xref_chapter(false, "第1章", "序"), "第1章序");
     }
 }

@@ -185,6 +185,8 @@ struct ChapterInfo {
     number: Option<String>,
     title: String,
     ja: bool,
+    /// Whether the chapter is an appendix (a DocBook `xref` names it so).
+    appendix: bool,
 }
 
 struct Resolver<'a> {

@@ -66,6 +66,10 @@ struct Numbering<'n, 'a> {
     title: Option<String>,
     title_id: Option<String>,
     columns: u32,
+    /// A numbered DocBook example whose id (its first block, an anchor) is claimed next:
+    /// the id as written, its number and caption.
+    example: Option<(String, String, String)>,
+    docbook: bool,
 }
 
 impl Resolver<'_> {
@@ -107,6 +111,8 @@ impl Resolver<'_> {
             title: None,
             title_id: None,
             columns: 0,
+            example: None,
+            docbook: ch.source.format == Format::DocBook,
         };
         let mut blocks = std::mem::take(&mut ch.doc.blocks);
         visit_blocks_mut(&mut blocks, &mut |b| numbering.block(b));
@@ -142,6 +148,7 @@ impl Resolver<'_> {
         info.title = ch.title.clone();
         info.title_id = title_id;
         info.ja = labels.ja();
+        info.appendix = ch.source.role == Role::Appendix;
     }
 
     /// An id written by the author. Ids must be unique in a chapter (a clash there is reported,
@@ -293,7 +300,24 @@ impl Numbering<'_, '_> {
             }
             BlockKind::Sidebar { id, title, .. } => self.column(id, title.as_deref(), pos),
             BlockKind::BibItem(item) => self.bib_item(item, pos),
-            BlockKind::Anchor(id) => *id = self.claim(std::mem::take(id), pos),
+            BlockKind::Div { class, blocks } if self.docbook && class == "example" => {
+                self.example(blocks)
+            }
+            BlockKind::Anchor(id) => {
+                let written = std::mem::take(id);
+                *id = self.claim(written.clone(), pos);
+                if let Some((w, number, caption)) = self.example.take_if(|(w, ..)| *w == written) {
+                    let target = Some(id.clone());
+                    self.r.index(
+                        self.ci,
+                        ObjectKind::Example,
+                        Some(w),
+                        &target,
+                        &Some(number),
+                        caption,
+                    );
+                }
+            }
             BlockKind::Raw(nodes) => {
                 for id in raw_ids(nodes) {
                     self.claim(id, pos);
@@ -395,6 +419,38 @@ impl Numbering<'_, '_> {
         let caption = caption.map(plain_text).unwrap_or_default();
         let label = number.as_ref().map(|n| n.label.clone());
         self.r.index(self.ci, kind, written, id, &label, caption);
+    }
+
+    /// A DocBook example with a title is numbered (`Example 2.1.`, `例2.1`): its caption
+    /// starts with the number, and an xref to its id shows it.
+    fn example(&mut self, blocks: &mut [Block]) {
+        let (anchor, rest) = match blocks {
+            [
+                Block {
+                    kind: BlockKind::Anchor(id),
+                    ..
+                },
+                rest @ ..,
+            ] => (Some(id.clone()), rest),
+            rest => (None, rest),
+        };
+        let Some(Block {
+            kind: BlockKind::StyledPara { class, content },
+            pos,
+        }) = rest.first_mut()
+        else {
+            return;
+        };
+        if class != "caption" {
+            return;
+        }
+        let number = self.count(ObjectKind::Example);
+        let caption = plain_text(content);
+        let prefix = self.labels.m.get(crate::i18n::Msg::CaptionPrefix);
+        content.insert(0, Inline::text(format!("{}{prefix}", number.head), *pos));
+        if let Some(written) = anchor {
+            self.example = Some((written, number.label, caption));
+        }
     }
 
     /// A column always has an id (generated when none is written), so it can be linked to.

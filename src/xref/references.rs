@@ -270,24 +270,28 @@ impl Resolver<'_> {
             .filter(|t| !t.trim().is_empty())
             .cloned();
         let info = &self.infos[c];
+        // An `xreflabel` (a text the reader gives that is not the target's title) is shown
+        // as written, as DocBook XSL shows it.
+        let label_of = |title: &str| given.clone().filter(|g| squash(g) != squash(title));
         let text = if info.title_id.as_deref() == Some(id.as_str()) {
-            Some(match &info.number {
-                Some(n) => labels.chapter_quote(Some(n), &info.title),
-                None => given.unwrap_or_else(|| info.title.clone()),
+            Some(match (&info.number, label_of(&info.title)) {
+                (_, Some(l)) => l,
+                (Some(n), None) => labels.xref_chapter(info.appendix, n, &info.title),
+                (None, None) => info.title.clone(),
             })
         } else if let Some(h) = self.headings[c].iter().find(|h| h.id == id) {
-            Some(match &h.number {
-                Some(n) => labels.heading_quote(Some(n), &h.caption),
-                None => labels.heading_quote(None, given.as_deref().unwrap_or(&h.caption)),
-            })
+            Some(
+                label_of(&h.caption)
+                    .unwrap_or_else(|| labels.xref_section(h.number.as_deref(), &h.caption)),
+            )
         } else if let Some(t) = self
             .objects
             .iter()
             .find(|((oc, _, _), t)| *oc == c && t.id == id)
             .map(|(_, t)| t)
         {
-            t.number
-                .clone()
+            label_of(&t.caption)
+                .or_else(|| t.number.as_ref().map(|n| labels.xref_object(n, &t.caption)))
                 .or(given)
                 .or_else(|| (!t.caption.is_empty()).then(|| labels.image_quote(&t.caption)))
         } else {
@@ -338,4 +342,9 @@ impl Resolver<'_> {
             )),
         }
     }
+}
+
+/// Whitespace collapsed, for comparing a reader's text with a title.
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
