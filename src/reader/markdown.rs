@@ -719,6 +719,16 @@ impl<'a> Reader<'a> {
             Ok(nodes) => return Some(Block::new(BlockKind::Raw(nodes), pos)),
             Err(e) => e,
         };
+        if err.message.contains("levels deep") {
+            // Past the bound every later step needs: an error, as in every format.
+            self.error(
+                codes::RAW_HTML,
+                Pos::new(pos.line + err.pos.line.saturating_sub(1), err.pos.col),
+                format!("this HTML is not well-formed XHTML: {}", err.message),
+                "nest fewer elements inside each other",
+            );
+            return None;
+        }
         if let Some(block) = self.wrapping(&fixed, pos) {
             return Some(block);
         }
