@@ -544,13 +544,17 @@ pub(crate) mod tests {
         }
     }
 
-    /// A port on 127.0.0.1 where nothing listens.
+    /// A port on 127.0.0.1 where nothing listens. A port freed after binding `:0` can be taken
+    /// at once by another test's listener (that made CI fail), so this takes a privileged
+    /// port: the kernel never hands one out for `:0`, and it is checked to refuse.
     pub(crate) fn closed_port() -> u16 {
-        TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port()
+        [1u16, 9, 13, 17, 19, 37, 43, 79, 101, 109]
+            .into_iter()
+            .find(|port| {
+                TcpStream::connect(("127.0.0.1", *port))
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionRefused)
+            })
+            .expect("some privileged port on 127.0.0.1 refuses connections")
     }
 
     fn check(urls: &[String], opts: &LinkCheckOptions) -> BTreeMap<String, LinkStatus> {

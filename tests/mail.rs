@@ -353,7 +353,7 @@ fn quick_message(cfg: &MailConfig) -> lettre::Message {
 
 #[test]
 fn a_server_that_is_down_fails_fast_in_plain_words() {
-    let port = free_port(); // bound and released: nothing listens there now
+    let port = support::watching::refused_port();
     let cfg = config(&format!(
         "from: ci@example.com\nto: [production@example.com]\n\
          smtp: {{host: 127.0.0.1, port: {port}, timeout: 30}}\n"

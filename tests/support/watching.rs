@@ -219,6 +219,19 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A port on 127.0.0.1 that refuses connections and stays so: a privileged one, which the
+/// kernel never hands out for `:0` (a port freed after binding `:0` can be taken at once by
+/// another test's listener), checked to refuse.
+pub fn refused_port() -> u16 {
+    [1u16, 9, 13, 17, 19, 37, 43, 79, 101, 109]
+        .into_iter()
+        .find(|port| {
+            std::net::TcpStream::connect(("127.0.0.1", *port))
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionRefused)
+        })
+        .expect("some privileged port on 127.0.0.1 refuses connections")
+}
+
 /// Polls `probe` until it gives a value, or fails naming `what` after [`DEADLINE`].
 pub fn wait_for<T>(what: &str, watching: &Watching, mut probe: impl FnMut() -> Option<T>) -> T {
     let start = Instant::now();
