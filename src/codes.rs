@@ -78,7 +78,9 @@ kinds! {
     UNKNOWN_BLOCK = "unknown-block", true, "a Re:VIEW block command or heading tag seihon does not know (`//imgae`, or one only the book's review-ext.rb defines): its content is kept in a `div` classed with its name";
     UNSUPPORTED = "unsupported", true, "a feature seihon does not carry out (a Re:VIEW preprocessor directive, review-ext.rb, an `olink`): its text is kept";
     MARKDOWN_SYNTAX = "markdown-syntax", false, "Markdown front matter that cannot be read";
+    FRONT_MATTER_KEY = "front-matter-key", true, "a Markdown front matter key seihon does not use (Jekyll's `layout`, Zenn's `emoji`): ignored, warned once per key in a book";
     RAW_HTML = "raw-html", false, "raw HTML in a manuscript that is not well-formed XHTML";
+    HTML_REPAIRED = "html-repaired", true, "raw HTML seihon renders around: a tag that is no HTML element (`<blog.example.com>`) or does not close kept as text, an unknown entity kept as written, an attribute EPUB does not allow dropped or made CSS, an element closed in a later block";
     DOCBOOK_XML = "docbook-xml", false, "a DocBook file that is not well-formed XML, or an entity that cannot be expanded";
     DOCBOOK_INCLUDE = "docbook-include", false, "an XInclude or external entity that is missing, outside the book, or past the bounds";
     UNKNOWN_ENTITY = "unknown-entity", true, "an entity a DocBook file uses but never declares (or an unparsed one in text): it is kept as written";

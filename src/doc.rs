@@ -16,6 +16,10 @@ pub struct Document {
     pub source: std::path::PathBuf,
     /// Language of this chapter when it differs from the book's (md: `lang:` front matter).
     pub lang: Option<String>,
+    /// The chapter's title when it has no title heading (md: `title:` front matter); not
+    /// shown in the text, only where the book names the chapter (contents, links).
+    #[serde(default)]
+    pub title: Option<String>,
     pub blocks: Vec<Block>,
     /// Footnote bodies, in order of definition (md: `[^x]: …`; re: `//footnote`; db: `footnote`).
     pub footnotes: Vec<Footnote>,
@@ -29,6 +33,7 @@ impl Document {
         Document {
             source: source.into(),
             lang: None,
+            title: None,
             blocks: Vec::new(),
             footnotes: Vec::new(),
             endnotes: Vec::new(),

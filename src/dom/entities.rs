@@ -94,6 +94,14 @@ const HTML_ENTITIES: &[(&str, u32)] = &[
     ("hearts", 0x2665),
 ];
 
+/// The character of one of HTML's common named entities (`nbsp`), which XHTML does not define.
+pub fn html_entity(name: &str) -> Option<char> {
+    HTML_ENTITIES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, cp)| char::from_u32(*cp))
+}
+
 /// Resolves the name of a reference (`amp`, `#160`, `#xA0`) to its text.
 pub(super) fn resolve_reference(name: &str) -> Result<char, String> {
     if let Some(num) = name.strip_prefix('#') {

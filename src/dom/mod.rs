@@ -16,6 +16,7 @@ mod parse;
 mod serialize;
 mod sources;
 
+pub use entities::html_entity;
 pub(crate) use parse::LineIndex;
 pub use parse::{parse_document, parse_fragment};
 pub use serialize::{

@@ -69,10 +69,14 @@ pub(super) fn read(project: &Project, book: &mut Book, log: &mut Vec<String>) ->
 }
 
 /// An unknown block command is reported once per book, where it is first used (each chapter
-/// reports it once): the fix is one for all its uses (`review-ext.rb`, or one CSS rule).
+/// reports it once): the fix is one for all its uses (`review-ext.rb`, or one CSS rule). So is
+/// a Markdown front matter key seihon does not use (Zenn's `emoji:` in every chapter).
 fn once_per_book(findings: &mut Vec<Finding>) {
     let mut seen = std::collections::HashSet::new();
-    findings.retain(|f| f.code != codes::UNKNOWN_BLOCK.name() || seen.insert(f.message.clone()));
+    findings.retain(|f| {
+        let once = [codes::UNKNOWN_BLOCK.name(), codes::FRONT_MATTER_KEY.name()];
+        !once.contains(&f.code.as_ref()) || seen.insert((f.code.clone(), f.message.clone()))
+    });
 }
 
 /// Resolves the book read, even after reading problems, so that one build reports every

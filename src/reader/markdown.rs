@@ -17,13 +17,55 @@ use crate::doc::*;
 use crate::dom;
 use crate::error::{Finding, Location};
 use crate::math::Display;
+use crate::reader::rawhtml;
 
-/// Per-chapter settings a Markdown file may give in a leading `---` YAML block.
+/// Per-chapter settings a Markdown file may give in a leading `---` YAML block, as Jekyll,
+/// Hugo, Zenn and VFM write it: `lang`, and `title` (the chapter's title when it has no
+/// heading of its own). Every other key is read past, with a warning.
 #[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
 struct FrontMatter {
     lang: Option<String>,
+    title: Option<FrontTitle>,
+    #[serde(flatten)]
+    other: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
 }
+
+/// A `title:` as written: text, or a number or date YAML reads as one.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum FrontTitle {
+    Text(String),
+    Number(f64),
+}
+
+/// Keys other tools' front matter has that say nothing a chapter of an EPUB can show
+/// (the book's metadata is book.yml's): named in the warning as such.
+const OTHER_TOOLS_KEYS: &[&str] = &[
+    "description",
+    "date",
+    "author",
+    "authors",
+    "tags",
+    "topics",
+    "emoji",
+    "type",
+    "published",
+    "layout",
+    "permalink",
+    "categories",
+    "category",
+    "slug",
+    "draft",
+    "weight",
+    "summary",
+    "keywords",
+    "lastmod",
+    "toc",
+    "sidebar_position",
+    "id",
+    "image",
+    "excerpt",
+];
 
 /// Reads one Markdown file. `shown` is the path used in messages. Problems found are returned
 /// beside the document (what could not be read is left out of it), so one build reports every
@@ -50,11 +92,13 @@ pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
     if let Some(f) = too_deep(&events, text, &lines, shown) {
         return (Document::new(shown), vec![f]);
     }
+    let events_len = events.len();
     let mut r = Reader {
         text,
         shown,
         events,
         i: 0,
+        limit: events_len,
         lines,
         findings: Vec::new(),
         doc: Document::new(shown),
@@ -113,6 +157,8 @@ struct Reader<'a> {
     shown: &'a Path,
     events: Vec<(Event<'a>, Range<usize>)>,
     i: usize,
+    /// Where [`Reader::blocks`] stops: the events' end, or a closing HTML block.
+    limit: usize,
     lines: LineIndex,
     findings: Vec<Finding>,
     doc: Document,
@@ -161,7 +207,7 @@ impl<'a> Reader<'a> {
     /// Blocks until the end tag `end` (consumed) or the end of input.
     fn blocks(&mut self, end: Option<TagEnd>) -> Vec<Block> {
         let mut out = Vec::new();
-        while self.i < self.events.len() {
+        while self.i < self.limit {
             let (ev, range) = self.events[self.i].clone();
             let pos = self.pos(range.start);
             match ev {
@@ -278,15 +324,7 @@ impl<'a> Reader<'a> {
             }
             Tag::HtmlBlock => {
                 let raw = self.plain_until(TagEnd::HtmlBlock);
-                let start = range.start;
-                match dom::parse_fragment(&raw) {
-                    Ok(nodes) => BlockKind::Raw(nodes),
-                    Err(e) => {
-                        let at = self.shift(start, e.pos);
-                        self.error(codes::RAW_HTML, at, format!("this HTML is not well-formed XHTML: {}", e.message), "an EPUB needs XHTML: close every element (`<br/>`, `<img …/>`) and quote every attribute");
-                        return None;
-                    }
-                }
+                return self.html_block(&raw, pos, range.start);
             }
             Tag::List(start) => {
                 let mut items = Vec::new();
@@ -353,8 +391,37 @@ impl<'a> Reader<'a> {
                 let yaml = self.plain_until(TagEnd::MetadataBlock(
                     pulldown_cmark::MetadataBlockKind::YamlStyle,
                 ));
-                match serde_saphyr::from_str::<FrontMatter>(&yaml) {
-                    Ok(fm) => self.doc.lang = fm.lang,
+                match serde_saphyr::from_str::<Option<FrontMatter>>(&yaml) {
+                    Ok(fm) => {
+                        let fm = fm.unwrap_or_default();
+                        self.doc.lang = fm.lang;
+                        self.doc.title = fm.title.map(|t| match t {
+                            FrontTitle::Text(s) => s,
+                            FrontTitle::Number(n) => n.to_string(),
+                        });
+                        for key in fm.other.keys() {
+                            // The key's own line: the block starts one line after `---`.
+                            let line = yaml
+                                .lines()
+                                .position(|l| {
+                                    l.strip_prefix(key.as_str())
+                                        .is_some_and(|r| r.trim_start().starts_with(':'))
+                                })
+                                .map_or(pos.line, |n| pos.line + 1 + n as u32);
+                            let what = if OTHER_TOOLS_KEYS.contains(&key.as_str()) {
+                                "says nothing seihon shows in a chapter"
+                            } else {
+                                "is not a key seihon knows"
+                            };
+                            let f = Finding::warning(
+                                codes::FRONT_MATTER_KEY,
+                                self.location(Pos::new(line, 1)),
+                                format!("the front matter key `{key}` {what}; it is ignored"),
+                            )
+                            .with_hint("a chapter's front matter sets `lang:` and `title:`; the book's metadata is book.yml's");
+                            self.findings.push(f);
+                        }
+                    }
                     Err(e) => {
                         let line = e.location().map_or(0, |l| l.line() as u32);
                         // The block starts one line after the opening `---`.
@@ -362,20 +429,15 @@ impl<'a> Reader<'a> {
                             pos.line + line,
                             e.location().map_or(1, |l| l.column() as u32),
                         );
-                        let msg = match e.without_snippet() {
-                            serde_saphyr::Error::SerdeUnknownField { field, .. } => {
-                                format!("unknown front matter key `{field}`")
-                            }
-                            other => format!(
-                                "this front matter is not valid YAML: {}",
-                                other.to_string().lines().next().unwrap_or("")
-                            ),
-                        };
+                        let msg = format!(
+                            "this front matter is not valid YAML: {}",
+                            e.without_snippet().to_string().lines().next().unwrap_or("")
+                        );
                         self.error(
                             codes::MARKDOWN_SYNTAX,
                             at,
                             msg,
-                            "a chapter's front matter may set only `lang:` (e.g. `lang: en`)",
+                            "a chapter's front matter is YAML: `key: value` lines, such as `lang: en`",
                         );
                     }
                 }
@@ -503,16 +565,6 @@ impl<'a> Reader<'a> {
         s
     }
 
-    /// Position in the file of a position inside raw text that starts at byte `start`.
-    fn shift(&self, start: usize, inner: dom::Pos) -> Pos {
-        let base = self.pos(start);
-        if inner.line <= 1 {
-            Pos::new(base.line, base.col + inner.col.saturating_sub(1))
-        } else {
-            Pos::new(base.line + inner.line - 1, inner.col)
-        }
-    }
-
     /// `$…$` or `$$…$$` (at `range`, its dollars included) as MathML, or as its TeX with a
     /// warning at the construct that does not convert.
     fn math(&mut self, tex: &str, display: Display, range: Range<usize>) -> InlineKind {
@@ -570,9 +622,7 @@ impl<'a> Reader<'a> {
                 Event::TaskListMarker(done) => {
                     Some(InlineKind::Text(if done { "☑ " } else { "☐ " }.into()))
                 }
-                Event::InlineHtml(_) | Event::Html(_) => {
-                    self.inline_html(range.start).map(InlineKind::Raw)
-                }
+                Event::InlineHtml(_) | Event::Html(_) => self.inline_html(range.start),
                 Event::Start(tag) => self.inline_tag(tag),
                 Event::End(_) | Event::Rule => None,
             };
@@ -630,47 +680,281 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Inline HTML arrives tag by tag (`<span>`, text, `</span>`). Gather the source from an
-    /// opening tag to its balancing close and parse it as one XHTML fragment.
-    fn inline_html(&mut self, start: usize) -> Option<Vec<dom::Node>> {
-        let first = &self.text[start..self.events[self.i - 1].1.end];
-        let mut end = self.events[self.i - 1].1.end;
-        if let Some(name) = opening_tag_name(first) {
+    /// A warning about raw HTML seihon rendered around.
+    fn repaired(&mut self, at: Pos, message: impl Into<String>, hint: &str) {
+        let f = Finding::warning(codes::HTML_REPAIRED, self.location(at), message);
+        self.findings.push(if hint.is_empty() {
+            f
+        } else {
+            f.with_hint(hint)
+        });
+    }
+
+    /// What [`rawhtml::repair`] did to the raw text starting at byte `start`, as warnings.
+    fn report_repairs(&mut self, start: usize, repairs: Vec<rawhtml::Repair>) {
+        for r in repairs {
+            let at = self.pos((start + r.offset).min(self.text.len()));
+            self.repaired(at, r.message, r.hint);
+        }
+    }
+
+    /// Raw HTML parsed as XHTML, with the attributes EPUB does not allow cleaned (reported at
+    /// `at`); the parse error when it is not well-formed even so.
+    fn parse_html(&mut self, xhtml: &str, at: Pos) -> Result<Vec<dom::Node>, dom::ParseError> {
+        let mut nodes = dom::parse_fragment(xhtml)?;
+        for done in rawhtml::clean_attributes(&mut nodes) {
+            self.repaired(at, done, "");
+        }
+        Ok(nodes)
+    }
+
+    /// An HTML block: XHTML, repaired as [`rawhtml::repair`] says; an element opened here
+    /// and closed in a later HTML block of its own (`<div class="x">` … Markdown …
+    /// `</div>`) holds the Markdown between; anything else that is not well-formed is shown
+    /// as the text it is, with a warning.
+    fn html_block(&mut self, raw: &str, pos: Pos, start: usize) -> Option<Block> {
+        let (fixed, repairs) = rawhtml::repair(raw);
+        self.report_repairs(start, repairs);
+        let err = match self.parse_html(&fixed, pos) {
+            Ok(nodes) => return Some(Block::new(BlockKind::Raw(nodes), pos)),
+            Err(e) => e,
+        };
+        if err.message.contains("levels deep") {
+            // Past the bound every later step needs: an error, as in every format.
+            self.error(
+                codes::RAW_HTML,
+                Pos::new(pos.line + err.pos.line.saturating_sub(1), err.pos.col),
+                format!("this HTML is not well-formed XHTML: {}", err.message),
+                "nest fewer elements inside each other",
+            );
+            return None;
+        }
+        if let Some(block) = self.wrapping(&fixed, pos) {
+            return Some(block);
+        }
+        let at = self.pos((start + err.pos.col.saturating_sub(1) as usize).min(self.text.len()));
+        let at = if err.pos.line > 1 {
+            Pos::new(pos.line + err.pos.line - 1, err.pos.col)
+        } else {
+            at
+        };
+        self.repaired(
+            at,
+            format!(
+                "this HTML is not well-formed XHTML ({}); it is shown as the text it is",
+                err.message
+            ),
+            "an EPUB needs XHTML: close every element (`<br/>`) and quote every attribute",
+        );
+        Some(Block::new(
+            BlockKind::Para(vec![Inline::text(raw.trim_end(), pos)]),
+            pos,
+        ))
+    }
+
+    /// `<name …>` (with what follows it in its block, such as a `<summary>`) whose
+    /// `</name>` is a later HTML block among the same blocks: a `div` holding the blocks
+    /// between, classed as the element was (or with its name).
+    fn wrapping(&mut self, fixed: &str, pos: Pos) -> Option<Block> {
+        let name = opening_tag_name(fixed)?;
+        if !rawhtml::is_element(&name) {
+            return None;
+        }
+        let closed = format!("{fixed}</{name}>");
+        let nodes = dom::parse_fragment(&closed).ok()?;
+        let mut elements = nodes.into_iter().filter_map(|n| match n {
+            dom::Node::Element(e) => Some(e),
+            _ => None,
+        });
+        let mut outer = elements.next().filter(|e| e.name == name)?;
+        if elements.next().is_some() {
+            return None;
+        }
+        let close = self.closing_block(&name)?;
+        let class = outer
+            .attr("class")
+            .map(str::to_string)
+            .unwrap_or_else(|| name.clone());
+        if outer.attrs.iter().any(|(k, _)| k != "class") {
+            self.repaired(
+                pos,
+                format!("`<{name}>` spans several blocks: its Markdown is kept in a `div` classed `{class}`, without its other attributes"),
+                "",
+            );
+        }
+        let mut blocks = Vec::new();
+        let mut head = std::mem::take(&mut outer.children);
+        for n in head.iter_mut() {
+            if let dom::Node::Element(e) = n
+                && e.name == "summary"
+            {
+                // A summary belongs in a `details`; the div shows it as a paragraph.
+                e.name = "p".into();
+                e.add_class("summary");
+            }
+        }
+        if head
+            .iter()
+            .any(|n| !matches!(n, dom::Node::Text(t) if t.trim().is_empty()))
+        {
+            blocks.push(Block::new(BlockKind::Raw(head), pos));
+        }
+        let limit = std::mem::replace(&mut self.limit, close);
+        blocks.extend(self.blocks(None));
+        self.limit = limit;
+        // Past the closing block.
+        self.i = close + 1;
+        while self.i < self.events.len() {
+            let done = matches!(self.events[self.i].0, Event::End(TagEnd::HtmlBlock));
+            self.i += 1;
+            if done {
+                break;
+            }
+        }
+        Some(Block::new(BlockKind::Div { class, blocks }, pos))
+    }
+
+    /// The index of the `Start(HtmlBlock)` event, among the blocks that follow at this level,
+    /// of a block that is `</name>` alone, same-named blocks opened on the way counted.
+    fn closing_block(&self, name: &str) -> Option<usize> {
+        let mut depth = 0usize;
+        let mut open = 0usize;
+        let mut j = self.i;
+        while j < self.limit {
+            match &self.events[j].0 {
+                Event::Start(Tag::HtmlBlock) if depth == 0 => {
+                    let mut k = j + 1;
+                    let mut html = String::new();
+                    while let Some((Event::Html(h) | Event::Text(h), _)) = self.events.get(k) {
+                        html.push_str(h);
+                        k += 1;
+                    }
+                    let html = html.trim();
+                    if html == format!("</{name}>") {
+                        if open == 0 {
+                            return Some(j);
+                        }
+                        open -= 1;
+                    } else if opening_tag_name(html).as_deref() == Some(name)
+                        && !html.contains(&format!("</{name}>"))
+                    {
+                        open += 1;
+                    }
+                    j = k;
+                    continue;
+                }
+                Event::Start(_) => depth += 1,
+                Event::End(_) => {
+                    if depth == 0 {
+                        return None;
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        None
+    }
+
+    /// Inline HTML arrives tag by tag (`<span>`, text, `</span>`). A "tag" of no HTML element
+    /// (`Vec<T>`'s `<T>`) is the text it is. An element's Markdown up to its balancing close is
+    /// written as XHTML (emphasis, code, links) and parsed as one fragment; one that does not
+    /// close is its text, with a warning.
+    fn inline_html(&mut self, start: usize) -> Option<InlineKind> {
+        let first_end = self.events[self.i - 1].1.end;
+        let first = &self.text[start..first_end];
+        let at = self.pos(start);
+        if let Some(name) = rawhtml::tag_name(first.trim())
+            && !rawhtml::is_element(name)
+        {
+            if name.contains(['.', '@']) {
+                self.repaired(
+                    at,
+                    format!("`<{name}>` is no HTML element; it is shown as written"),
+                    "for a link write the address with its scheme, `<https://…>`",
+                );
+            }
+            return Some(InlineKind::Text(first.to_string()));
+        }
+        let resume = self.i;
+        let mut xhtml = first.to_string();
+        if let Some(name) = opening_tag_name(first)
+            && !rawhtml::is_void(&name)
+        {
             let mut depth = 1usize;
             while depth > 0 && self.i < self.events.len() {
-                let (ev, range) = &self.events[self.i];
+                let (ev, range) = self.events[self.i].clone();
                 if matches!(
                     ev,
                     Event::End(TagEnd::Paragraph) | Event::End(TagEnd::TableCell)
                 ) {
                     break;
                 }
-                if let Event::InlineHtml(h) = ev {
-                    if opening_tag_name(h).as_deref() == Some(name.as_str()) {
-                        depth += 1;
-                    } else if closing_tag_name(h).as_deref() == Some(name.as_str()) {
-                        depth -= 1;
-                    }
-                }
-                end = range.end;
                 self.i += 1;
+                let source = &self.text[range];
+                match ev {
+                    Event::InlineHtml(h) | Event::Html(h) => {
+                        if opening_tag_name(&h).as_deref() == Some(name.as_str()) {
+                            depth += 1;
+                        } else if closing_tag_name(&h).as_deref() == Some(name.as_str()) {
+                            depth -= 1;
+                        }
+                        xhtml.push_str(&h);
+                    }
+                    Event::Text(t) => xhtml.push_str(&escape(&t)),
+                    Event::Code(t) => {
+                        xhtml.push_str(&format!("<code>{}</code>", escape(&t)));
+                    }
+                    Event::SoftBreak => xhtml.push('\n'),
+                    Event::HardBreak => xhtml.push_str("<br/>"),
+                    Event::Start(Tag::Emphasis) => xhtml.push_str("<em>"),
+                    Event::End(TagEnd::Emphasis) => xhtml.push_str("</em>"),
+                    Event::Start(Tag::Strong) => xhtml.push_str("<strong>"),
+                    Event::End(TagEnd::Strong) => xhtml.push_str("</strong>"),
+                    Event::Start(Tag::Strikethrough) => xhtml.push_str("<del>"),
+                    Event::End(TagEnd::Strikethrough) => xhtml.push_str("</del>"),
+                    Event::Start(Tag::Superscript) => xhtml.push_str("<sup>"),
+                    Event::End(TagEnd::Superscript) => xhtml.push_str("</sup>"),
+                    Event::Start(Tag::Subscript) => xhtml.push_str("<sub>"),
+                    Event::End(TagEnd::Subscript) => xhtml.push_str("</sub>"),
+                    Event::Start(Tag::Link { dest_url, .. }) => {
+                        xhtml.push_str(&format!("<a href=\"{}\">", escape(&dest_url)));
+                    }
+                    Event::End(TagEnd::Link) => xhtml.push_str("</a>"),
+                    Event::Start(_) | Event::End(_) => {}
+                    _ => xhtml.push_str(&escape(source)),
+                }
             }
         }
-        let raw = &self.text[start..end];
-        match dom::parse_fragment(raw) {
-            Ok(nodes) => Some(nodes),
+        let (fixed, repairs) = rawhtml::repair(&xhtml);
+        for r in repairs {
+            self.repaired(at, r.message, r.hint);
+        }
+        match self.parse_html(&fixed, at) {
+            Ok(nodes) => Some(InlineKind::Raw(nodes)),
             Err(e) => {
-                let at = self.shift(start, e.pos);
-                self.error(
-                    codes::RAW_HTML,
+                self.i = resume;
+                self.repaired(
                     at,
-                    format!("this HTML is not well-formed XHTML: {}", e.message),
+                    format!(
+                        "this HTML is not well-formed XHTML ({}); the tag is shown as written",
+                        e.message
+                    ),
                     "an EPUB needs XHTML: close every element (`<br/>`) and quote every attribute",
                 );
-                None
+                Some(InlineKind::Text(first.to_string()))
             }
         }
     }
+}
+
+/// Text as XML text.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn opening_tag_name(html: &str) -> Option<String> {
@@ -748,6 +1032,7 @@ pub fn is_wide(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Severity;
 
     fn read_ok(text: &str) -> Document {
         let (doc, findings) = read(text, Path::new("ch.md"));
@@ -896,20 +1181,144 @@ mod tests {
         );
     }
 
-    #[test]
-    fn html_that_is_not_xhtml_is_rejected_with_its_location() {
-        let f = read_err("本文\n\n改行<br>の後\n");
-        assert_eq!((f[0].location.line, f[0].location.col), (3, 3), "{f:?}");
+    fn read_warned(text: &str) -> (Document, Vec<Finding>) {
+        let (doc, findings) = read(text, Path::new("ch.md"));
+        assert!(
+            findings.iter().all(|f| f.severity == Severity::Warning),
+            "{findings:?}"
+        );
+        (doc, findings)
+    }
+
+    fn xhtml_of(blocks: &[Block]) -> String {
+        blocks
+            .iter()
+            .map(|b| match &b.kind {
+                BlockKind::Raw(n) => dom::serialize_nodes(n).trim().to_string(),
+                BlockKind::Para(c) => c
+                    .iter()
+                    .map(|i| match &i.kind {
+                        InlineKind::Raw(n) => dom::serialize_nodes(n),
+                        InlineKind::Text(t) => t.clone(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect(),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join("|")
     }
 
     #[test]
-    fn front_matter_sets_language_and_rejects_unknown_keys() {
+    fn a_void_element_not_closed_is_closed() {
+        let d = read_ok("本文\n\n改行<br>の後\n");
+        assert_eq!(xhtml_of(&d.blocks[1..]), "改行<br/>の後");
+    }
+
+    #[test]
+    fn a_tag_of_no_html_element_is_the_text_written() {
+        let d = read_ok("`Vec` is Vec<T>, and Option<String> too.\n");
+        let BlockKind::Para(c) = &d.blocks[0].kind else {
+            panic!()
+        };
+        assert_eq!(plain_text(c), "Vec is Vec<T>, and Option<String> too.");
+        // One that looks like an address is warned about, at its line and column.
+        let (d, f) = read_warned("<p>Blog:\nat <blog.example.com> .</p>\n");
         assert_eq!(
-            read_ok("---\nlang: en\n---\n\n# Hi\n").lang.as_deref(),
-            Some("en")
+            xhtml_of(&d.blocks),
+            "<p>Blog:\nat &lt;blog.example.com&gt; .</p>"
         );
-        let f = read_err("---\nlang: en\nlnag: x\n---\n");
-        assert_eq!(f[0].location.line, 3, "{f:?}");
+        assert_eq!(
+            (f[0].code.as_ref(), f[0].location.line, f[0].location.col),
+            ("html-repaired", 2, 4)
+        );
+    }
+
+    #[test]
+    fn markdown_inside_inline_html_is_written_as_xhtml() {
+        let d = read_ok("<span class=\"c\">図: `&String s` の *図*</span>\n");
+        assert_eq!(
+            xhtml_of(&d.blocks),
+            r#"<span class="c">図: <code>&amp;String s</code> の <em>図</em></span>"#
+        );
+    }
+
+    #[test]
+    fn an_inline_element_never_closed_is_its_text_with_a_warning() {
+        let (d, f) = read_warned("a <code>b *c*\n");
+        assert_eq!(f.len(), 1, "{f:?}");
+        let BlockKind::Para(c) = &d.blocks[0].kind else {
+            panic!()
+        };
+        assert_eq!(c[0].kind, InlineKind::Text("a <code>b ".into()));
+        assert!(matches!(c[1].kind, InlineKind::Emphasis(_)), "{c:?}");
+    }
+
+    #[test]
+    fn bare_ampersands_and_entities_in_html_blocks() {
+        let (d, f) = read_warned("<p>A & B&nbsp;&madeup;</p>\n");
+        assert_eq!(xhtml_of(&d.blocks), "<p>A &amp; B\u{a0}&amp;madeup;</p>");
+        assert_eq!((f.len(), f[0].location.col), (1, 15), "{f:?}");
+    }
+
+    #[test]
+    fn attributes_epub_does_not_allow_are_dropped_or_css_with_a_warning() {
+        let (d, f) = read_warned("<p align=\"center\" onclick=\"x()\">中央</p>\n");
+        assert_eq!(
+            xhtml_of(&d.blocks),
+            r#"<p style="text-align:center">中央</p>"#
+        );
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(f.iter().all(|f| f.location.line == 1));
+    }
+
+    #[test]
+    fn an_element_closed_in_a_later_block_holds_the_markdown_between() {
+        let (d, f) = read_warned("<div class=\"box\">\n\n*一*\n\n</div>\n\n後\n");
+        assert!(f.is_empty(), "{f:?}");
+        let BlockKind::Div { class, blocks } = &d.blocks[0].kind else {
+            panic!("{:?}", d.blocks)
+        };
+        assert_eq!((class.as_str(), blocks.len()), ("box", 1));
+        assert!(
+            matches!(&blocks[0].kind, BlockKind::Para(c) if matches!(c[0].kind, InlineKind::Emphasis(_)))
+        );
+        assert_eq!(xhtml_of(&d.blocks[1..]), "後");
+        let (d, _) = read_warned("<details>\n<summary>要約</summary>\n\n本文\n\n</details>\n");
+        let BlockKind::Div { class, blocks } = &d.blocks[0].kind else {
+            panic!("{:?}", d.blocks)
+        };
+        assert_eq!(class, "details");
+        assert_eq!(
+            xhtml_of(&blocks[..1]).trim(),
+            r#"<p class="summary">要約</p>"#
+        );
+    }
+
+    #[test]
+    fn html_never_closed_is_its_text_with_a_warning_not_a_failed_book() {
+        let (d, f) = read_warned("<div>a\n\n本文\n");
+        assert_eq!(f[0].code, codes::HTML_REPAIRED.name());
+        assert_eq!(xhtml_of(&d.blocks), "<div>a|本文");
+    }
+
+    #[test]
+    fn front_matter_sets_language_and_title_and_warns_of_other_keys() {
+        let d = read_ok("---\nlang: en\ntitle: The Title\n---\n\nText\n");
+        assert_eq!(
+            (d.lang.as_deref(), d.title.as_deref()),
+            (Some("en"), Some("The Title"))
+        );
+        // The title is not written into the text.
+        assert_eq!(d.blocks.len(), 1);
+        let (_, f) = read_warned("---\nlang: en\nemoji: \"📚\"\nlnag: x\n---\n");
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(
+            (f[0].code.as_ref(), f[0].location.line),
+            ("front-matter-key", 3)
+        );
+        assert!(f[1].message.contains("`lnag`"), "{f:?}");
+        assert_eq!(read_ok("---\n---\n\nA\n").title, None);
     }
 
     #[test]
@@ -922,8 +1331,9 @@ mod tests {
     #[test]
     fn every_finding_carries_its_kind() {
         let code = |text: &str| read_err(text)[0].code.to_string();
-        assert_eq!(code("---\ntitle: x\n---\n\nA\n"), "markdown-syntax");
-        assert_eq!(code("<div>a\n"), "raw-html");
+        assert_eq!(code("---\ntitle: [x\n---\n\nA\n"), "markdown-syntax");
+        assert_eq!(code("---\nlayout: post\n---\n\nA\n"), "front-matter-key");
+        assert_eq!(code("<div>a\n"), "html-repaired");
         assert_eq!(code("See [^nope].\n"), "undefined-note");
         assert_eq!(code("a\0b\n"), "source-file");
     }

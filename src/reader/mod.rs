@@ -2,6 +2,7 @@
 //! same model, so the writer and everything after it is shared.
 pub mod docbook;
 pub mod markdown;
+pub mod rawhtml;
 pub mod review;
 pub mod xhtml;
 

@@ -125,10 +125,24 @@ impl Resolver<'_> {
             title_id,
             ..
         } = numbering;
+        ch.toc = toc;
+        // No title heading: the title the source gives otherwise (md `title:` front matter),
+        // in the contents as a heading's line would be, the text left as written.
+        let title = title.or_else(|| {
+            let given = ch.doc.title.clone().filter(|t| !t.trim().is_empty())?;
+            ch.toc.insert(
+                0,
+                TocEntry {
+                    level: 1,
+                    id: String::new(),
+                    label: given.clone(),
+                },
+            );
+            Some(given)
+        });
         ch.title = title
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| ch.stem.clone());
-        ch.toc = toc;
         // The book's own page is named as Re:VIEW names it (大扉, 著者紹介), whatever its
         // headings; its headings are its XHTML, not the book's.
         if let Some(page) = ch.source.page {
