@@ -54,11 +54,15 @@ fn a_one_chapter_edit_reads_only_that_chapter_and_builds_the_same_epub() {
     );
 
     // A chapter with an error is never taken from the cache: its message comes every time.
-    std::fs::write(&ch02, format!("{edited}\nSee <nonote>x.\n")).unwrap();
+    std::fs::write(
+        &ch02,
+        format!("{edited}\n{}\n", unreadable_markdown("See x.")),
+    )
+    .unwrap();
     for _ in 0..2 {
         let out = project.seihon(&["build"]);
         assert_eq!(out.status.code(), Some(1));
-        assert!(text(&out).contains("<nonote>"), "{}", text(&out));
+        assert!(text(&out).contains(UNREADABLE), "{}", text(&out));
         assert_eq!(
             read_line(&out),
             "read 1 of 4 chapters (ch02.md); the others are unchanged"

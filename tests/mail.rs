@@ -519,7 +519,7 @@ fn defaults_and_triggers_from_the_minimal_config() {
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
-/// A project with a good book and a broken one (HTML never closed, at `line`),
+/// A project with a good book and a broken one (quotes nested past the bound, at `line`),
 /// mailing failures and fixes to `port`.
 fn ci_project(port: u16) -> (support::TempProject, PathBuf, usize) {
     let project = support::TempProject::new();
@@ -527,7 +527,7 @@ fn ci_project(port: u16) -> (support::TempProject, PathBuf, usize) {
     let broken = project.add_book(&support::repo().join("books/neko-no-hon"), "broken");
     let ch01 = broken.join("ch01.md");
     let mut text = fs::read_to_string(&ch01).unwrap();
-    text.push_str("\nSee <nonote>x.\n");
+    text.push_str(&format!("\n{}\n", support::unreadable_markdown("See x.")));
     fs::write(&ch01, &text).unwrap();
     let line = text.lines().count();
     fs::write(
@@ -621,7 +621,7 @@ fn seihon_ci_mails_the_log_of_a_broken_book_and_then_that_it_is_fixed() {
     let ch01 = broken.join("ch01.md");
     let text = fs::read_to_string(&ch01)
         .unwrap()
-        .replace("See <nonote>x.", "");
+        .replace(&support::unreadable_markdown("See x."), "");
     fs::write(&ch01, text).unwrap();
     let out = seihon_ci(&project);
     assert!(out.status.success(), "{}", support::text(&out));

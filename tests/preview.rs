@@ -191,7 +191,11 @@ fn a_failed_build_keeps_the_last_good_preview_byte_for_byte_and_marks_it_stale()
 
     let ch01 = book.join("ch01.md");
     let good = std::fs::read_to_string(&ch01).unwrap();
-    std::fs::write(&ch01, format!("{good}\nSee <nonote>x.\n")).unwrap();
+    std::fs::write(
+        &ch01,
+        format!("{good}\n{}\n", unreadable_markdown("See x.")),
+    )
+    .unwrap();
     let line = good.lines().count() + 2;
     let out = project.seihon(&["build"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -231,7 +235,11 @@ fn a_book_that_never_built_gets_an_index_with_its_errors() {
     let project = TempProject::new();
     let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
     let ch01 = book.join("ch01.md");
-    let text_ = std::fs::read_to_string(&ch01).unwrap() + "\nSee <nonote>x.\n";
+    let text_ = format!(
+        "{}\n{}\n",
+        std::fs::read_to_string(&ch01).unwrap(),
+        unreadable_markdown("See x.")
+    );
     std::fs::write(&ch01, text_).unwrap();
     let out = project.seihon(&["build"]);
     assert_eq!(out.status.code(), Some(1));

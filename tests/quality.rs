@@ -325,14 +325,15 @@ fn an_epubcheck_finding_is_reported_at_the_source_line() {
     assert!(out.status.success(), "{}", text(&out));
     let good = std::fs::read(project.epub("neko")).unwrap();
 
-    // Raw HTML that is well-formed but not valid EPUB XHTML: only epubcheck knows.
-    let line = append_at(&book.join("ch02.md"), "<p align=\"center\">中央</p>\n");
+    // Raw HTML that is well-formed but not valid EPUB XHTML (a list item that is not an
+    // `li`): only epubcheck knows.
+    let line = append_at(&book.join("ch02.md"), "<ul><p>中央</p></ul>\n");
     let (out, report) = json_report(&project, &["build", "--epubcheck"]);
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
     assert!(
         all.contains(&format!(
-            "books/neko/ch02.md:{line}:1: error: [epubcheck] attribute \"align\" not allowed here"
+            "books/neko/ch02.md:{line}:1: error: [epubcheck] element \"p\" not allowed here"
         )),
         "{all}"
     );
@@ -436,8 +437,11 @@ sys.exit(1 if found else 0)
 fn reports_name_the_step_that_failed() {
     let project = TempProject::new();
     let book = sample(&project);
-    // HTML that is never closed is found while reading.
-    append_at(&book.join("ch01.md"), "See <nonote>x.\n");
+    // Quotes nested past the bound are found while reading.
+    append_at(
+        &book.join("ch01.md"),
+        &(unreadable_markdown("See x.") + "\n"),
+    );
     let (out, report) = json_report(&project, &["build"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(report["books"][0]["failed_stage"], "read", "{report}");

@@ -113,8 +113,8 @@ fn watch_serves_rebuilds_reports_and_recovers() {
         watching.log()
     );
 
-    // HTML never closed is an error at its line: reported, the last good book still served.
-    let broken = format!("{edited}\n壊れたタグです<nonote>。\n");
+    // A read error at its line: reported, the last good book still served.
+    let broken = format!("{edited}\n{}\n", unreadable_markdown("壊れた引用です。"));
     let line = broken.lines().count() as u64;
     std::fs::write(&chapter, &broken).unwrap();
     let state = wait_for("the failed build", &watching, || {
@@ -125,7 +125,7 @@ fn watch_serves_rebuilds_reports_and_recovers() {
     assert_eq!(finding["file"], "books/neko-no-hon/ch01.md", "{state}");
     assert_eq!(finding["line"].as_u64(), Some(line), "{state}");
     assert!(finding["col"].as_u64() > Some(0), "{state}");
-    assert!(finding["message"].as_str().unwrap().contains("nonote"));
+    assert!(finding["message"].as_str().unwrap().contains(UNREADABLE));
     assert_eq!(state["failed_stage"], "read");
     assert!(watching.get(CHAPTER).body.contains("猫が書き足した段落"));
     let status: serde_json::Value =
@@ -158,7 +158,7 @@ fn watch_serves_rebuilds_reports_and_recovers() {
     assert_eq!(state["generation"].as_u64(), Some(generation + 1));
     assert_eq!(state["findings"].as_array().map(Vec::len), Some(0));
     let page = watching.get(CHAPTER);
-    assert!(page.body.contains("猫が書き足した段落") && !page.body.contains("nonote"));
+    assert!(page.body.contains("猫が書き足した段落") && !page.body.contains("壊れた引用"));
 
     // Ctrl-C stops it cleanly and at once.
     let killed = std::process::Command::new("kill")

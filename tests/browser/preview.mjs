@@ -46,13 +46,14 @@ try {
   console.log(`edited: the new paragraph appeared after ${reloads} reload(s)`);
 
   // 2. A syntax error shows in the page with its file and line.
-  const broken = `${edited}\n壊れたタグ<nonote>です。\n`;
-  const line = broken.split("\n").findIndex((l) => l.includes("<nonote>")) + 1;
+  // Quotes nested past the bound: an error no reader renders around.
+  const broken = `${edited}\n${"> ".repeat(101)}壊れた引用です。\n`;
+  const line = broken.split("\n").findIndex((l) => l.includes("壊れた引用")) + 1;
   writeFileSync(source, broken);
   const where = `ch01.md:${line}:`;
   await overlay.filter({ hasText: where }).waitFor({ state: "visible", timeout: STEP });
   const said = await overlay.innerText();
-  if (!said.includes("nonote")) throw new Error(`the overlay does not name the element: ${said}`);
+  if (!said.includes("levels deep")) throw new Error(`the overlay does not say what is wrong: ${said}`);
   // The last good book is still shown under the overlay.
   await page.getByText(marker).waitFor({ state: "visible", timeout: STEP });
   await page.screenshot({ path: join(shots, "2-error.png"), fullPage: false });
@@ -62,7 +63,7 @@ try {
   writeFileSync(source, edited);
   await overlay.waitFor({ state: "detached", timeout: STEP });
   await page.getByText(marker).waitFor({ state: "visible", timeout: STEP });
-  if ((await page.getByText("nonote").count()) !== 0) throw new Error("the broken text is still shown");
+  if ((await page.getByText("壊れた引用").count()) !== 0) throw new Error("the broken text is still shown");
   await page.screenshot({ path: join(shots, "3-fixed.png"), fullPage: true });
   console.log(`fixed: the overlay is gone after ${reloads} reload(s) in all`);
 } catch (e) {

@@ -153,6 +153,16 @@ pub fn epubcheck(epub: &Path) -> Vec<String> {
 
 pub mod watching;
 
+/// A Markdown paragraph no reader renders around: `text` inside quotes nested past the bound
+/// every format has. Tests append it to fail a book at the read step, at its line (ill-formed
+/// HTML no longer does: it degrades to a warning, as real books need).
+pub fn unreadable_markdown(text: &str) -> String {
+    format!("{}{text}", "> ".repeat(101))
+}
+
+/// What the error for [`unreadable_markdown`] says.
+pub const UNREADABLE: &str = "levels deep";
+
 /// What `golden` expects where it differs from `got` (`None`: they are equal). With
 /// `SEIHON_BLESS` set, `got` becomes the golden instead (review the diff!).
 pub fn against_golden(got: &str, golden: &Path) -> Option<String> {
