@@ -166,6 +166,44 @@ fn broken_link_and_undefined_footnote_are_located_warnings_and_keep_their_text()
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
 
+/// Links in raw HTML are the manuscript's links too: resolved the same way, and one that goes
+/// nowhere keeps its text with a warning (a real book wrote `<a href="igvita.com">`, which
+/// failed the whole build). A web address missing its `//` is repaired as browsers read it.
+#[test]
+fn raw_html_links_and_addresses_without_slashes_degrade_like_markdown_links() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    edit_file(&book.join("ch01.md"), |t| {
+        format!(
+            "{t}\n<p>ブログは <a href=\"igvita.com\">igvita.com</a>、\
+             <a href=\"ch02.md\">次の章</a>、<a href=\"#nowhere\">どこにも</a>。</p>\n\n\
+             [Go](http:golang.org/pkg/) と [空](http:)\n"
+        )
+    });
+    let out = project.seihon(&["build", "neko"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    for want in [
+        "`igvita.com`, which is not a chapter of this book",
+        "`#nowhere`",
+        "the address `http:golang.org/pkg/` lacks the `//` after `http:`; the link goes to `http://golang.org/pkg/`",
+        "`http:` names no address",
+    ] {
+        assert!(all.contains(want), "{want}: {all}");
+    }
+    let page = read_entry(&project.epub("neko"), "item/xhtml/ch01.xhtml");
+    for want in [
+        "<span class=\"unlinked\">igvita.com</span>",
+        "<a href=\"ch02.xhtml\">次の章</a>",
+        "<span class=\"unlinked\">どこにも</span>",
+        "href=\"http://golang.org/pkg/\"",
+    ] {
+        assert!(page.contains(want), "{want}: {page}");
+    }
+    let messages = epubcheck(&project.epub("neko"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}
+
 #[test]
 fn html_that_is_not_xhtml_is_shown_as_written_with_a_warning_at_its_location() {
     let project = TempProject::new();

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use super::ids::{has_scheme, percent_decode};
+use crate::dom::Node;
 use super::{LinkTo, Linker, normalize};
 use crate::codes;
 use crate::error::{Finding, Location};
@@ -50,6 +51,22 @@ impl Linker<'_, '_> {
             return Some(LinkTo::Nowhere);
         }
         let Some(rest) = href.strip_prefix(&format!("{}://", &href[..scheme.len()])) else {
+            // `http:golang.org/x`, `https:/x.org`: the URL standard reads the host after the
+            // scheme of a web address whatever the slashes; epubcheck refuses it (RSC-020).
+            if ["http", "https", "ftp"].contains(&scheme.as_str()) {
+                let after = href[scheme.len() + 1..].trim_start_matches(['/', '\\']);
+                if after.is_empty() {
+                    self.warnings.push(Finding::warning(codes::BROKEN_LINK, loc.clone(), format!("`{href}` names no address; its text is kept without the link")));
+                    return Some(LinkTo::Nowhere);
+                }
+                let fixed = format!("{scheme}://{after}");
+                self.warnings.push(Finding::warning(
+                    codes::REPAIRED_LINK,
+                    loc.clone(),
+                    format!("the address `{href}` lacks the `//` after `{scheme}:`; the link goes to `{fixed}`"),
+                ));
+                return Some(LinkTo::Rewritten(fixed));
+            }
             return Some(LinkTo::Written);
         };
         let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
@@ -152,5 +169,36 @@ impl Linker<'_, '_> {
                 .with_hint(hint),
         );
         None
+    }
+
+    /// The links of raw XHTML (`<a href>` in Markdown's inline HTML, in `//raw`) resolved as
+    /// the manuscript's own are: a link to a source file goes to its page, and one that cannot
+    /// be used (reported) keeps its text in a `span.unlinked`, so the EPUB never carries a link
+    /// to nowhere. SVG and MathML links are left as written.
+    pub(super) fn raw_links(&mut self, nodes: &mut [Node], ci: usize, dir: &Path, loc: &Location) {
+        for node in nodes {
+            let Node::Element(e) = node else { continue };
+            match e.local_name() {
+                "svg" | "math" => continue,
+                "a" => {
+                    let href = e.attr("href").unwrap_or_default().trim().to_string();
+                    if !href.is_empty() {
+                        match self.link_to(&href, ci, dir, loc) {
+                            LinkTo::Written => {}
+                            LinkTo::Rewritten(new) => e.set_attr("href", new),
+                            LinkTo::Nowhere => {
+                                e.name = "span".into();
+                                for attr in ["href", "target", "rel", "hreflang", "type", "download"] {
+                                    e.remove_attr(attr);
+                                }
+                                e.add_class("unlinked");
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            self.raw_links(&mut e.children, ci, dir, loc);
+        }
     }
 }

@@ -503,6 +503,7 @@ impl<'r, 'a> Linker<'r, 'a> {
                 InlineKind::Raw(nodes) => {
                     remote::keep_inside(nodes, &loc(), &mut self.warnings);
                     self.raw_images(nodes, ci, &dir, &loc());
+                    self.raw_links(nodes, ci, &dir, &loc());
                 }
                 InlineKind::FootnoteRef(label) => {
                     note_refs.push((label.clone(), loc()));
@@ -537,6 +538,7 @@ impl<'r, 'a> Linker<'r, 'a> {
                 BlockKind::Raw(nodes) => {
                     remote::keep_inside(nodes, &loc(), &mut self.warnings);
                     self.raw_images(nodes, ci, &dir, &loc());
+                    self.raw_links(nodes, ci, &dir, &loc());
                 }
                 _ => {}
             }
