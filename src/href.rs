@@ -76,6 +76,40 @@ pub fn is_valid(s: &str) -> bool {
     })
 }
 
+/// The path, query and fragment of a web address (all after its host) as a valid URL: each
+/// character a URL may not hold as it is (a space, `{`, `}`, `|`, `^`, a backquote, a second
+/// `#`, a `%` that starts no escape, …) percent-encoded as UTF-8, as browsers send it.
+/// epubcheck refuses the address otherwise (RSC-020); what it names does not change.
+pub fn web_rest(rest: &str) -> std::borrow::Cow<'_, str> {
+    let b = rest.as_bytes();
+    let mut fragment = false;
+    let mut out = String::with_capacity(rest.len() + 8);
+    for (i, c) in rest.char_indices() {
+        let kept = match c {
+            '%' => {
+                b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                    && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+            }
+            '#' => !std::mem::replace(&mut fragment, true),
+            ':' | '?' => true,
+            c => keeps(c),
+        };
+        if kept {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        }
+    }
+    if out == rest {
+        std::borrow::Cow::Borrowed(rest)
+    } else {
+        std::borrow::Cow::Owned(out)
+    }
+}
+
 /// Whether a character stands as it is in a URL path: ASCII letters, digits, `/` and the
 /// punctuation WHATWG and RFC 3987 allow in a path segment, and any other letter or sign (an
 /// IRI's `ucschar`), but not spaces, controls or noncharacters.
@@ -183,6 +217,15 @@ mod tests {
         for invalid in ["a b.png", "100%.png", "%2", "%zz", "a#b", "x?y"] {
             assert!(!is_valid(invalid), "{invalid}");
         }
+    }
+
+    #[test]
+    fn web_addresses_encode_only_what_a_url_may_not_hold() {
+        assert_eq!(web_rest("/a/b?q=1&r=(2)#frag:x"), "/a/b?q=1&r=(2)#frag:x");
+        assert_eq!(web_rest("/my_light.html}"), "/my_light.html%7D");
+        assert_eq!(web_rest("/a b|c^d`e{f}"), "/a%20b%7Cc%5Ed%60e%7Bf%7D");
+        assert_eq!(web_rest("/100%/x%41#a#b"), "/100%25/x%41#a%23b");
+        assert_eq!(web_rest("/日本語"), "/日本語");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::doc::*;
 use crate::dom;
 use crate::error::{Finding, Location};
 use crate::math::Display;
-use crate::reader::rawhtml;
+use crate::reader::{autolink, rawhtml};
 
 /// Per-chapter settings a Markdown file may give in a leading `---` YAML block, as Jekyll,
 /// Hugo, Zenn and VFM write it: `lang`, and `title` (the chapter's title when it has no
@@ -102,6 +102,7 @@ pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
         lines,
         findings: Vec::new(),
         doc: Document::new(shown),
+        in_link: 0,
     };
     let blocks = r.blocks(None);
     r.doc.blocks = blocks;
@@ -162,6 +163,9 @@ struct Reader<'a> {
     lines: LineIndex,
     findings: Vec<Finding>,
     doc: Document,
+    /// How many links (or images) the inlines being read are inside: text there is never
+    /// made a link again by [`autolink`].
+    in_link: usize,
 }
 
 fn is_block_start(tag: &Tag) -> bool {
@@ -637,6 +641,9 @@ impl<'a> Reader<'a> {
             }
             push_merged(&mut out, Inline::new(kind, pos));
         }
+        if self.in_link == 0 {
+            autolinks(&mut out);
+        }
         out
     }
 
@@ -652,7 +659,9 @@ impl<'a> Reader<'a> {
                 dest_url,
                 ..
             } => {
+                self.in_link += 1;
                 let content = self.inlines(Some(TagEnd::Link));
+                self.in_link -= 1;
                 let href = match link_type {
                     LinkType::Email if !dest_url.starts_with("mailto:") => {
                         format!("mailto:{dest_url}")
@@ -662,7 +671,9 @@ impl<'a> Reader<'a> {
                 InlineKind::Link { href, content }
             }
             Tag::Image { dest_url, .. } => {
+                self.in_link += 1;
                 let alt = plain_text(&self.inlines(Some(TagEnd::Image)));
+                self.in_link -= 1;
                 InlineKind::Image(Image {
                     src: dest_url.to_string(),
                     alt,
@@ -1027,6 +1038,46 @@ pub fn is_wide(c: char) -> bool {
         0x1100..=0x115F | 0x2E80..=0x303E | 0x3040..=0x33FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
         | 0xA000..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0xFE30..=0xFE4F | 0xFF00..=0xFF60
         | 0xFFE0..=0xFFE6 | 0x20000..=0x3FFFD)
+}
+
+/// GFM's bare addresses in the text of `inlines` made links (see [`autolink`]); the link's
+/// text is the address as written, so not a character of the text changes.
+fn autolinks(inlines: &mut Inlines) {
+    let mut i = 0;
+    while i < inlines.len() {
+        let InlineKind::Text(text) = &inlines[i].kind else {
+            i += 1;
+            continue;
+        };
+        let found = autolink::find(text);
+        if found.is_empty() {
+            i += 1;
+            continue;
+        }
+        let pos = inlines[i].pos;
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        for link in found {
+            if link.range.start > at {
+                pieces.push(Inline::text(&text[at..link.range.start], pos));
+            }
+            let content = vec![Inline::text(&text[link.range.clone()], pos)];
+            pieces.push(Inline::new(
+                InlineKind::Link {
+                    href: link.href,
+                    content,
+                },
+                pos,
+            ));
+            at = link.range.end;
+        }
+        if at < text.len() {
+            pieces.push(Inline::text(&text[at..], pos));
+        }
+        let n = pieces.len();
+        inlines.splice(i..=i, pieces);
+        i += n;
+    }
 }
 
 #[cfg(test)]
