@@ -17,7 +17,7 @@ use crate::doc::*;
 use crate::dom;
 use crate::error::{Finding, Location};
 use crate::math::Display;
-use crate::reader::{autolink, rawhtml};
+use crate::reader::{autolink, cjk_emphasis, rawhtml};
 
 /// Per-chapter settings a Markdown file may give in a leading `---` YAML block, as Jekyll,
 /// Hugo, Zenn and VFM write it: `lang`, and `title` (the chapter's title when it has no
@@ -92,6 +92,7 @@ pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
     if let Some(f) = too_deep(&events, text, &lines, shown) {
         return (Document::new(shown), vec![f]);
     }
+    let events = cjk_emphasis::apply(events, text);
     let events_len = events.len();
     let mut r = Reader {
         text,

@@ -1,6 +1,7 @@
 //! Readers: one source file → `doc::Document`. Each format has its own module; all produce the
 //! same model, so the writer and everything after it is shared.
 pub mod autolink;
+pub mod cjk_emphasis;
 pub mod docbook;
 pub mod markdown;
 pub mod rawhtml;
