@@ -17,7 +17,7 @@ use crate::doc::*;
 use crate::dom;
 use crate::error::{Finding, Location};
 use crate::math::Display;
-use crate::reader::{autolink, cjk_emphasis, rawhtml};
+use crate::reader::{autolink, cjk_emphasis, rawhtml, ruby};
 
 /// Per-chapter settings a Markdown file may give in a leading `---` YAML block, as Jekyll,
 /// Hugo, Zenn and VFM write it: `lang`, and `title` (the chapter's title when it has no
@@ -594,6 +594,8 @@ impl<'a> Reader<'a> {
     fn inlines(&mut self, end: Option<TagEnd>) -> Inlines {
         let mut out: Inlines = Vec::new();
         let mut pending_break: Option<Pos> = None;
+        // The parts of a text after its first, when it holds ruby.
+        let mut rest: Vec<(Pos, InlineKind)> = Vec::new();
         while let Some((ev, range)) = self.events.get(self.i).cloned() {
             let pos = self.pos(range.start);
             match ev {
@@ -608,6 +610,12 @@ impl<'a> Reader<'a> {
             }
             self.i += 1;
             let inline = match ev {
+                Event::Text(t) if t.contains('{') && self.text.get(range.clone()) == Some(&*t) => {
+                    let mut pieces = self.ruby(&t, range.start).into_iter();
+                    let first = pieces.next().map(|(_, kind)| kind);
+                    rest = pieces.collect();
+                    first
+                }
                 Event::Text(t) => Some(InlineKind::Text(t.to_string())),
                 Event::Code(t) => Some(InlineKind::Code(t.to_string())),
                 Event::InlineMath(ref t) | Event::DisplayMath(ref t) => {
@@ -641,11 +649,39 @@ impl<'a> Reader<'a> {
                 }
             }
             push_merged(&mut out, Inline::new(kind, pos));
+            for (at, kind) in rest.drain(..) {
+                push_merged(&mut out, Inline::new(kind, at));
+            }
         }
         if self.in_link == 0 {
             autolinks(&mut out);
         }
         out
+    }
+
+    /// A text as written at byte `start` of the source, with its ruby (`{漢字|かんじ}`) made
+    /// ruby: each part with where it starts.
+    fn ruby(&self, text: &str, start: usize) -> Vec<(Pos, InlineKind)> {
+        let escaped = |i: usize| {
+            let before = &self.text.as_bytes()[..start + i];
+            before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
+        };
+        ruby::split(text, escaped)
+            .into_iter()
+            .map(|piece| match piece {
+                ruby::Piece::Text(r) => (
+                    self.pos(start + r.start),
+                    InlineKind::Text(text[r].to_string()),
+                ),
+                ruby::Piece::Ruby { at, base, reading } => (
+                    self.pos(start + at),
+                    InlineKind::Ruby {
+                        base: base.to_string(),
+                        text: reading.to_string(),
+                    },
+                ),
+            })
+            .collect()
     }
 
     fn inline_tag(&mut self, tag: Tag<'a>) -> Option<InlineKind> {

@@ -6,6 +6,7 @@ pub mod docbook;
 pub mod markdown;
 pub mod rawhtml;
 pub mod review;
+pub mod ruby;
 pub mod xhtml;
 
 use crate::codes;
