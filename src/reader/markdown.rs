@@ -17,7 +17,7 @@ use crate::doc::*;
 use crate::dom;
 use crate::error::{Finding, Location};
 use crate::math::Display;
-use crate::reader::{autolink, cjk_emphasis, rawhtml, ruby};
+use crate::reader::{autolink, cjk_emphasis, crossref, rawhtml, ruby};
 
 /// Per-chapter settings a Markdown file may give in a leading `---` YAML block, as Jekyll,
 /// Hugo, Zenn and VFM write it: `lang`, and `title` (the chapter's title when it has no
@@ -104,6 +104,7 @@ pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
         findings: Vec::new(),
         doc: Document::new(shown),
         in_link: 0,
+        display_math: Vec::new(),
     };
     let blocks = r.blocks(None);
     r.doc.blocks = blocks;
@@ -167,6 +168,8 @@ struct Reader<'a> {
     /// How many links (or images) the inlines being read are inside: text there is never
     /// made a link again by [`autolink`].
     in_link: usize,
+    /// Where each display math (`$$…$$`) starts: it becomes a block of its own.
+    display_math: Vec<Pos>,
 }
 
 fn is_block_start(tag: &Tag) -> bool {
@@ -209,8 +212,15 @@ impl<'a> Reader<'a> {
         });
     }
 
-    /// Blocks until the end tag `end` (consumed) or the end of input.
+    /// Blocks until the end tag `end` (consumed) or the end of input, tables with the
+    /// captions pandoc reads.
     fn blocks(&mut self, end: Option<TagEnd>) -> Vec<Block> {
+        let mut out = self.blocks_as_written(end);
+        crossref::table_captions(&mut out);
+        out
+    }
+
+    fn blocks_as_written(&mut self, end: Option<TagEnd>) -> Vec<Block> {
         let mut out = Vec::new();
         while self.i < self.limit {
             let (ev, range) = self.events[self.i].clone();
@@ -222,8 +232,19 @@ impl<'a> Reader<'a> {
                 }
                 Event::Start(tag) if is_block_start(&tag) => {
                     self.i += 1;
-                    if let Some(b) = self.block(tag, pos, range) {
-                        out.push(b);
+                    match self.block(tag, pos, range) {
+                        Some(Block {
+                            kind: BlockKind::Para(content),
+                            pos,
+                        }) if !self.display_math.is_empty() => {
+                            out.extend(crossref::split_display_math(
+                                content,
+                                pos,
+                                &self.display_math,
+                            ));
+                        }
+                        Some(b) => out.push(b),
+                        None => {}
                     }
                 }
                 Event::Rule => {
@@ -252,12 +273,12 @@ impl<'a> Reader<'a> {
                 let content = self.inlines(Some(TagEnd::Paragraph));
                 self.undefined_footnotes(&content, range.clone());
                 match lone_image(&content) {
-                    Some(image) => BlockKind::Figure(Box::new(Figure {
-                        numbered: false,
+                    Some((image, id)) => BlockKind::Figure(Box::new(Figure {
+                        numbered: id.is_some(),
                         as_table: false,
                         class: None,
                         fallback: None,
-                        id: None,
+                        id,
                         number: None,
                         caption: (!image.alt.trim().is_empty())
                             .then(|| vec![Inline::text(image.alt.clone(), pos)]),
@@ -309,19 +330,23 @@ impl<'a> Reader<'a> {
                 }
             }
             Tag::CodeBlock(kind) => {
-                let language = match kind {
-                    CodeBlockKind::Fenced(info) => {
-                        info.split_whitespace().next().map(str::to_string)
-                    }
-                    CodeBlockKind::Indented => None,
+                let attrs = match kind {
+                    CodeBlockKind::Fenced(info) => crossref::code_attrs(&info),
+                    CodeBlockKind::Indented => crossref::CodeAttrs::default(),
                 };
                 let text = self.plain_until(TagEnd::CodeBlock);
+                // pandoc-crossref: a listing with an id is numbered, with its caption.
+                let numbered = attrs.id.as_deref().is_some_and(|id| id.starts_with("lst:"));
                 BlockKind::Code(Box::new(Code {
-                    style: CodeStyle::Example,
-                    id: None,
+                    style: if numbered {
+                        CodeStyle::List
+                    } else {
+                        CodeStyle::Example
+                    },
+                    id: attrs.id,
                     number: None,
-                    caption: None,
-                    language,
+                    caption: attrs.caption.map(|c| vec![Inline::text(c, pos)]),
+                    language: attrs.language,
                     first_line_number: None,
                     text,
                     markup: None,
@@ -620,6 +645,7 @@ impl<'a> Reader<'a> {
                 Event::Code(t) => Some(InlineKind::Code(t.to_string())),
                 Event::InlineMath(ref t) | Event::DisplayMath(ref t) => {
                     let display = if matches!(ev, Event::DisplayMath(_)) {
+                        self.display_math.push(pos);
                         Display::Block
                     } else {
                         Display::Inline
@@ -655,6 +681,7 @@ impl<'a> Reader<'a> {
         }
         if self.in_link == 0 {
             autolinks(&mut out);
+            crossref::references(&mut out);
         }
         out
     }
@@ -1037,16 +1064,24 @@ fn heading_level(level: HeadingLevel) -> u8 {
     }
 }
 
-fn lone_image(content: &[Inline]) -> Option<Image> {
+/// The image a paragraph holds alone, with the id of the pandoc attributes after it
+/// (`![cap](a.png){#fig:id}`: a numbered figure).
+fn lone_image(content: &[Inline]) -> Option<(Image, Option<String>)> {
     let mut found = None;
+    let mut id = None;
     for i in content {
         match &i.kind {
             InlineKind::Image(img) if found.is_none() => found = Some(img.clone()),
             InlineKind::Text(t) if t.trim().is_empty() => {}
+            InlineKind::Text(t) if found.is_some() && id.is_none() => match crossref::leading_id(t)
+            {
+                Some((written, end)) if t[end..].trim().is_empty() => id = Some(written),
+                _ => return None,
+            },
             _ => return None,
         }
     }
-    found
+    found.map(|image| (image, id))
 }
 
 fn last_char(out: &Inlines) -> Option<char> {
@@ -1165,6 +1200,8 @@ mod tests {
                 })
                 .map(|n| dom::serialize_nodes(&n))
                 .expect("MathML"),
+            // Display math is a block of its own.
+            BlockKind::Math(m) => dom::serialize_nodes(m.mathml.as_ref().expect("MathML")),
             other => panic!("{other:?}"),
         };
         assert_eq!(

@@ -2,6 +2,7 @@
 //! same model, so the writer and everything after it is shared.
 pub mod autolink;
 pub mod cjk_emphasis;
+pub mod crossref;
 pub mod docbook;
 pub mod markdown;
 pub mod rawhtml;

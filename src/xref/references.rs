@@ -64,6 +64,15 @@ impl Linker<'_, '_> {
             RefKind::Bib => self.bib_ref(&written),
             RefKind::Any => self.any_ref(&written),
         };
+        // pandoc-crossref's ids are the whole book's: a Markdown reference finds its target
+        // in any chapter.
+        let found = match found {
+            Err(message) if self.format_of(ci) == Format::Markdown && !target.contains('|') => {
+                self.in_any_chapter(ci, kind, target.trim(), labels, loc)
+                    .ok_or(message)
+            }
+            found => found,
+        };
         match found {
             Ok(found) => found.into_link(content, Pos::new(loc.line, loc.col)),
             // The DocBook reader already reported the missing target; the text stays.
@@ -75,6 +84,47 @@ impl Linker<'_, '_> {
                 InlineKind::Text(target.to_string())
             }
         }
+    }
+
+    /// An object or section `id` in another chapter than `from`; a section not found so (a
+    /// chapter's own heading) by its id anywhere.
+    fn in_any_chapter(
+        &mut self,
+        from: usize,
+        kind: RefKind,
+        id: &str,
+        labels: &Labels,
+        loc: &Location,
+    ) -> Option<Found> {
+        let heading = matches!(
+            kind,
+            RefKind::Heading | RefKind::SectionNumber | RefKind::SectionTitle
+        );
+        for chapter in (0..self.infos.len()).filter(|&c| c != from) {
+            let w = Written {
+                from,
+                chapter,
+                id,
+                labels,
+                loc,
+            };
+            let found = if heading {
+                self.heading_ref(kind, &w).ok()
+            } else {
+                self.object_ref(kind, &w).ok()
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        let w = Written {
+            from,
+            chapter: from,
+            id,
+            labels,
+            loc,
+        };
+        heading.then(|| self.any_ref(&w).ok()).flatten()
     }
 
     /// `@<chap>`, `@<title>`, `@<chapref>`: a chapter by its Re:VIEW id.
