@@ -393,3 +393,47 @@ fn a_review_book_is_named_by_its_bookname_unless_another_book_has_it_too() {
     let messages = epubcheck(&project.epub("book"));
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
+
+/// pandoc-crossref ids are the whole book's: a reference in one chapter finds a figure, a table
+/// or a section in another, and the book passes epubcheck.
+#[test]
+fn pandoc_crossref_references_reach_other_chapters() {
+    let project = TempProject::new();
+    let book = project.path().join("books/xr");
+    std::fs::create_dir_all(&book).unwrap();
+    std::fs::copy(
+        repo().join("tests/fixtures/markdown/diagram.png"),
+        book.join("diagram.png"),
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("book.yml"),
+        "title: Cross\nlanguage: en\nchapters: [a.md, b.md]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("a.md"),
+        "# First\n\n## Setup {#sec:setup}\n\n![A diagram](diagram.png){#fig:d}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("b.md"),
+        "# Second\n\nSee @fig:d in @sec:setup, and @fig:none.\n",
+    )
+    .unwrap();
+    let out = project.seihon(&["build", "xr"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains("cannot resolve the reference `fig:none`"),
+        "{all}"
+    );
+    let page = read_entry(&project.epub("xr"), "item/xhtml/b.xhtml");
+    assert!(
+        page.contains("<a href=\"a.xhtml#fig:d\" class=\"link\">Figure 1</a>"),
+        "{page}"
+    );
+    assert!(page.contains("href=\"a.xhtml#sec:setup\""), "{page}");
+    let messages = epubcheck(&project.epub("xr"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}

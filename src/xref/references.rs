@@ -67,10 +67,9 @@ impl Linker<'_, '_> {
         // pandoc-crossref's ids are the whole book's: a Markdown reference finds its target
         // in any chapter.
         let found = match found {
-            Err(message) if self.format_of(ci) == Format::Markdown && !target.contains('|') => {
-                self.in_any_chapter(ci, kind, target.trim(), labels, loc)
-                    .ok_or(message)
-            }
+            Err(message) if self.format_of(ci) == Format::Markdown && !target.contains('|') => self
+                .in_any_chapter(ci, kind, target.trim(), labels, loc)
+                .ok_or(message),
             found => found,
         };
         match found {
