@@ -84,6 +84,8 @@ kinds! {
     DOCBOOK_XML = "docbook-xml", false, "a DocBook file that is not well-formed XML, or an entity that cannot be expanded";
     DOCBOOK_INCLUDE = "docbook-include", false, "an XInclude or external entity that is missing, outside the book, or past the bounds";
     UNKNOWN_ENTITY = "unknown-entity", true, "an entity a DocBook file uses but never declares (or an unparsed one in text): it is kept as written";
+    UNREAD_DTD = "unread-dtd", true, "a DTD or external parameter entity a DocBook file names that seihon does not read (on the web, missing, outside the book, not well-formed): the entities it declares are unknown";
+    XML_CATALOG = "xml-catalog", true, "an XML catalog that is missing, unreadable or not well-formed, or a next catalog outside where it may be: it is skipped";
     MISSING_TITLE = "missing-title", true, "a heading, section or equation with no text: the table of contents shows what it can";
     DEPRECATED_SYNTAX = "deprecated-syntax", true, "markup its format deprecates (a Re:VIEW definition term at column 1), or a line that is not a command and is ignored";
     AUTHOR_WARNING = "author-warning", true, "a warning the manuscript itself asks for (Re:VIEW `#@warn`)";

@@ -61,6 +61,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
+        catalogs: Default::default(),
         // Re:VIEW fixtures take Re:VIEW's words; `<name>.locale.yml` beside one is its
         // locale.yml.
         locale: seihon::i18n::Locale {

@@ -27,99 +27,7 @@ fn is_book_element(name: &str) -> bool {
     matches!(name.rsplit(':').next(), Some("book" | "article" | "set"))
 }
 
-/// The name of the file's root element, read past the whole prolog: the XML declaration,
-/// comments and processing instructions (which may hold `<…>`), and a DOCTYPE whose internal
-/// subset, of any size, may hold entity values with markup, comments and quoted `>`. `None`
-/// when the file cannot be read or is not XML with a root element.
-pub fn root_element(path: &Path) -> Option<String> {
-    use std::io::Read;
-    // The prolog is short but for a large internal subset: the first 64 KiB, else all of it.
-    let mut head = Vec::new();
-    let mut file = std::fs::File::open(path).ok()?;
-    (&mut file).take(64 * 1024).read_to_end(&mut head).ok()?;
-    if let Some(name) = root_in(&head) {
-        return Some(name);
-    }
-    if head.len() < 64 * 1024 {
-        return None;
-    }
-    file.read_to_end(&mut head).ok()?;
-    root_in(&head)
-}
-
-fn root_in(bytes: &[u8]) -> Option<String> {
-    // A UTF-16 file is found too, so that reading it says it is UTF-16 (rather than the folder
-    // not being a book at all).
-    let text = match bytes {
-        [a @ (0xFF | 0xFE), b @ (0xFF | 0xFE), rest @ ..] if a != b => {
-            let units: Vec<u16> = rest
-                .chunks_exact(2)
-                .map(|c| match a {
-                    0xFF => u16::from_le_bytes([c[0], c[1]]),
-                    _ => u16::from_be_bytes([c[0], c[1]]),
-                })
-                .collect();
-            std::borrow::Cow::Owned(String::from_utf16_lossy(&units))
-        }
-        _ => String::from_utf8_lossy(bytes),
-    };
-    root_name(&text)
-}
-
-/// The root element's name in an XML document's text (see [`root_element`]).
-fn root_name(text: &str) -> Option<String> {
-    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
-    loop {
-        rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace());
-        if let Some(after) = rest.strip_prefix("<?") {
-            rest = &after[after.find("?>")? + 2..];
-        } else if let Some(after) = rest.strip_prefix("<!--") {
-            rest = &after[after.find("-->")? + 3..];
-        } else if let Some(after) = rest.strip_prefix("<!DOCTYPE") {
-            rest = after_doctype(after)?;
-        } else if let Some(after) = rest.strip_prefix('<') {
-            let name: String = after
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || matches!(c, ':' | '-' | '_' | '.'))
-                .collect();
-            return (!name.is_empty()).then_some(name);
-        } else {
-            // Text before the root: not an XML document.
-            return None;
-        }
-    }
-}
-
-/// What follows a DOCTYPE (given what follows `<!DOCTYPE`): its external id's quoted literals
-/// and its internal subset are skipped as XML defines them, not by looking for the next `>`.
-fn after_doctype(text: &str) -> Option<&str> {
-    let mut rest = text;
-    let mut in_subset = false;
-    loop {
-        let i = rest.find(['"', '\'', '[', ']', '>', '<'])?;
-        let c = rest[i..].chars().next()?;
-        let after = &rest[i + 1..];
-        match c {
-            '"' | '\'' => rest = &after[after.find(c)? + 1..],
-            '[' if !in_subset => {
-                in_subset = true;
-                rest = after;
-            }
-            ']' if in_subset => {
-                in_subset = false;
-                rest = after;
-            }
-            '>' if !in_subset => return Some(after),
-            '<' if in_subset && after.starts_with("!--") => {
-                rest = &after[after.find("-->")? + 3..];
-            }
-            '<' if in_subset && after.starts_with('?') => {
-                rest = &after[after.find("?>")? + 2..];
-            }
-            _ => rest = after,
-        }
-    }
-}
+pub use super::sniff::root_element;
 
 /// The files of `dir` with a DocBook extension, sorted.
 fn docbook_files(dir: &Path) -> Vec<PathBuf> {
@@ -277,6 +185,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
+        catalogs: Default::default(),
         locale: crate::i18n::Locale {
             style: crate::i18n::Style::DocBook,
             overrides: Default::default(),
@@ -327,7 +236,7 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(
-                root_name(text).as_deref(),
+                crate::book::sniff::root_name(text).as_deref(),
                 want,
                 "{}",
                 &text[..text.len().min(80)]

@@ -19,6 +19,7 @@ pub mod index;
 pub mod outputs;
 pub mod review;
 mod review_keys;
+pub mod sniff;
 
 /// The project's `seihon.yml` (optional): folders and defaults for every book.
 #[derive(Debug, Clone, Deserialize)]
@@ -51,6 +52,8 @@ pub struct ProjectConfig {
     /// Lets `build_dir`, `dist_dir` and `preview_dir` lie outside the project folder (never
     /// over the sources).
     pub outputs_outside_project: bool,
+    /// XML catalogs for every DocBook book (relative to the project, inside it).
+    pub catalogs: Vec<PathBuf>,
 }
 
 impl Default for ProjectConfig {
@@ -68,6 +71,7 @@ impl Default for ProjectConfig {
             mail: None,
             shared_dirs: Vec::new(),
             outputs_outside_project: false,
+            catalogs: Vec::new(),
         }
     }
 }
@@ -87,6 +91,10 @@ impl ProjectConfig {
                 for dir in &mut config.shared_dirs {
                     *dir = root.join(&*dir);
                 }
+                for catalog in &mut config.catalogs {
+                    *catalog = root.join(&*catalog);
+                }
+                outputs::check_catalogs(root, &config, &text, &shown).map_err(Error::Config)?;
                 outputs::check(root, &config, &text, &shown).map_err(Error::Config)?;
                 Ok(config)
             }
@@ -144,6 +152,10 @@ struct BookFile {
     /// This book's check levels, over the project's.
     #[serde(default)]
     checks: std::collections::BTreeMap<String, crate::config::Level>,
+    /// XML catalogs for a DocBook book (relative to the book folder, inside it or a shared
+    /// folder).
+    #[serde(default)]
+    catalogs: Vec<Spanned<String>>,
 }
 
 /// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
@@ -516,6 +528,8 @@ pub struct Book {
     /// The project's `shared_dirs`, symlinks resolved: the only places outside `root` the
     /// book's images and hooks may come from.
     pub shared_dirs: Vec<PathBuf>,
+    /// The XML catalogs book.yml names, then those seihon.yml names (for a DocBook book).
+    pub catalogs: Catalogs,
     /// Generated words: whose defaults, and a Re:VIEW book's `locale.yml` over them.
     pub locale: crate::i18n::Locale,
     /// The colophon's lines as a Re:VIEW config gives them (`colophon_order`, each role's own
@@ -525,6 +539,13 @@ pub struct Book {
     pub generated: GeneratedPages,
     /// Whether the book gets an index page, and the readings its terms sort by.
     pub index: index::IndexSettings,
+}
+
+/// The XML catalogs a book's settings name, as paths: book.yml's, and seihon.yml's.
+#[derive(Debug, Clone, Default)]
+pub struct Catalogs {
+    pub book: Vec<PathBuf>,
+    pub project: Vec<PathBuf>,
 }
 
 /// The MARC relator codes a creator's role may be, with their terms (the Library of
@@ -577,7 +598,8 @@ impl Book {
     /// `catalog.yml`) or as a Re:VIEW config file. Warnings found while loading come back
     /// beside the book.
     pub fn open(path: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
-        let (book, warnings) = Self::open_any(path, project)?;
+        let (mut book, warnings) = Self::open_any(path, project)?;
+        book.catalogs.project = project.catalogs.clone();
         if let Some(f) = unusable_metadata(&book) {
             return Err(Error::Book(vec![f]));
         }
@@ -744,6 +766,7 @@ fn resolve(
     }
     let cover = cover_image(file.cover.as_ref(), root, shown, &mut findings);
     let stylesheets = stylesheets(&file.stylesheets, root, shown, &mut findings, &mut warnings);
+    let catalogs = catalog_paths(&file.catalogs, root, project, shown, &mut findings);
 
     if !findings.is_empty() {
         return Err(Error::Book(findings));
@@ -781,6 +804,10 @@ fn resolve(
             filters: file.filters,
             checks: file.checks,
             shared_dirs: Vec::new(),
+            catalogs: Catalogs {
+                book: catalogs,
+                project: Vec::new(),
+            },
             locale: Default::default(),
             colophon: None,
             generated: Default::default(),
@@ -788,6 +815,45 @@ fn resolve(
         },
         warnings,
     ))
+}
+
+/// book.yml's `catalogs:`, relative to the book folder; one outside it and the shared folders
+/// is an error at its line (what a book reads stays in the book).
+fn catalog_paths(
+    listed: &[Spanned<String>],
+    root: &Path,
+    project: &ProjectConfig,
+    shown: &Path,
+    findings: &mut Vec<Finding>,
+) -> Vec<PathBuf> {
+    let inside = |p: &Path| {
+        let real = outputs::real(Path::new("."), p);
+        real.starts_with(outputs::real(Path::new("."), root))
+            || project
+                .shared_dirs
+                .iter()
+                .any(|d| real.starts_with(outputs::real(Path::new("."), d)))
+    };
+    let mut out = Vec::new();
+    for entry in listed {
+        let path = root.join(entry.value.trim());
+        if inside(&path) {
+            out.push(path);
+        } else {
+            findings.push(
+                Finding::error(
+                    codes::BAD_VALUE,
+                    at(shown, &entry.referenced),
+                    format!(
+                        "the catalog `{}` is outside the book folder",
+                        entry.value.trim()
+                    ),
+                )
+                .with_hint("put the catalog in the book folder, or in a folder of `shared_dirs` in seihon.yml"),
+            );
+        }
+    }
+    out
 }
 
 /// The book's language, trimmed; one that is not a BCP 47 tag is an error at its line.

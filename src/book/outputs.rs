@@ -140,6 +140,31 @@ fn shown_rel(root: &Path, dir: &Path) -> String {
 }
 
 /// The line of a top-level `key:` in the YAML text (0 when it is written some other way).
+/// `catalogs:` in seihon.yml may only name files inside the project (refused at the key's
+/// line otherwise, like the output folders).
+pub fn check_catalogs(
+    root: &Path,
+    config: &ProjectConfig,
+    text: &str,
+    shown: &Path,
+) -> Result<(), Finding> {
+    let project = real(Path::new("."), root);
+    for catalog in &config.catalogs {
+        if !real(Path::new("."), catalog).starts_with(&project) {
+            return Err(Finding::error(
+                codes::BAD_VALUE,
+                Location::new(shown, line_of_key(text, "catalogs"), 1),
+                format!(
+                    "the catalog {} is outside the project",
+                    catalog.display()
+                ),
+            )
+            .with_hint("put the catalogs the project names inside the project folder; XML_CATALOG_FILES may name any"));
+        }
+    }
+    Ok(())
+}
+
 fn line_of_key(text: &str, key: &str) -> u32 {
     text.lines()
         .position(|l| {

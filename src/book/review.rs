@@ -342,6 +342,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
+        catalogs: Default::default(),
         colophon: Some(colophon),
         generated,
         locale: crate::i18n::Locale {

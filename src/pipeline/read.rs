@@ -243,13 +243,33 @@ pub fn read_docbook_metadata(book: &mut Book) {
     }
 }
 
+/// The XML catalogs a DocBook book is read with: book.yml's, seihon.yml's, then
+/// `XML_CATALOG_FILES` (the reader adds the book's own `catalog.xml` files after book.yml's).
+fn catalogs(book: &Book) -> Vec<reader::docbook::catalog::Named> {
+    use reader::docbook::catalog::{Named, Origin};
+    let named = |paths: &[std::path::PathBuf], origin: Origin| -> Vec<Named> {
+        paths
+            .iter()
+            .map(|p| Named {
+                path: p.clone(),
+                origin,
+            })
+            .collect()
+    };
+    let mut all = named(&book.catalogs.book, Origin::BookSettings);
+    all.extend(named(&book.catalogs.project, Origin::ProjectSettings));
+    all.extend(reader::docbook::catalog::from_env());
+    all
+}
+
 /// Reads a DocBook book and fills in its chapters and metadata (the document's `info`).
 fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
     let root = book
         .root
         .canonicalize()
         .unwrap_or_else(|_| book.root.clone());
-    let (db, findings) = reader::docbook::read_sharing(&root.join(main), &root, &book.shared_dirs);
+    let (db, findings) =
+        reader::docbook::read_with(&root.join(main), &root, &book.shared_dirs, &catalogs(book));
     let meta = &mut book.meta;
     let m = db.meta;
     if let Some(title) = m.title.filter(|t| !t.trim().is_empty()) {

@@ -29,6 +29,7 @@
 //!
 //! Anything else keeps its text and gives one warning per element name with file:line.
 mod blocks;
+pub mod catalog;
 mod entities;
 mod inlines;
 mod meta;
@@ -101,7 +102,18 @@ pub fn read_sharing(
     root: &Path,
     shared: &[std::path::PathBuf],
 ) -> (DocBookBook, Vec<Finding>) {
-    let loaded = xml::load(main, root, shared);
+    read_with(main, root, shared, &[])
+}
+
+/// Like [`read_sharing`], with the XML catalogs the settings and the environment name (the
+/// `catalog.xml` files of the book's folders are found by themselves).
+pub fn read_with(
+    main: &Path,
+    root: &Path,
+    shared: &[std::path::PathBuf],
+    catalogs: &[catalog::Named],
+) -> (DocBookBook, Vec<Finding>) {
+    let loaded = xml::load(main, root, shared, catalogs);
     let mut findings = loaded.findings;
     let mut book = DocBookBook {
         meta: DocBookMeta::default(),

@@ -3,8 +3,12 @@
 //! (internal, external parsed, parameter entities in the internal subset, the DocBook character
 //! entities) and XInclude. Comments and processing instructions are dropped.
 //!
-//! Nothing is fetched from the network and no external DTD is read: the DOCTYPE's own public or
-//! system id is ignored. Every included file must stay inside the book folder.
+//! The external DTD subset a DOCTYPE names and external parameter entities are read for their
+//! entity declarations (element and attribute-list declarations are skipped, conditional
+//! sections honoured), found through the XML catalogs ([`super::catalog`]) or beside the file
+//! that names them. DocBook's own DTDs and entity sets are never read: their entities are
+//! built in. Nothing is fetched from the network. Every file read must stay inside the book
+//! folder or a shared folder (or, for a file a catalog maps, the catalog's folder).
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +17,7 @@ use std::sync::Arc;
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
 
+use super::catalog::{self, Catalogs};
 use super::entities;
 use crate::codes::{self, Code};
 use crate::doc::Pos;
@@ -96,9 +101,30 @@ pub struct Loaded {
 
 /// Reads `main` and everything it pulls in, which must be inside `root` or one of the folders
 /// `shared` (the project's `shared_dirs`, real paths). Never panics; problems become findings.
-pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
+/// `named` are the catalogs the book's settings and the environment name, in their order; the
+/// `catalog.xml` files of the book's folders come after book.yml's.
+pub fn load(main: &Path, root: &Path, shared: &[PathBuf], named: &[catalog::Named]) -> Loaded {
     let root_canon = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let main_dir = if main.is_absolute() {
+        main.to_path_buf()
+    } else {
+        root.join(main)
+    }
+    .canonicalize()
+    .ok()
+    .and_then(|m| m.parent().map(Path::to_path_buf))
+    .unwrap_or_else(|| root_canon.clone());
+    let (book, others): (Vec<_>, Vec<_>) = named
+        .iter()
+        .cloned()
+        .partition(|n| n.origin == catalog::Origin::BookSettings);
+    let mut all = book;
+    all.extend(catalog::in_folders(&main_dir, &root_canon));
+    all.extend(others);
+    let mut allowed = vec![root_canon.clone()];
+    allowed.extend(shared.iter().cloned());
     let mut l = Loader {
+        catalogs: Catalogs::new(all, allowed),
         root: root_canon,
         shared: shared.to_vec(),
         files: Files::default(),
@@ -150,10 +176,51 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf]) -> Loaded {
 #[derive(Debug, Clone)]
 enum EntityValue {
     Internal(String),
-    /// An external parsed entity: the file, resolved against the declaring file.
-    External(String, PathBuf),
+    /// An external parsed entity: its system id as written, and where it leads (through the
+    /// catalogs, else against the declaring file).
+    External(String, Lead),
     /// An unparsed (NDATA) entity: not usable in content.
     Unparsed,
+}
+
+/// Where an external identifier leads.
+#[derive(Debug, Clone)]
+enum Lead {
+    /// A local file; `scope` is the folder of the catalog that mapped it, where it may lie
+    /// besides the book and shared folders.
+    File {
+        path: PathBuf,
+        scope: Option<PathBuf>,
+    },
+    /// On the web (or another scheme): never read.
+    Remote(String),
+    /// DocBook's own DTD or an entity set it ships: its entities are built in.
+    Known,
+    /// A public id alone, which no catalog maps.
+    Unresolved,
+}
+
+/// Whether a DTD or entity set is DocBook's own (4.x DTDs, their ISO and W3C entity sets),
+/// whose entities the reader knows, so nothing needs reading.
+fn is_docbook_dtd(public: Option<&str>, system: &str) -> bool {
+    const PUBLIC: &[&str] = &[
+        "-//OASIS//DTD DocBook",
+        "-//OASIS//ENTITIES DocBook",
+        "-//OASIS//ELEMENTS DocBook",
+        "-//Norman Walsh//DTD DocBk",
+        "-//Norman Walsh//ENTITIES DocBk",
+        "-//Norman Walsh//ELEMENTS DocBk",
+        "ISO 8879:1986//ENTITIES",
+        "-//W3C//ENTITIES",
+    ];
+    let public = public.map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "));
+    if public.is_some_and(|p| PUBLIC.iter().any(|k| p.starts_with(k))) {
+        return true;
+    }
+    let s = system.trim();
+    let web = ["oasis-open.org/docbook/", "docbook.org/xml/"];
+    (s.contains("://") && web.iter().any(|w| s.contains(w)))
+        || matches!(s.rsplit('/').next(), Some("docbookx.dtd"))
 }
 
 #[derive(Debug, Clone)]
@@ -192,7 +259,7 @@ impl Entities {
                 visiting.pop();
                 total
             }
-            Some(EntityValue::External(_, p)) => std::fs::metadata(p)
+            Some(EntityValue::External(_, Lead::File { path, .. })) => std::fs::metadata(path)
                 .map(|m| usize::try_from(m.len()).unwrap_or(usize::MAX))
                 .unwrap_or(0),
             _ => name.len() + 2,
@@ -282,6 +349,7 @@ impl Place<'_> {
 }
 
 struct Loader {
+    catalogs: Catalogs,
     root: PathBuf,
     /// Folders outside `root` that included files may come from.
     shared: Vec<PathBuf>,
@@ -301,7 +369,8 @@ struct Loader {
 }
 
 impl Loader {
-    fn finish(self, root: Option<Element>) -> Loaded {
+    fn finish(mut self, root: Option<Element>) -> Loaded {
+        self.findings.extend(self.catalogs.take_findings());
         Loaded {
             root,
             files: self.files,
@@ -345,8 +414,9 @@ impl Loader {
             .to_string()
     }
 
-    /// Resolves `href` against the file `from`, checks it stays in the book and is not being
-    /// read already, and reads it. `what` names the mechanism in messages ("XInclude", "entity").
+    /// Resolves `href` (through the catalogs, else against the file `from`), checks it stays
+    /// in the book and is not being read already, and reads it. `what` names the mechanism in
+    /// messages ("XInclude", "entity").
     fn open_file(
         &mut self,
         from: u32,
@@ -354,22 +424,92 @@ impl Loader {
         href: &str,
         what: &str,
     ) -> Result<(u32, String), Finding> {
-        let loc = self.loc(from, pos);
-        if href.contains("://") {
-            return Err(Finding::error(
-                codes::DOCBOOK_INCLUDE,
-                loc,
-                format!("the {what} `{href}` is a URL; seihon never downloads anything"),
-            )
-            .with_hint("copy the file into the book folder and refer to it by a relative path"));
+        let lead = self.lead(from, None, href, false);
+        self.open_lead(from, pos, href, what, &lead)
+    }
+
+    /// Where an identifier written in the file `from` leads: through the catalogs first (as
+    /// XML Catalogs has it), else the system id against the file. For a DTD or parameter
+    /// entity (`dtd`), DocBook's own identifiers are known without reading anything.
+    fn lead(&mut self, from: u32, public: Option<&str>, system: &str, dtd: bool) -> Lead {
+        if dtd && is_docbook_dtd(public, system) {
+            return Lead::Known;
         }
         let base = self.abs[from as usize]
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        // A URI reference: `chapter%20one.xml` is `chapter one.xml`.
-        let written = href.strip_prefix("file:").unwrap_or(href);
-        let path = base.join(crate::href::written_path(&base, written));
+        let local = |system: &str| {
+            let written = system.strip_prefix("file:").unwrap_or(system);
+            base.join(crate::href::written_path(&base, written))
+        };
+        let system = Some(system).filter(|s| !s.trim().is_empty());
+        if !self.catalogs.is_empty() {
+            let mut found = self.catalogs.external(public, system);
+            if found.is_none()
+                && let Some(sys) = system.filter(|s| !s.contains(':'))
+            {
+                let absolute = catalog::file_uri(&local(sys));
+                found = self.catalogs.external(None, Some(&absolute));
+            }
+            if let Some(r) = found {
+                return match r.target {
+                    catalog::Target::File(path) => Lead::File {
+                        path,
+                        scope: Some(r.scope),
+                    },
+                    catalog::Target::Remote(url) => Lead::Remote(url),
+                };
+            }
+        }
+        match system {
+            None => Lead::Unresolved,
+            Some(s) if s.starts_with("file:") => match catalog::to_target(s) {
+                catalog::Target::File(path) => Lead::File { path, scope: None },
+                catalog::Target::Remote(url) => Lead::Remote(url),
+            },
+            Some(s) if s.contains("://") => Lead::Remote(s.to_string()),
+            Some(s) => Lead::File {
+                path: local(s),
+                scope: None,
+            },
+        }
+    }
+
+    /// Reads the file `lead` names (`href` as written, for messages), checking that it stays in
+    /// the book, a shared folder or the folder of the catalog that mapped it.
+    fn open_lead(
+        &mut self,
+        from: u32,
+        pos: Pos,
+        href: &str,
+        what: &str,
+        lead: &Lead,
+    ) -> Result<(u32, String), Finding> {
+        let loc = self.loc(from, pos);
+        let (path, scope) = match lead {
+            Lead::File { path, scope } => (path, scope),
+            Lead::Remote(url) => {
+                let mapped = if url != href {
+                    format!(" (a catalog maps it to `{url}`)")
+                } else {
+                    String::new()
+                };
+                return Err(Finding::error(
+                    codes::DOCBOOK_INCLUDE,
+                    loc,
+                    format!("the {what} `{href}` is a URL{mapped}; seihon never downloads anything"),
+                )
+                .with_hint("copy the file into the book folder and refer to it by a relative path, or map it to a local copy with an XML catalog"));
+            }
+            Lead::Known | Lead::Unresolved => {
+                return Err(Finding::error(
+                    codes::DOCBOOK_INCLUDE,
+                    loc,
+                    format!("the {what} `{href}` names no file (no catalog maps it)"),
+                ));
+            }
+        };
         let canon = match path.canonicalize() {
             Ok(c) => c,
             Err(_) => {
@@ -380,8 +520,21 @@ impl Loader {
                 ));
             }
         };
-        if !canon.starts_with(&self.root) && !self.shared.iter().any(|s| canon.starts_with(s)) {
-            let (message, hint) = if self.shared.is_empty() {
+        let in_scope = scope.as_ref().is_some_and(|s| canon.starts_with(s));
+        if !in_scope
+            && !canon.starts_with(&self.root)
+            && !self.shared.iter().any(|s| canon.starts_with(s))
+        {
+            let (message, hint) = if let Some(scope) = scope {
+                (
+                    format!(
+                        "the {what} `{href}` is mapped by an XML catalog to {}, outside the book folder, the shared folders and the catalog's folder {}",
+                        canon.display(),
+                        scope.display()
+                    ),
+                    "keep the files a catalog maps beside the catalog (or below it), or in the book folder",
+                )
+            } else if self.shared.is_empty() {
                 (
                     format!("the {what} file `{href}` is outside the book folder"),
                     "every file of the book must be inside the book folder, or in a folder \
@@ -592,6 +745,7 @@ impl Loader {
         mut i: usize,
     ) -> Option<usize> {
         let bytes = text.as_bytes();
+        let (id_start, doctype_pos) = (i, place.pos(i.saturating_sub(9)));
         while i < bytes.len() && bytes[i] != b'[' && bytes[i] != b'>' {
             if bytes[i] == b'"' || bytes[i] == b'\'' {
                 let q = bytes[i];
@@ -611,8 +765,9 @@ impl Loader {
             );
             return None;
         }
+        let (public, system) = external_id(&text[id_start..i]);
         if bytes[i] == b'[' {
-            i = self.decls(ents, text, place, i + 1, true, 0);
+            i = self.decls(ents, text, place, i + 1, End::Subset, 0);
             if !text[i..].starts_with(']') {
                 self.error(
                     codes::DOCBOOK_XML,
@@ -636,18 +791,107 @@ impl Loader {
             );
             return None;
         }
+        // The internal subset is read first, so its declarations win (XML 1.0 §4.2).
+        if public.is_some() || system.is_some() {
+            let (public, system) = (public.as_deref(), system.as_deref().unwrap_or(""));
+            self.external_dtd(ents, place.file, doctype_pos, public, system, 0);
+        }
         Some(i + 1)
     }
 
-    /// Reads markup declarations from `text[i..]` until `]` (internal subset) or the end;
-    /// returns where it stopped.
+    /// Reads the entity declarations of an external DTD or parameter entity, when it is one
+    /// seihon may read; one it may not (on the web, missing, outside the book) is skipped with
+    /// a warning, and the entities it would declare stay unknown.
+    fn external_dtd(
+        &mut self,
+        ents: &mut Entities,
+        file: u32,
+        pos: Pos,
+        public: Option<&str>,
+        system: &str,
+        depth: usize,
+    ) {
+        let lead = self.lead(file, public, system, true);
+        let shown = if system.is_empty() {
+            public.unwrap_or_default()
+        } else {
+            system
+        };
+        self.read_dtd(ents, file, pos, shown, &lead, depth);
+    }
+
+    /// Reads the DTD (or parameter entity) `lead` names (`shown` as written), as
+    /// [`Self::external_dtd`] says; its problems are warnings, since a DTD only declares.
+    fn read_dtd(
+        &mut self,
+        ents: &mut Entities,
+        file: u32,
+        pos: Pos,
+        shown: &str,
+        lead: &Lead,
+        depth: usize,
+    ) {
+        let why = match lead {
+            Lead::Known => return,
+            Lead::Remote(url) => {
+                format!("`{url}` is on the web, and seihon never downloads anything")
+            }
+            Lead::Unresolved => "no XML catalog maps its public id".to_string(),
+            Lead::File { .. } => match self.open_lead(file, pos, shown, "DTD", lead) {
+                Ok((f, text)) => {
+                    let canon = self.abs[f as usize].clone();
+                    self.open.push(canon);
+                    let start = text_decl_end(&text);
+                    let lines = LineIndex::new(&text);
+                    let place = Place {
+                        file: f,
+                        whole: Some((&lines, 0)),
+                        fixed: Pos::new(1, 1),
+                    };
+                    let before = self.findings.len();
+                    self.decls(ents, &text, place, start, End::Eof, depth + 1);
+                    self.open.pop();
+                    // A DTD's own defects cost at most the entities it declares: warnings.
+                    for f in &mut self.findings[before..] {
+                        if f.severity == crate::error::Severity::Error
+                            && f.code == codes::DOCBOOK_XML.name()
+                        {
+                            *f = Finding::warning(
+                                codes::UNREAD_DTD,
+                                f.location.clone(),
+                                format!("in this DTD, {}", f.message),
+                            );
+                        }
+                    }
+                    return;
+                }
+                // Said of the DTD already named: "it is outside …", "it does not exist".
+                Err(f) => f
+                    .message
+                    .replacen(&format!("the DTD file `{shown}` "), "it ", 1)
+                    .replacen(&format!("the DTD `{shown}` "), "it ", 1),
+            },
+        };
+        let loc = self.loc(file, pos);
+        self.findings.push(
+            Finding::warning(
+                codes::UNREAD_DTD,
+                loc,
+                format!("the DTD `{shown}` is not read: {why}; the entities it declares are unknown"),
+            )
+            .with_hint("put the DTD in the book folder and map its identifier to it with an XML catalog (a catalog.xml in the book folder, `catalogs:` in book.yml or seihon.yml, or XML_CATALOG_FILES)"),
+        );
+    }
+
+    /// Reads markup declarations from `text[i..]` until `end`; returns where it stopped (at
+    /// the `]` or `]]>`).
     fn decls(
         &mut self,
         ents: &mut Entities,
         text: &str,
         place: Place,
         mut i: usize,
-        subset: bool,
+        end: End,
         depth: usize,
     ) -> usize {
         if depth > MAX_ENTITY_DEPTH {
@@ -666,8 +910,10 @@ impl Loader {
             if trimmed.is_empty() {
                 return i;
             }
-            if subset && trimmed.starts_with(']') {
-                return i;
+            match end {
+                End::Subset if trimmed.starts_with(']') => return i,
+                End::Section if trimmed.starts_with("]]>") => return i,
+                _ => {}
             }
             if let Some(r) = trimmed.strip_prefix('%') {
                 let Some(end) = r.find(';') else {
@@ -697,28 +943,7 @@ impl Loader {
                     None => return text.len(),
                 }
             } else if trimmed.starts_with("<![") {
-                // Conditional sections (INCLUDE/IGNORE) only matter to DTDs we do not read.
-                let mut level = 0usize;
-                let mut j = i;
-                loop {
-                    let Some(k) = text[j..].find(['<', ']']) else {
-                        return text.len();
-                    };
-                    j += k;
-                    if text[j..].starts_with("<![") {
-                        level += 1;
-                        j += 3;
-                    } else if text[j..].starts_with("]]>") {
-                        level -= 1;
-                        j += 3;
-                        if level == 0 {
-                            break;
-                        }
-                    } else {
-                        j += 1;
-                    }
-                }
-                i = j;
+                i = self.conditional(ents, text, place, i, depth);
             } else if trimmed.starts_with("<!ENTITY") {
                 i = self.entity_decl(ents, text, place, i + 8, depth);
             } else if trimmed.starts_with("<!") {
@@ -751,6 +976,85 @@ impl Loader {
         }
     }
 
+    /// A conditional section at `text[i..]` (`<![INCLUDE[ … ]]>` or `<![IGNORE[ … ]]>`, the
+    /// keyword perhaps given by a parameter entity); returns the offset after its `]]>`.
+    fn conditional(
+        &mut self,
+        ents: &mut Entities,
+        text: &str,
+        place: Place,
+        i: usize,
+        depth: usize,
+    ) -> usize {
+        let pos = place.pos(i);
+        let unclosed = |l: &mut Self| {
+            l.error(
+                codes::DOCBOOK_XML,
+                place.file,
+                pos,
+                "this conditional section is never closed with `]]>`",
+            );
+            text.len()
+        };
+        let Some(k) = text[i + 3..].find('[') else {
+            return unclosed(self);
+        };
+        let written = text[i + 3..i + 3 + k].trim();
+        let body = i + 3 + k + 1;
+        let keyword = match written.strip_prefix('%').and_then(|r| r.strip_suffix(';')) {
+            Some(name) => match ents.parameter.get(name).map(|d| &d.value) {
+                Some(EntityValue::Internal(v)) => v.trim().to_string(),
+                _ => {
+                    self.warning(
+                        codes::UNKNOWN_ENTITY,
+                        place.file,
+                        pos,
+                        format!("the parameter entity `%{name};` is not declared; the section it opens is ignored"),
+                    );
+                    "IGNORE".to_string()
+                }
+            },
+            None => written.to_string(),
+        };
+        if keyword == "INCLUDE" {
+            let end = self.decls(ents, text, place, body, End::Section, depth);
+            return if text[end..].starts_with("]]>") {
+                end + 3
+            } else {
+                unclosed(self)
+            };
+        }
+        if keyword != "IGNORE" {
+            self.error(
+                codes::DOCBOOK_XML,
+                place.file,
+                pos,
+                format!("a conditional section is `INCLUDE` or `IGNORE`, not `{keyword}`"),
+            );
+        }
+        // Ignored: skipped to its `]]>`, past the sections nested in it.
+        let mut level = 1usize;
+        let mut j = body;
+        loop {
+            let Some(k) = text[j..].find(['<', ']']) else {
+                return unclosed(self);
+            };
+            j += k;
+            if text[j..].starts_with("<![") {
+                level += 1;
+                j += 3;
+            } else if text[j..].starts_with("]]>") {
+                level -= 1;
+                j += 3;
+                if level == 0 {
+                    return j;
+                }
+            } else {
+                j += 1;
+            }
+        }
+    }
+
     fn pe_reference(&mut self, ents: &mut Entities, name: &str, file: u32, pos: Pos, depth: usize) {
         let Some(decl) = ents.parameter.get(name).cloned() else {
             self.warning(
@@ -768,28 +1072,19 @@ impl Loader {
                     whole: None,
                     fixed: pos,
                 };
-                self.decls(ents, &v, place, 0, false, depth + 1);
+                self.decls(ents, &v, place, 0, End::Eof, depth + 1);
             }
-            EntityValue::External(href, _) => {
-                match self.open_file(decl.file, decl.pos, &href, "entity") {
-                    Ok((f, text)) => {
-                        let canon = self.abs[f as usize].clone();
-                        self.open.push(canon);
-                        let start = text_decl_end(&text);
-                        let lines = LineIndex::new(&text);
-                        let place = Place {
-                            file: f,
-                            whole: Some((&lines, 0)),
-                            fixed: Pos::new(1, 1),
-                        };
-                        self.decls(ents, &text, place, start, false, depth + 1);
-                        self.open.pop();
-                    }
-                    Err(mut finding) => {
-                        finding.location = self.loc(file, pos);
-                        self.findings.push(finding);
-                    }
+            EntityValue::External(href, lead) => {
+                if depth > MAX_ENTITY_DEPTH {
+                    self.error(
+                        codes::DOCBOOK_XML,
+                        file,
+                        pos,
+                        "parameter entities are nested too deeply",
+                    );
+                    return;
                 }
+                self.read_dtd(ents, file, pos, &href, &lead, depth);
             }
             EntityValue::Unparsed => {}
         }
@@ -858,8 +1153,10 @@ impl Loader {
         } else {
             let kw = word(&mut i);
             skip_ws(&mut i);
+            let mut public = None;
             if kw == "PUBLIC" {
-                if quoted(&mut i).is_none() {
+                public = quoted(&mut i);
+                if public.is_none() {
                     return bad(self, i);
                 }
                 skip_ws(&mut i);
@@ -876,12 +1173,8 @@ impl Loader {
                 word(&mut i);
                 EntityValue::Unparsed
             } else {
-                let base = self.abs[place.file as usize]
-                    .parent()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                let path = base.join(&sys);
-                EntityValue::External(sys, path)
+                let lead = self.lead(place.file, public.as_deref(), &sys, parameter);
+                EntityValue::External(sys, lead)
             }
         };
         skip_ws(&mut i);
@@ -930,8 +1223,8 @@ impl Loader {
                     let name = &r[1..end];
                     match ents.parameter.get(name).map(|d| d.value.clone()) {
                         Some(EntityValue::Internal(v)) => out.push_str(&v),
-                        Some(EntityValue::External(href, _)) => {
-                            if let Ok((_, t)) = self.open_file(file, pos, &href, "entity") {
+                        Some(EntityValue::External(href, lead)) => {
+                            if let Ok((_, t)) = self.open_lead(file, pos, &href, "entity", &lead) {
                                 out.push_str(&t[text_decl_end(&t)..]);
                             }
                         }
@@ -1311,8 +1604,8 @@ impl Loader {
                 }
                 expanding.pop();
             }
-            EntityValue::External(href, _) => {
-                match self.open_file(decl.file, decl.pos, &href, "entity") {
+            EntityValue::External(href, lead) => {
+                match self.open_lead(decl.file, decl.pos, &href, "entity", &lead) {
                     Ok((f, text)) => {
                         let canon = self.abs[f as usize].clone();
                         self.open.push(canon);
@@ -1493,6 +1786,42 @@ impl Loader {
             }
         }
     }
+}
+
+/// Where a run of markup declarations ends.
+#[derive(Clone, Copy)]
+enum End {
+    /// The end of the text (an external DTD or parameter entity).
+    Eof,
+    /// The `]` closing the internal subset.
+    Subset,
+    /// The `]]>` closing an included conditional section.
+    Section,
+}
+
+/// The public and system ids of a DOCTYPE, given the text between `<!DOCTYPE` and its `[` or
+/// `>` (`book PUBLIC "…" "…"`, `book SYSTEM "…"`, or the name alone).
+fn external_id(text: &str) -> (Option<String>, Option<String>) {
+    let rest = text.trim_start();
+    let rest = rest[rest.find(char::is_whitespace).unwrap_or(rest.len())..].trim_start();
+    let literal = |s: &str| -> Option<(String, usize)> {
+        let q = s.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+        let end = s[1..].find(q)?;
+        Some((s[1..1 + end].to_string(), end + 2))
+    };
+    if let Some(r) = rest.strip_prefix("SYSTEM") {
+        let r = r.trim_start();
+        return (None, literal(r).map(|(s, _)| s));
+    }
+    if let Some(r) = rest.strip_prefix("PUBLIC") {
+        let r = r.trim_start();
+        let Some((public, n)) = literal(r) else {
+            return (None, None);
+        };
+        let system = literal(r[n..].trim_start()).map(|(s, _)| s);
+        return (Some(public), system);
+    }
+    (None, None)
 }
 
 /// How far a document's top level has been checked.
