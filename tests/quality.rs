@@ -244,6 +244,13 @@ fn checks_point_at_the_source_line_and_reports_parse_back() {
     text_.push_str("\n<p><a href=\"#nowhere\">broken</a></p>\n\n![](images/pipeline.png)\n");
     std::fs::write(&ch01, &text_).unwrap();
     let lines = text_.lines().count();
+    // A house that will not ship a link to nowhere makes it an error (by default it is a
+    // warning, and the link's text stays).
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "checks: {broken-fragment: error}\n",
+    )
+    .unwrap();
     let json = project.path().join("report.json");
     let junit = project.path().join("report.xml");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_seihon"))
@@ -260,13 +267,13 @@ fn checks_point_at_the_source_line_and_reports_parse_back() {
     let link_line = lines - 2;
     assert!(
         all.contains(&format!(
-            "books/neko/ch01.md:{link_line}:1: error: [internal-links]"
+            "books/neko/ch01.md:{link_line}:1: error: this link points to `#nowhere`"
         )),
         "{all}"
     );
     assert!(
         all.contains(&format!(
-            "::error file=books/neko/ch01.md,line={link_line},col=1,title=seihon::[internal-links]"
+            "::error file=books/neko/ch01.md,line={link_line},col=1,title=seihon::this link points to `#nowhere`"
         )),
         "{all}"
     );

@@ -119,8 +119,15 @@ fn sarif_report_of_a_warning_and_a_failed_book_is_valid_sarif_2_1_0() {
     )
     .unwrap();
     let image_line = append_at(&neko.join(CHAPTER), "![存在しない図](images/missing.png)\n");
-    // A book that fails its checks: raw HTML linking to an id that is nowhere.
+    // A book that fails: raw HTML linking to an id that is nowhere, which its book.yml makes
+    // an error.
     let broken = project.add_book(&repo().join("books/neko-no-hon"), "broken");
+    let yml = std::fs::read_to_string(broken.join("book.yml")).unwrap();
+    std::fs::write(
+        broken.join("book.yml"),
+        format!("{yml}checks: {{broken-fragment: error}}\n"),
+    )
+    .unwrap();
     let link_line = append_at(
         &broken.join("ch01.md"),
         "<p><a href=\"#nowhere\">broken</a></p>\n",
@@ -190,10 +197,10 @@ fn sarif_report_of_a_warning_and_a_failed_book_is_valid_sarif_2_1_0() {
             r["message"]["text"]
                 .as_str()
                 .unwrap()
-                .starts_with("[internal-links]")
+                .starts_with("this link points to `#nowhere`")
         })
-        .unwrap_or_else(|| panic!("no internal-links error in {log:#}"));
-    assert_eq!(link["ruleId"], "internal-links", "{link}");
+        .unwrap_or_else(|| panic!("no broken-fragment error in {log:#}"));
+    assert_eq!(link["ruleId"], "broken-fragment", "{link}");
     assert_eq!(
         link["locations"][0]["physicalLocation"]["region"]["startLine"], link_line,
         "{link}"

@@ -210,4 +210,27 @@ impl Linker<'_, '_> {
             self.raw_links(&mut e.children, ci, dir, loc);
         }
     }
+
+    /// What a link with no text to `href` (as rewritten, inside the book) shows: the title of
+    /// the heading it points at, or of the chapter; `None` for any other target.
+    pub(super) fn target_title(&self, href: &str, ci: usize) -> Option<String> {
+        let (file, fragment) = match href.split_once('#') {
+            Some((file, fragment)) => (file, Some(fragment)),
+            None => (href, None),
+        };
+        let chapter = if file.is_empty() {
+            ci
+        } else {
+            *self.by_output.get(file)?
+        };
+        let info = &self.infos[chapter];
+        match fragment {
+            None => Some(info.title.clone()),
+            Some(f) if info.title_id.as_deref() == Some(f) => Some(info.title.clone()),
+            Some(f) => self.headings[chapter]
+                .iter()
+                .find(|h| h.id == f)
+                .map(|h| h.caption.clone()),
+        }
+    }
 }

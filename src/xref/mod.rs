@@ -485,7 +485,18 @@ impl<'r, 'a> Linker<'r, 'a> {
             match &mut inline.kind {
                 InlineKind::Link { href, content } => match self.link_to(href, ci, &dir, &loc()) {
                     LinkTo::Written => {}
-                    LinkTo::Rewritten(new) => *href = new,
+                    LinkTo::Rewritten(new) => {
+                        // `[](ch02.md#setup)`: the heading's title is the link's text.
+                        if plain_text(content).trim().is_empty()
+                            && !content
+                                .iter()
+                                .any(|i| matches!(i.kind, InlineKind::Image(_)))
+                            && let Some(title) = self.target_title(&new, ci)
+                        {
+                            *content = vec![Inline::text(title, pos)];
+                        }
+                        *href = new;
+                    }
                     // Not a usable address, or a link to nowhere (reported): the text stays,
                     // without the link.
                     LinkTo::Nowhere => {
