@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use super::ids::{has_scheme, percent_decode};
-use crate::dom::Node;
 use super::{LinkTo, Linker, normalize};
 use crate::codes;
+use crate::dom::Node;
 use crate::error::{Finding, Location};
 
 impl Linker<'_, '_> {
@@ -56,7 +56,11 @@ impl Linker<'_, '_> {
             if ["http", "https", "ftp"].contains(&scheme.as_str()) {
                 let after = href[scheme.len() + 1..].trim_start_matches(['/', '\\']);
                 if after.is_empty() {
-                    self.warnings.push(Finding::warning(codes::BROKEN_LINK, loc.clone(), format!("`{href}` names no address; its text is kept without the link")));
+                    self.warnings.push(Finding::warning(
+                        codes::BROKEN_LINK,
+                        loc.clone(),
+                        format!("`{href}` names no address; its text is kept without the link"),
+                    ));
                     return Some(LinkTo::Nowhere);
                 }
                 let fixed = format!("{scheme}://{after}");
@@ -188,7 +192,9 @@ impl Linker<'_, '_> {
                             LinkTo::Rewritten(new) => e.set_attr("href", new),
                             LinkTo::Nowhere => {
                                 e.name = "span".into();
-                                for attr in ["href", "target", "rel", "hreflang", "type", "download"] {
+                                for attr in
+                                    ["href", "target", "rel", "hreflang", "type", "download"]
+                                {
                                     e.remove_attr(attr);
                                 }
                                 e.add_class("unlinked");
