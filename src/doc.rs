@@ -130,7 +130,8 @@ pub enum BlockKind {
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct BibItem {
     pub id: String,
-    /// The entry's number (`[1]`), filled by the resolver (`xref`), book-wide.
+    /// The entry's number (`[1]`), filled by the resolver (`xref`), book-wide; a reader may
+    /// give a label instead (db: the entry's `abbrev` or `xreflabel`).
     pub number: Option<String>,
     pub caption: Inlines,
     pub blocks: Vec<Block>,
@@ -227,6 +228,10 @@ pub struct Row {
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Cell {
     pub content: Inlines,
+    /// The cell's content as blocks, when it holds one a line of text cannot (db: a
+    /// `programlisting` in an `entry`); `content` is then empty.
+    #[serde(default)]
+    pub blocks: Vec<Block>,
     /// A header cell (`th`) outside the header rows (re: the first cell of each row when the
     /// table has no header separator).
     pub header: bool,
@@ -475,11 +480,34 @@ pub enum InlineKind {
         /// The anchor's id, unique in the book, given by the resolver when the book has an
         /// index.
         id: Option<String>,
+        /// What the term says beyond its levels (db `see`, `seealso`, `sortas`, ranges,
+        /// `significance`); `None` for most.
+        #[serde(default)]
+        details: Option<Box<IndexDetails>>,
     },
     /// md: two trailing spaces or `\`; re: `@<br>`.
     LineBreak,
     /// Raw XHTML, already checked to be well-formed (md: inline HTML; re: `@<raw>`).
     Raw(Vec<crate::dom::Node>),
+}
+
+/// What a DocBook `indexterm` says beyond its levels.
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct IndexDetails {
+    /// What each level sorts as (db `sortas`), in step with the levels; `None` where it sorts
+    /// as written.
+    pub sort_as: Vec<Option<String>>,
+    /// db `see`: the entry sends the reader to another term and marks no place.
+    pub see: Option<String>,
+    /// db `seealso`: related terms, listed after the entry's places.
+    pub see_also: Vec<String>,
+    /// db `significance="preferred"`: the main place of the term, shown bold.
+    pub preferred: bool,
+    /// db `class="startofrange"`: the id its `endofrange` names (`startref`).
+    pub range_start: Option<String>,
+    /// db `class="endofrange"`: the `startofrange` term it ends; marks where the range ends,
+    /// not a place of its own.
+    pub range_end: Option<String>,
 }
 
 impl InlineKind {
@@ -576,9 +604,10 @@ fn shrink_blocks(blocks: &mut Vec<Block>) {
                     rows.shrink_to_fit();
                     for row in rows.iter_mut() {
                         row.cells.shrink_to_fit();
-                        row.cells
-                            .iter_mut()
-                            .for_each(|c| shrink_inlines(&mut c.content));
+                        for c in row.cells.iter_mut() {
+                            shrink_inlines(&mut c.content);
+                            shrink_blocks(&mut c.blocks);
+                        }
                     }
                 }
             }

@@ -82,6 +82,9 @@ messages! {
     BackCoverTitle = "backcovertitle": "裏表紙", "Back Cover";
     // seihon's own: Re:VIEW makes no index page for an EPUB.
     IndexTitle = "indextitle": "索引", "Index";
+    // seihon's own, as DocBook XSL's gentext words an index's `see` and `seealso`.
+    IndexSee = "index_see": "参照", "see";
+    IndexSeeAlso = "index_see_also": "参照", "see also";
     Aut = "aut": "著　者", "Author";
     Csl = "csl": "監　修", "Consultant";
     Dsr = "dsr": "デザイン", "Design";

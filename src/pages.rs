@@ -467,6 +467,9 @@ pub struct IndexPage {
     /// The chapter whose place it takes (db `<index/>`): the page gets its href, title and
     /// title's id, and the chapter's lines in the nav and NCX are the index's.
     pub chapter: Option<usize>,
+    /// The words of "Foo (see Bar)" and "(see also Bar)" in the book's language.
+    pub see: String,
+    pub see_also: String,
 }
 
 /// The index's page: in the place of the chapter it takes, else a page of its own after the
@@ -480,11 +483,15 @@ pub fn index_page(chapters: &[Chapter], index: &BookIndex, m: &Messages) -> Inde
             href: ch.href(),
             title: ch.title.clone(),
             chapter: Some(ci),
+            see: m.get(Msg::IndexSee).into(),
+            see_also: m.get(Msg::IndexSeeAlso).into(),
         },
         None => IndexPage {
             href: INDEX_PAGE.into(),
             title: m.get(Msg::IndexTitle).into(),
             chapter: None,
+            see: m.get(Msg::IndexSee).into(),
+            see_also: m.get(Msg::IndexSeeAlso).into(),
         },
     }
 }

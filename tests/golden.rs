@@ -41,6 +41,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
             format,
             part_title: None,
             page: None,
+            division: None,
         }],
         cover: Cover::Generated,
         stylesheets: Vec::new(),
@@ -112,6 +113,7 @@ fn render_docbook(dir: &Path, file: &str) -> String {
                 format: Format::DocBook,
                 part_title: None,
                 page: None,
+                division: c.division,
             };
             (source, c.doc)
         })

@@ -192,7 +192,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         },
         colophon: None,
         generated: Default::default(),
-        index: Default::default(),
+        index: crate::book::index::IndexSettings::docbook(),
         root,
     })
 }

@@ -9,6 +9,9 @@ pub struct IndexSettings {
     /// Whether the book gets an index page when it marks terms (Re:VIEW `makeindex: false`
     /// turns it off).
     pub enabled: bool,
+    /// Whether it gets one only where a manuscript places it (a DocBook `<index/>`), as
+    /// DocBook XSL makes one; `makeindex: true` in book.yml asks for one regardless.
+    pub placed_only: bool,
     /// Term (one level of one) → its reading, which it sorts and is grouped by.
     pub readings: BTreeMap<String, String>,
     /// Where the readings came from, for messages (`sakuin.dic`).
@@ -19,9 +22,28 @@ impl Default for IndexSettings {
     fn default() -> Self {
         IndexSettings {
             enabled: true,
+            placed_only: false,
             readings: BTreeMap::new(),
             dictionary: None,
         }
+    }
+}
+
+impl IndexSettings {
+    /// A book.yml's: `makeindex` as Re:VIEW's config.yml writes it (`false` turns the index
+    /// off, `true` asks for one); unset, a book of DocBook chapters gets one where it has
+    /// `<index/>`, any other after its last chapter.
+    pub fn from_book_yml(makeindex: Option<bool>, docbook: bool) -> Self {
+        IndexSettings {
+            enabled: makeindex != Some(false),
+            placed_only: docbook && makeindex.is_none(),
+            ..Default::default()
+        }
+    }
+
+    /// A DocBook main file's (with no book.yml): an index where it has `<index/>`.
+    pub fn docbook() -> Self {
+        Self::from_book_yml(None, true)
     }
 }
 

@@ -156,6 +156,9 @@ struct BookFile {
     /// folder).
     #[serde(default)]
     catalogs: Vec<Spanned<String>>,
+    /// Whether the book gets an index page (Re:VIEW's key): `false` none, `true` one even
+    /// where no DocBook `<index/>` places it.
+    makeindex: Option<bool>,
 }
 
 /// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
@@ -421,6 +424,9 @@ pub struct ChapterSource {
     pub part_title: Option<String>,
     /// The front or back matter page this file is (format [`Format::Xhtml`]), if it is one.
     pub page: Option<StaticPage>,
+    /// The `epub:type` of a division that says more than its role (db `glossary`,
+    /// `bibliography`, `index`).
+    pub division: Option<&'static str>,
 }
 
 /// A page of front or back matter a Re:VIEW book gives as an XHTML file of its own, in
@@ -754,6 +760,7 @@ fn resolve(
     let isbn = checked_isbn(file.isbn.as_ref(), shown, &mut findings);
     let identifier = identifier(&file, isbn.as_deref(), &creators);
     let chapters = listed_chapters(&file, root, shown, &mut findings);
+    let docbook_chapters = chapters.iter().any(|c| c.format == Format::DocBook);
     if chapters.is_empty() && findings.is_empty() {
         findings.push(
             Finding::error(
@@ -811,7 +818,7 @@ fn resolve(
             locale: Default::default(),
             colophon: None,
             generated: Default::default(),
-            index: Default::default(),
+            index: index::IndexSettings::from_book_yml(file.makeindex, docbook_chapters),
         },
         warnings,
     ))
@@ -1029,6 +1036,7 @@ fn listed_chapters(
                     format,
                     part_title: None,
                     page: None,
+                    division: None,
                 }),
             }
         }

@@ -771,6 +771,7 @@ impl Config {
                     format: Format::Xhtml,
                     part_title: None,
                     page: Some(page),
+                    division: None,
                 }),
                 Err(why) => {
                     let instead = if page.replaces_generated() {
@@ -1194,6 +1195,7 @@ impl<'a> CatalogFiles<'a> {
                                 format: Format::Review,
                                 part_title: Some(title.clone()),
                                 page: None,
+                                division: None,
                             });
                         }
                         for f in strings(&members) {
@@ -1252,6 +1254,7 @@ impl<'a> CatalogFiles<'a> {
                         format: Format::Review,
                         part_title: None,
                         page: None,
+                        division: None,
                     });
                 }
             }

@@ -239,6 +239,8 @@ impl Package {
         ctx.insert("index", index);
         ctx.insert("index_title", &at.title);
         ctx.insert("index_id", &title_id);
+        ctx.insert("index_see", &at.see);
+        ctx.insert("index_see_also", &at.see_also);
         ctx.insert("stylesheets", &templates.stylesheets);
         let xhtml = pages::render(&templates.tera, "index.xhtml", &ctx)?;
         self.add_page("bookindex", &at.href, xhtml, "index.xhtml")

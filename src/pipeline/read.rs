@@ -322,6 +322,7 @@ fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
                 format: Format::DocBook,
                 part_title: None,
                 page: None,
+                division: c.division,
             };
             (source, c.doc)
         })

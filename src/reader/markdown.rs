@@ -517,6 +517,7 @@ impl<'a> Reader<'a> {
                     };
                     r.cells.push(Cell {
                         content,
+                        blocks: Vec::new(),
                         header: false,
                         align,
                         colspan: 1,

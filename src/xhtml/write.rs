@@ -20,6 +20,9 @@ pub fn section_type(source: &ChapterSource) -> &'static str {
     if let Some(page) = source.page {
         return page.epub_type();
     }
+    if let Some(division) = source.division {
+        return division;
+    }
     match source.role {
         Role::Front => "preface",
         Role::Body => "chapter",
@@ -42,6 +45,12 @@ pub fn write_chapter(ch: &Chapter, m: &Messages) -> Vec<Node> {
     let mut section = Element::new("section")
         .with_attr("epub:type", section_type(&ch.source))
         .with_attr("class", section_type(&ch.source));
+    // A glossary, bibliography or index says so to assistive technology too.
+    if ch.source.page.is_none()
+        && let Some(division) = ch.source.division
+    {
+        section.set_attr("role", format!("doc-{division}"));
+    }
     if let Some(lang) = &ch.lang {
         section.set_attr("xml:lang", lang.as_str());
         section.set_attr("lang", lang.as_str());
@@ -435,7 +444,11 @@ impl Writer<'_> {
                     if cell.rowspan > 1 {
                         c.set_attr("rowspan", cell.rowspan.to_string());
                     }
-                    self.inlines(&cell.content, &mut c);
+                    if cell.blocks.is_empty() {
+                        self.inlines(&cell.content, &mut c);
+                    } else {
+                        self.blocks(&cell.blocks, &mut c);
+                    }
                     tr.push(c);
                 }
                 g.push(tr);

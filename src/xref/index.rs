@@ -40,8 +40,16 @@ pub struct IndexEntry {
     pub term: String,
     /// Where the term is marked, in reading order.
     pub locators: Vec<Locator>,
+    /// The terms it sends the reader to instead (db `see`), sorted: "Foo (see Bar)".
+    pub see: Vec<String>,
+    /// Related terms (db `seealso`), sorted, shown after its places.
+    pub see_also: Vec<String>,
     /// Its subentries (re `親<<>>子`), sorted alike.
     pub children: Vec<IndexEntry>,
+    /// What it sorts and is grouped by (db `sortas`, else the dictionary's reading, else
+    /// the term).
+    #[serde(skip)]
+    pub reading: String,
 }
 
 /// One place a term is marked.
@@ -53,6 +61,10 @@ pub struct Locator {
     /// Where that is, for the reader: the number of the numbered section it is in (`1.2`,
     /// `第1章`), else the chapter's title.
     pub label: String,
+    /// The main place of the term (db `significance="preferred"`), shown bold.
+    pub preferred: bool,
+    /// Where a range of pages that starts here ends (db `startofrange` … `endofrange`).
+    pub end: Option<Box<Locator>>,
 }
 
 /// A marked term, on the way into the index.
@@ -60,6 +72,18 @@ struct Mark {
     levels: Vec<String>,
     locator: Locator,
     loc: Location,
+    details: Option<Box<IndexDetails>>,
+}
+
+/// A term's path of levels and what it adds to its entry, on the way into the entries.
+#[derive(Default)]
+struct Placed {
+    levels: Vec<String>,
+    sort_as: Vec<Option<String>>,
+    /// None for a `see` term (it marks no place).
+    locator: Option<Locator>,
+    see: Option<String>,
+    see_also: Vec<String>,
 }
 
 impl Resolver<'_> {
@@ -67,6 +91,10 @@ impl Resolver<'_> {
     /// marks no term, or turned the index off), and then no anchor is written.
     pub(super) fn build_index(&mut self, chapters: &mut [Chapter]) -> Option<BookIndex> {
         if !self.book.index.enabled {
+            return None;
+        }
+        let place = chapters.iter().position(is_index_place);
+        if place.is_none() && self.book.index.placed_only {
             return None;
         }
         let mut marks = Vec::new();
@@ -79,12 +107,11 @@ impl Resolver<'_> {
         let ja = self.book.meta.language.starts_with("ja");
         self.warn_unread(&marks, ja);
         let readings = &self.book.index.readings;
-        let paths = marks.into_iter().map(|m| (m.levels, m.locator)).collect();
-        let entries = entries(paths, readings);
+        let entries = entries(placed(marks), readings);
         let mut groups: Vec<IndexGroup> = Vec::new();
         let mut last = None;
         for entry in entries {
-            let group = Group::of(reading(readings, &entry.term));
+            let group = Group::of(&entry.reading);
             if last != Some(group) {
                 groups.push(IndexGroup {
                     label: group.label(ja),
@@ -97,10 +124,7 @@ impl Resolver<'_> {
                 g.entries.push(entry);
             }
         }
-        Some(BookIndex {
-            groups,
-            place: chapters.iter().position(is_index_place),
-        })
+        Some(BookIndex { groups, place })
     }
 
     /// Gives each index term of a chapter its anchor id, and notes where it is.
@@ -111,7 +135,7 @@ impl Resolver<'_> {
         // The headings around the block being visited: (level, number).
         let mut sections: Vec<(u8, Option<String>)> = Vec::new();
         let mut anchor = |r: &mut Self, inline: &mut Inline, label: &str| {
-            let InlineKind::IndexTerm { term, id } = &mut inline.kind else {
+            let InlineKind::IndexTerm { term, id, details } = &mut inline.kind else {
                 return;
             };
             let levels = levels(term);
@@ -125,8 +149,11 @@ impl Resolver<'_> {
                 locator: Locator {
                     href: format!("{href}#{new}"),
                     label: label.to_string(),
+                    preferred: details.as_ref().is_some_and(|d| d.preferred),
+                    end: None,
                 },
                 loc: Location::new(&shown, inline.pos.line, inline.pos.col),
+                details: details.clone(),
             });
             *id = Some(new);
         };
@@ -226,41 +253,101 @@ fn levels(term: &str) -> Vec<String> {
         .collect()
 }
 
+/// The marks as paths into the entries: a range's end becomes the end of its start's
+/// place, a `see` term marks no place.
+fn placed(marks: Vec<Mark>) -> Vec<Placed> {
+    let mut starts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out: Vec<Placed> = Vec::with_capacity(marks.len());
+    for m in marks {
+        let d = m.details.map(|d| *d).unwrap_or_default();
+        if let Some(start) = &d.range_end {
+            if let Some(&i) = starts.get(start)
+                && let Some(l) = out[i].locator.as_mut()
+                && l.end.is_none()
+                && m.locator.label != l.label
+            {
+                l.end = Some(Box::new(m.locator));
+            }
+            continue;
+        }
+        if let Some(start) = d.range_start {
+            starts.insert(start, out.len());
+        }
+        let mut sort_as = d.sort_as;
+        sort_as.resize(m.levels.len(), None);
+        out.push(Placed {
+            levels: m.levels,
+            sort_as,
+            locator: d.see.is_none().then_some(m.locator),
+            see: d.see,
+            see_also: d.see_also,
+        });
+    }
+    out
+}
+
 /// What a term sorts by: its reading in the dictionary, else itself.
 fn reading<'r>(readings: &'r BTreeMap<String, String>, term: &'r str) -> &'r str {
     readings.get(term).map_or(term, String::as_str)
 }
 
 /// The entries of one level from the marks below it (each a path of levels under this one and
-/// a place), merged by term and sorted.
-fn entries(
-    marks: Vec<(Vec<String>, Locator)>,
-    readings: &BTreeMap<String, String>,
-) -> Vec<IndexEntry> {
-    // Term → its own places and the marks below it, in reading order.
-    type Below = (Vec<Locator>, Vec<(Vec<String>, Locator)>);
-    let mut by_term: BTreeMap<String, Below> = BTreeMap::new();
-    for (mut path, locator) in marks {
-        let rest = path.split_off(1);
-        let Some(term) = path.pop() else { continue };
-        let slot = by_term.entry(term).or_default();
-        if rest.is_empty() {
-            slot.0.push(locator);
-        } else {
-            slot.1.push((rest, locator));
+/// what it adds), merged by term and sorted.
+fn entries(marks: Vec<Placed>, readings: &BTreeMap<String, String>) -> Vec<IndexEntry> {
+    // Term → what its own marks add and the marks below it, in reading order.
+    #[derive(Default)]
+    struct Slot {
+        entry: Option<IndexEntry>,
+        sort_as: Option<String>,
+        below: Vec<Placed>,
+    }
+    let mut by_term: BTreeMap<String, Slot> = BTreeMap::new();
+    for mut p in marks {
+        if p.levels.is_empty() {
+            continue;
         }
+        let term = p.levels.remove(0);
+        let sort_as = p.sort_as.drain(..1).next().flatten();
+        let slot = by_term.entry(term.clone()).or_default();
+        slot.sort_as = slot.sort_as.take().or(sort_as);
+        if !p.levels.is_empty() {
+            slot.below.push(p);
+            continue;
+        }
+        let e = slot.entry.get_or_insert_with(|| IndexEntry {
+            term,
+            locators: Vec::new(),
+            see: Vec::new(),
+            see_also: Vec::new(),
+            children: Vec::new(),
+            reading: String::new(),
+        });
+        e.locators.extend(p.locator);
+        e.see.extend(p.see);
+        e.see_also.append(&mut p.see_also);
     }
     let mut out: Vec<(Group, SortKey, IndexEntry)> = by_term
         .into_iter()
-        .map(|(term, (locators, below))| {
-            let r = reading(readings, &term);
-            let (group, key) = (Group::of(r), sort_key(r));
-            let children = entries(below, readings);
-            let entry = IndexEntry {
-                term,
-                locators,
-                children,
-            };
+        .map(|(term, slot)| {
+            let r = slot
+                .sort_as
+                .unwrap_or_else(|| reading(readings, &term).to_string());
+            let (group, key) = (Group::of(&r), sort_key(&r));
+            let mut entry = slot.entry.unwrap_or_else(|| IndexEntry {
+                term: term.clone(),
+                locators: Vec::new(),
+                see: Vec::new(),
+                see_also: Vec::new(),
+                children: Vec::new(),
+                reading: String::new(),
+            });
+            entry.children = entries(slot.below, readings);
+            entry.reading = r;
+            for words in [&mut entry.see, &mut entry.see_also] {
+                // DocBook XSL sorts them regardless of case.
+                words.sort_by_key(|w| w.to_lowercase());
+                words.dedup();
+            }
             (group, key, entry)
         })
         .collect();
@@ -277,11 +364,29 @@ mod tests {
         Locator {
             href: format!("xhtml/ch.xhtml#idx-ch-{n}"),
             label: n.to_string(),
+            preferred: false,
+            end: None,
         }
     }
 
     fn path(term: &str) -> Vec<String> {
         levels(term)
+    }
+
+    fn entries(
+        marks: Vec<(Vec<String>, Locator)>,
+        r: &BTreeMap<String, String>,
+    ) -> Vec<IndexEntry> {
+        let placed = marks
+            .into_iter()
+            .map(|(levels, l)| Placed {
+                sort_as: vec![None; levels.len()],
+                levels,
+                locator: Some(l),
+                ..Default::default()
+            })
+            .collect();
+        super::entries(placed, r)
     }
 
     /// Terms and their places, nested by indentation.
@@ -360,6 +465,7 @@ mod tests {
                 format: crate::book::Format::DocBook,
                 part_title: None,
                 page: None,
+                division: None,
             },
             stem: "index".into(),
             title: "Index".into(),

@@ -35,7 +35,7 @@ mod visit;
 pub(crate) use crate::files::normalize;
 use ids::{file_stem, unique};
 pub use image_check::ImageChecks;
-pub use index::{BookIndex, IndexEntry, IndexGroup, Locator};
+pub use index::{BookIndex, IndexEntry, IndexGroup, LEVEL_SEPARATOR, Locator};
 use labels::Labels;
 use notes::note_syntax;
 pub use visit::{visit_all_inlines_mut, visit_blocks_mut};

@@ -486,7 +486,10 @@ impl Numbering<'_, '_> {
     /// A bibliography entry: numbered book-wide, its id unique in the bibliography.
     fn bib_item(&mut self, item: &mut BibItem, pos: Pos) {
         self.counters.bib += 1;
-        item.number = Some(self.counters.bib.to_string());
+        // A label the reader gave (db: the entry's `abbrev`) stands in for the ordinal.
+        if item.number.is_none() {
+            item.number = Some(self.counters.bib.to_string());
+        }
         let output = self.r.generate(&format!("bib-{}", item.id), self.ci);
         let target = Target {
             chapter: self.ci,

@@ -212,6 +212,19 @@ impl Linker<'_, '_> {
     /// A DocBook `xref`: any element by id, showing its number or title, else its id.
     fn any_ref(&mut self, w: &Written) -> Result<Found, String> {
         let Some((target_chapter, id, text)) = self.any_target(w.chapter, w.id, w.labels) else {
+            // A bibliography entry (db `biblioentry`): its label in brackets, as its entry
+            // shows it, unless the reader gave a text (an `xreflabel`).
+            if let Some(t) = self.bib.get(w.id) {
+                let given = self.xref_texts.get(w.id).filter(|t| !t.trim().is_empty());
+                let text = given
+                    .cloned()
+                    .unwrap_or_else(|| format!("[{}]", t.number.clone().unwrap_or_default()));
+                return Ok(Found {
+                    href: self.ref_href(w.from, t.chapter, &t.id),
+                    text,
+                    class: "",
+                });
+            }
             return Err(format!("no element in the book has the id `{}`", w.id));
         };
         let docbook = self.infos[w.from].format == Format::DocBook;

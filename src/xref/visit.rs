@@ -16,6 +16,12 @@ pub fn visit_blocks_mut(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
             | BlockKind::Sidebar { blocks, .. }
             | BlockKind::Div { blocks, .. } => visit_blocks_mut(blocks, f),
             BlockKind::BibItem(item) => visit_blocks_mut(&mut item.blocks, f),
+            BlockKind::Table(t) => t
+                .head
+                .iter_mut()
+                .chain(t.body.iter_mut())
+                .flat_map(|r| r.cells.iter_mut())
+                .for_each(|c| visit_blocks_mut(&mut c.blocks, f)),
             _ => {}
         }
     }

@@ -164,6 +164,17 @@ impl<'a> Conv<'a> {
         let level = level.clamp(1, 6);
         let heading = self.heading(el, level);
         out.push(heading);
+        // The subtitle is shown under the title, as DocBook XSL shows it; not in the contents.
+        if let Some(sub) = subtitle_el(el) {
+            let content = self.inlines(sub);
+            if !plain_text(&content).trim().is_empty() {
+                let class = "subtitle".to_string();
+                out.push(Block::new(
+                    BlockKind::StyledPara { class, content },
+                    pos_of(sub),
+                ));
+            }
+        }
         let next = (level + 1).min(6);
         match el.local_name() {
             "refentry" => self.refentry_body(el, next, out),
@@ -256,7 +267,7 @@ impl<'a> Conv<'a> {
                     let names: Vec<String> = c
                         .child_elements()
                         .filter(|e| e.local_name() == "refname")
-                        .map(|e| squash(&e.text_content()))
+                        .map(|e| squash(&e.text()))
                         .collect();
                     let mut content = vec![Inline::text(names.join(", "), pos_of(c))];
                     if let Some(p) = c.child("refpurpose") {
@@ -367,10 +378,8 @@ impl<'a> Conv<'a> {
         if content.is_empty() {
             return;
         }
-        let visible = content.iter().any(|i| {
-            !matches!(i.kind, InlineKind::IndexTerm { .. } | InlineKind::Raw(_))
-                || matches!(&i.kind, InlineKind::Raw(n) if n.iter().any(|n| matches!(n, crate::dom::Node::Element(e) if e.name == "math")))
-        });
+        // Raw markup with no text is an anchor; math and generated code (a `tag`) are seen.
+        let visible = content.iter().any(|i| !is_mark(&i.kind));
         if !visible {
             // Only index terms and anchors: anchors become blocks, index terms join the
             // previous paragraph when there is one.
@@ -470,30 +479,13 @@ impl<'a> Conv<'a> {
             }
             "simplelist" => self.simplelist(el, out),
             "segmentedlist" => self.segmentedlist(el, out),
-            "calloutlist" => {
-                self.anchor_block(el, out);
-                self.caption(el, out);
-                let mut items = Vec::new();
-                for c in el.child_elements().filter(|c| c.local_name() == "callout") {
-                    let mut b = Vec::new();
-                    self.anchor_block(c, &mut b);
-                    self.blocks_into(c, level, &mut b);
-                    items.push(b);
-                }
-                out.push(Block::new(
-                    BlockKind::List(List {
-                        start: Some(1),
-                        items,
-                    }),
-                    pos_of(el),
-                ));
-            }
+            "calloutlist" => self.calloutlist(el, level, out),
             "procedure" => self.procedure(el, level, out),
             "programlisting" => self.code(el, CodeStyle::Example, out),
             "screen" => self.code(el, CodeStyle::Command, out),
             "synopsis" | "literallayout" | "address" => self.code(el, CodeStyle::Box, out),
             "cmdsynopsis" | "funcsynopsis" | "classsynopsis" => {
-                let text = squash(&el.text_content());
+                let text = squash(&el.text());
                 out.push(Block::new(
                     BlockKind::Code(Box::new(Code {
                         style: CodeStyle::Box,
@@ -645,7 +637,7 @@ impl<'a> Conv<'a> {
             "refnamediv" | "refmeta" => {
                 let mut tmp = Vec::new();
                 self.anchor_block(el, out);
-                let text = squash(&el.text_content());
+                let text = squash(&el.text());
                 if !text.is_empty() {
                     tmp.push(Block::new(
                         BlockKind::Para(vec![Inline::text(text, pos_of(el))]),
@@ -659,12 +651,20 @@ impl<'a> Conv<'a> {
                 self.blocks_into(el, level, out);
             }
             "toc" | "lot" => {}
+            // A written index, kept as written: each line a paragraph of its level's class
+            // (`primaryie`, `secondaryie`, `seeie`…), its links kept.
             "indexentry" => {
-                let text = squash(&el.text_content());
-                out.push(Block::new(
-                    BlockKind::Para(vec![Inline::text(text, pos_of(el))]),
-                    pos_of(el),
-                ));
+                self.anchor_block(el, out);
+                for c in el.child_elements() {
+                    let content = self.inlines(c);
+                    if !plain_text(&content).trim().is_empty() {
+                        let class = c.local_name().to_string();
+                        out.push(Block::new(
+                            BlockKind::StyledPara { class, content },
+                            pos_of(c),
+                        ));
+                    }
+                }
             }
             _ if is_section(name) => self.section(el, level, out),
             _ => {
@@ -677,7 +677,7 @@ impl<'a> Conv<'a> {
     }
 
     /// A `title` of a list, procedure or example, as a caption paragraph.
-    fn caption(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    pub(super) fn caption(&mut self, el: &'a Element, out: &mut Vec<Block>) {
         if let Some(t) = el.child("title").or_else(|| title_el(el)) {
             let mut content = self.inlines(t);
             trim_inlines(&mut content);
@@ -1045,12 +1045,12 @@ impl<'a> Conv<'a> {
         }
         let alt = media
             .child("alt")
-            .map(|a| squash(&a.text_content()))
+            .map(|a| squash(&a.text()))
             .or_else(|| {
                 media
                     .child_elements()
                     .filter(|e| e.local_name() == "textobject")
-                    .map(|t| squash(&t.text_content()))
+                    .map(|t| squash(&t.text()))
                     .find(|s| !s.is_empty())
             })
             .or_else(|| media.attr("srccredit").map(squash))
@@ -1137,10 +1137,10 @@ impl<'a> Conv<'a> {
         let tex = ["mathphrase", "texmath", "alt"]
             .iter()
             .find_map(|n| find_desc(el, n))
-            .map(|e| e.text_content().trim().to_string())
+            .map(|e| e.text().trim().to_string())
             .unwrap_or_else(|| {
                 if mathml.is_none() {
-                    squash(&el.text_content())
+                    squash(&el.text())
                 } else {
                     String::new()
                 }
@@ -1324,8 +1324,12 @@ impl<'a> Conv<'a> {
         } else {
             let mut first = true;
             for c in el.child_elements().filter(|c| c.local_name() != "abbrev") {
-                let text = squash(&c.text_content());
-                if text.is_empty() {
+                let mut part = Vec::new();
+                self.inline_quiet(c, &mut part);
+                trim_inlines(&mut part);
+                // Anchors and index terms have no text: kept, with no separator.
+                if plain_text(&part).trim().is_empty() {
+                    caption.extend(part);
                     continue;
                 }
                 if !first {
@@ -1333,12 +1337,9 @@ impl<'a> Conv<'a> {
                 }
                 first = false;
                 if matches!(c.local_name(), "title" | "citetitle") {
-                    caption.push(Inline::new(
-                        InlineKind::Italic(vec![Inline::text(text, pos_of(c))]),
-                        pos_of(c),
-                    ));
+                    caption.push(Inline::new(InlineKind::Italic(part), pos_of(c)));
                 } else {
-                    caption.push(Inline::text(text, pos_of(c)));
+                    caption.extend(part);
                 }
             }
         }
@@ -1346,7 +1347,7 @@ impl<'a> Conv<'a> {
         out.push(Block::new(
             BlockKind::BibItem(Box::new(BibItem {
                 id,
-                number: None,
+                number: bib_label(el),
                 caption,
                 blocks: Vec::new(),
             })),
@@ -1445,6 +1446,7 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
                             v.push(Inline::text(" | ", pos));
                         }
                         v.extend(c.content);
+                        v.extend(flatten_blocks(c.blocks));
                     }
                 }
                 v
@@ -1467,12 +1469,32 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
     out
 }
 
+/// The label a bibliography entry shows (and an xref to it), as DocBook XSL makes it: its
+/// `abbrev` when that comes first, else its `xreflabel`; `None` leaves it its ordinal.
+fn bib_label(el: &Element) -> Option<String> {
+    el.child_elements()
+        .next()
+        .filter(|c| c.local_name() == "abbrev")
+        .map(|c| squash(&c.text()))
+        .or_else(|| el.attr("xreflabel").map(squash))
+        .filter(|l| !l.is_empty())
+}
+
+/// The subtitle of a titled element: `subtitle`, or `subtitle` in its `info`.
+fn subtitle_el(el: &Element) -> Option<&Element> {
+    el.child("subtitle").or_else(|| {
+        el.child_elements()
+            .filter(|e| super::is_info(e.local_name()))
+            .find_map(|i| i.child("subtitle"))
+    })
+}
+
 /// The first few words of an element's text, for a missing title.
 fn first_words(el: &Element) -> String {
     let text = el
         .child_elements()
         .filter(|e| !is_heading_part(e.local_name()) && e.local_name() != "indexterm")
-        .map(|e| squash(&e.text_content()))
+        .map(|e| squash(&e.text()))
         .find(|t| !t.is_empty())
         .unwrap_or_default();
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -1513,7 +1535,7 @@ fn find_math(el: &Element) -> Option<&Element> {
     None
 }
 
-fn find_desc<'x>(el: &'x Element, name: &str) -> Option<&'x Element> {
+pub(super) fn find_desc<'x>(el: &'x Element, name: &str) -> Option<&'x Element> {
     for c in el.child_elements() {
         if c.local_name() == name {
             return Some(c);
@@ -1576,6 +1598,19 @@ fn image_rank(format: Option<&str>, src: &str) -> Option<u8> {
 
 /// Trims the whitespace at both ends of inline content (and drops empty text runs), looking
 /// past invisible index terms and anchors.
+/// An inline that shows nothing: an index term, an anchor (raw markup without text).
+fn is_mark(kind: &InlineKind) -> bool {
+    match kind {
+        InlineKind::IndexTerm { .. } => true,
+        InlineKind::Raw(n) => !n.iter().any(|n| match n {
+            crate::dom::Node::Element(e) => e.name == "math" || !e.text_content().is_empty(),
+            crate::dom::Node::Text(t) => !t.is_empty(),
+            crate::dom::Node::Comment(_) => false,
+        }),
+        _ => false,
+    }
+}
+
 pub(super) fn trim_inlines(inlines: &mut Inlines) {
     let mut i = 0;
     while i < inlines.len() {
@@ -1589,7 +1624,7 @@ pub(super) fn trim_inlines(inlines: &mut Inlines) {
                 *t = s.to_string();
                 break;
             }
-            InlineKind::IndexTerm { .. } | InlineKind::Raw(_) => i += 1,
+            k if is_mark(k) => i += 1,
             _ => break,
         }
     }
@@ -1606,7 +1641,7 @@ pub(super) fn trim_inlines(inlines: &mut Inlines) {
                 t.truncate(n);
                 break;
             }
-            InlineKind::IndexTerm { .. } | InlineKind::Raw(_) => j -= 1,
+            k if is_mark(k) => j -= 1,
             _ => break,
         }
     }

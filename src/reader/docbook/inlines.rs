@@ -1,5 +1,5 @@
 //! Inline elements: emphasis, code-like elements, links and cross-references, footnotes…
-use super::blocks::{anchor_inline, to_mathml, trim_inlines};
+use super::blocks::{anchor_inline, find_desc, to_mathml, trim_inlines};
 use super::*;
 
 /// Elements that render as code (their text content).
@@ -177,6 +177,7 @@ pub(super) fn is_inline(name: &str) -> bool {
                 | "attribution"
                 | "biblioref"
                 | "ref"
+                | "authorgroup"
         )
 }
 
@@ -211,12 +212,84 @@ impl<'a> Conv<'a> {
     }
 
     /// Like [`Conv::inline`], without the "not handled" warning (bibliography entries hold
-    /// many metadata elements we read for their text).
+    /// many metadata elements we read for their text): an element we do not know is read for
+    /// its content, whose anchors and links are kept.
     pub(super) fn inline_quiet(&mut self, el: &'a Element, out: &mut Inlines) {
         if is_inline(el.local_name()) {
             self.inline(el, out);
+            return;
+        }
+        if let Some(id) = el.id() {
+            out.push(anchor_inline(id, pos_of(el)));
+        }
+        for n in &el.children {
+            match n {
+                Node::Text(t) => self.text(t, pos_of(el), out),
+                Node::Element(c) => self.inline_quiet(c, out),
+                Node::Comment(_) => {}
+            }
+        }
+    }
+
+    /// A person's name from its parts, in DocBook XSL's order and spacing (`person.name`):
+    /// `Dr. Ken Q Burtch, Jr.` (first-last), surname first where the language's names are
+    /// written so (Japanese: family-given). `None` when the element has no name parts.
+    fn person_name(&mut self, el: &'a Element) -> Option<Inlines> {
+        let el = el.child("personname").unwrap_or(el);
+        let part = |name: &str| find_desc(el, name);
+        let (honorific, first, other, surname, lineage) = (
+            part("honorific"),
+            part("firstname").or_else(|| part("givenname")),
+            part("othername"),
+            part("surname"),
+            part("lineage"),
+        );
+        if [honorific, first, other, surname, lineage]
+            .iter()
+            .all(Option::is_none)
+        {
+            return None;
+        }
+        let family_given = self.lang.as_deref().is_some_and(|l| l.starts_with("ja"));
+        let mut out = Vec::new();
+        let pos = pos_of(el);
+        let order = if family_given {
+            [surname, first, None, None]
         } else {
-            self.text(&el.text_content(), pos_of(el), out);
+            [honorific, first, other, surname]
+        };
+        for (i, p) in order.into_iter().enumerate() {
+            let Some(p) = p else { continue };
+            if !out.is_empty() {
+                push_merged(&mut out, Inline::text(" ", pos));
+            }
+            out.extend(self.inlines(p));
+            if i == 0 && !family_given {
+                // DocBook XSL's `punct.honorific`.
+                push_merged(&mut out, Inline::text(".", pos));
+            }
+        }
+        if let Some(l) = lineage.filter(|_| !family_given) {
+            push_merged(&mut out, Inline::text(", ", pos));
+            out.extend(self.inlines(l));
+        }
+        Some(out)
+    }
+
+    /// An `authorgroup`'s people as DocBook XSL lists them (`person.name.list`): `A and B`,
+    /// `A, B, and C`.
+    fn person_list(&mut self, el: &'a Element, out: &mut Inlines) {
+        let people: Vec<&'a Element> = el.child_elements().collect();
+        let n = people.len();
+        for (i, p) in people.into_iter().enumerate() {
+            let pos = pos_of(p);
+            match (i, n) {
+                (0, _) => {}
+                (1, 2) => push_merged(out, Inline::text(" and ", pos)),
+                (i, n) if i + 1 == n => push_merged(out, Inline::text(", and ", pos)),
+                _ => push_merged(out, Inline::text(", ", pos)),
+            }
+            self.inline_quiet(p, out);
         }
     }
 
@@ -267,7 +340,7 @@ impl<'a> Conv<'a> {
     }
 
     fn code_text(&self, el: &Element) -> String {
-        let text = text_without_index_terms(el);
+        let text = el.text();
         if self.verbatim { text } else { squash(&text) }
     }
 
@@ -329,6 +402,10 @@ impl<'a> Conv<'a> {
                 } else {
                     wrap(self, InlineKind::Italic, out);
                 }
+            }
+            "tag" | "sgmltag" => {
+                out.push(tag_code(el.attr("class"), &self.code_text(el), pos));
+                self.index_terms_in(el, out);
             }
             _ if is_code(name) => {
                 out.push(Inline::new(InlineKind::Code(self.code_text(el)), pos));
@@ -420,7 +497,7 @@ impl<'a> Conv<'a> {
                     .attr("endterm")
                     .map(str::trim)
                     .and_then(|e| self.ids.get(e))
-                    .map(|s| squash(&s.el.text_content()))
+                    .map(|s| squash(&s.el.text()))
                     .filter(|t| !t.is_empty())
                     .map(|t| vec![Inline::text(t, pos)]);
                 out.push(Inline::new(
@@ -443,7 +520,7 @@ impl<'a> Conv<'a> {
                 out.extend(c);
             }
             "email" => {
-                let addr = squash(&el.text_content());
+                let addr = squash(&el.text());
                 if addr.contains('@') && !addr.contains(' ') {
                     out.push(Inline::new(
                         InlineKind::Link {
@@ -494,24 +571,7 @@ impl<'a> Conv<'a> {
                     out.push(anchor_inline(id, pos));
                 }
             }
-            "indexterm" => {
-                if el.attr("class") == Some("endofrange") {
-                    return;
-                }
-                let parts: Vec<String> = ["primary", "secondary", "tertiary"]
-                    .iter()
-                    .filter_map(|n| el.child(n))
-                    .map(|e| squash(&e.text_content()))
-                    .filter(|t| !t.is_empty())
-                    .collect();
-                if !parts.is_empty() {
-                    let term = InlineKind::IndexTerm {
-                        term: parts.join("<<>>"),
-                        id: None,
-                    };
-                    out.push(Inline::new(term, pos));
-                }
-            }
+            "indexterm" => self.indexterm(el, out),
             "inlinemediaobject" | "inlinegraphic" => {
                 let (image, fallback) = self.pick_image(el);
                 match fallback {
@@ -536,34 +596,14 @@ impl<'a> Conv<'a> {
                 InlineKind::Raw(vec![crate::dom::Node::Element(to_mathml(el, true))]),
                 pos,
             )),
-            "co" | "coref" => {
-                let id = if name == "co" {
-                    el.id()
-                } else {
-                    el.attr("linkend").map(str::trim)
-                };
-                let n = id.and_then(|i| self.callouts.get(i)).copied();
-                if name == "co"
-                    && let Some(id) = el.id()
-                {
-                    out.push(anchor_inline(id, pos));
-                }
-                let label = match n {
-                    Some(n) => format!("({n})"),
-                    None => el
-                        .attr("label")
-                        .map(|l| format!("({l})"))
-                        .unwrap_or_else(|| "(*)".into()),
-                };
-                push_merged(out, Inline::text(label, pos));
-            }
+            "co" | "coref" => self.co(el, out),
             "citerefentry" => {
-                let title = el.child("refentrytitle").map(|t| squash(&t.text_content()));
-                let vol = el.child("manvolnum").map(|t| squash(&t.text_content()));
+                let title = el.child("refentrytitle").map(|t| squash(&t.text()));
+                let vol = el.child("manvolnum").map(|t| squash(&t.text()));
                 let text = match (title, vol) {
                     (Some(t), Some(v)) => format!("{t}({v})"),
                     (Some(t), None) => t,
-                    _ => squash(&el.text_content()),
+                    _ => squash(&el.text()),
                 };
                 out.push(Inline::new(
                     InlineKind::Span {
@@ -596,6 +636,13 @@ impl<'a> Conv<'a> {
             }
             "term" | "member" | "alt" | "mathphrase" | "title" | "attribution" => {
                 self.inline_children(el, out)
+            }
+            "authorgroup" => self.person_list(el, out),
+            "author" | "editor" | "othercredit" | "personname"
+                if let Some(content) = self.person_name(el) =>
+            {
+                let class = name.to_string();
+                out.push(Inline::new(InlineKind::Span { class, content }, pos));
             }
             _ if is_span(name) => {
                 let content = self.inlines(el);
@@ -747,18 +794,29 @@ fn is_relative_file(href: &str) -> bool {
         .any(|e| path.ends_with(e))
 }
 
-/// An element's text, without that of the index terms inside it.
-fn text_without_index_terms(el: &Element) -> String {
-    fn collect(el: &Element, out: &mut String) {
-        for child in &el.children {
-            match child {
-                crate::dom::Node::Text(t) => out.push_str(t),
-                crate::dom::Node::Element(e) if e.local_name() != "indexterm" => collect(e, out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = String::new();
-    collect(el, &mut out);
-    out
+/// A `tag` (`sgmltag`) as DocBook XSL writes it: the markup's brackets are generated around
+/// its name, in a `code` whose class names the tag's class (`sgmltag-starttag`).
+fn tag_code(class: Option<&str>, name: &str, pos: Pos) -> Inline {
+    let class = class
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .unwrap_or("element");
+    let (open, close) = match class {
+        "starttag" => ("<", ">"),
+        "endtag" => ("</", ">"),
+        "emptytag" => ("<", "/>"),
+        "genentity" => ("&", ";"),
+        "numcharref" => ("&#", ";"),
+        "paramentity" => ("%", ";"),
+        // DocBook XSL: a `pi` is an SGML one (`<?x>`), an `xmlpi` an XML one (`<?x?>`).
+        "pi" => ("<?", ">"),
+        "xmlpi" => ("<?", "?>"),
+        "comment" | "sgmlcomment" => ("<!--", "-->"),
+        // attribute, attvalue, element, prefix, localname, namespace: the name alone.
+        _ => ("", ""),
+    };
+    let code = crate::dom::Element::new("code")
+        .with_attr("class", format!("tt sgmltag-{class}"))
+        .with_text(format!("{open}{name}{close}"));
+    Inline::new(InlineKind::Raw(vec![Node::Element(code)]), pos)
 }

@@ -12,16 +12,16 @@ fn person(el: &Element) -> String {
                 "honorific" | "firstname" | "givenname" | "othername" | "surname" | "lineage"
             )
         })
-        .map(|e| squash(&e.text_content()))
+        .map(|e| squash(&e.text()))
         .filter(|s| !s.is_empty())
         .collect();
     if !parts.is_empty() {
         return parts.join(" ");
     }
     if let Some(o) = el.child("orgname") {
-        return squash(&o.text_content());
+        return squash(&o.text());
     }
-    squash(&el.text_content())
+    squash(&el.text())
 }
 
 /// Text content, with the URL of an empty `ulink`/`link` in its place (legal notices).
@@ -30,7 +30,7 @@ fn text_with_urls(el: &Element, out: &mut String) {
         match n {
             Node::Text(t) => out.push_str(t),
             Node::Element(c) if c.local_name() == "ulink" || c.local_name() == "link" => {
-                let t = c.text_content();
+                let t = c.text();
                 if t.trim().is_empty() {
                     out.push_str(c.attr("url").or_else(|| c.attr_local("href")).unwrap_or(""));
                 } else {
@@ -72,7 +72,7 @@ impl<'a> Conv<'a> {
             root.child(name)
                 .into_iter()
                 .chain(infos.iter().filter_map(|i| i.child(name)))
-                .map(|e| squash(&e.text_content()))
+                .map(|e| squash(&e.text()))
                 .find(|s| !s.is_empty())
         };
         m.title = first_text("title");
@@ -88,7 +88,7 @@ impl<'a> Conv<'a> {
                         && e.attr("class")
                             .is_some_and(|c| c.eq_ignore_ascii_case("isbn"))
                 })
-                .map(|e| squash(&e.text_content()))
+                .map(|e| squash(&e.text()))
         });
         let mut rights = Vec::new();
         for info in &infos {
@@ -124,7 +124,7 @@ impl<'a> Conv<'a> {
             "othercredit" | "collab" => {
                 let p = if c.local_name() == "collab" {
                     c.child("collabname")
-                        .map(|n| squash(&n.text_content()))
+                        .map(|n| squash(&n.text()))
                         .unwrap_or_else(|| person(c))
                 } else {
                     person(c)
@@ -139,23 +139,23 @@ impl<'a> Conv<'a> {
             "publisher" if m.publisher.is_none() => {
                 m.publisher = c
                     .child("publishername")
-                    .map(|n| squash(&n.text_content()))
-                    .or_else(|| Some(squash(&c.text_content())))
+                    .map(|n| squash(&n.text()))
+                    .or_else(|| Some(squash(&c.text())))
                     .filter(|s| !s.is_empty());
             }
             "publishername" if m.publisher.is_none() => {
-                m.publisher = Some(squash(&c.text_content())).filter(|s| !s.is_empty());
+                m.publisher = Some(squash(&c.text())).filter(|s| !s.is_empty());
             }
             "copyright" => {
                 let years: Vec<String> = c
                     .child_elements()
                     .filter(|e| e.local_name() == "year")
-                    .map(|e| squash(&e.text_content()))
+                    .map(|e| squash(&e.text()))
                     .collect();
                 let holders: Vec<String> = c
                     .child_elements()
                     .filter(|e| e.local_name() == "holder")
-                    .map(|e| squash(&e.text_content()))
+                    .map(|e| squash(&e.text()))
                     .collect();
                 let mut s = "Copyright ©".to_string();
                 if !years.is_empty() {

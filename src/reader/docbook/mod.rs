@@ -11,26 +11,34 @@
 //!
 //! | DocBook | becomes |
 //! | --- | --- |
-//! | `book`, `set`, `part` (+`partintro`), `chapter`, `appendix`, `preface`, `article`, `reference`, `refentry`, `glossary`, `bibliography`, `index`, `colophon`, `dedication`, `acknowledgements`, `legalnotice`, `abstract` (of the book) | one chapter each, with its role (front, body, part, appendix, back) |
-//! | `section`, `sect1`–`sect5`, `simplesect`, `refsect1`–`refsect3`, `refsynopsisdiv`, `bridgehead` | headings with their ids (an untitled one: a warning and its first words) |
+//! | `book`, `set`, `part` (+`partintro`), `chapter`, `appendix`, `preface`, `article`, `reference`, `refentry`, `glossary`, `bibliography`, `index`, `colophon`, `dedication`, `acknowledgements`, `legalnotice`, `abstract` (of the book) | one chapter each, with its role (front, body, part, appendix, back); a glossary, bibliography or index has that `epub:type` (and `doc-…` role) |
+//! | `section`, `sect1`–`sect5`, `simplesect`, `refsect1`–`refsect3`, `refsynopsisdiv`, `bridgehead` | headings with their ids (an untitled one: a warning and its first words); links in a title kept (the contents get its text) |
+//! | `subtitle` (of a chapter or section, or in its `info`) | a `subtitle` paragraph under the heading |
 //! | `info`, `bookinfo`, `articleinfo` (`title`, `subtitle`, `author`, `editor`, `othercredit`, `publisher`, `pubdate`, `date`, `copyright`, `isbn`, `releaseinfo`, `legalnotice`) | the book's metadata |
 //! | `para`, `simpara`, `formalpara` | paragraphs |
-//! | `itemizedlist`, `orderedlist`, `variablelist`, `simplelist`, `segmentedlist`, `procedure`/`step`/`substeps`, `calloutlist`, `qandaset` | lists, definition lists, a table (segmented lists) |
+//! | `itemizedlist`, `orderedlist`, `variablelist`, `simplelist`, `segmentedlist`, `procedure`/`step`/`substeps`, `qandaset` | lists, definition lists, a table (segmented lists) |
+//! | `calloutlist`/`callout`, `co`, `coref`, `areaspec` | a definition list of each callout's marks (linking back to them) and text; each `co` links to its callout (`linkends`, else the callout naming it in `arearefs`) |
 //! | `programlisting`, `screen`, `synopsis`, `literallayout`, `address`, `cmdsynopsis`, `funcsynopsis` | listings, markup kept |
-//! | `table`, `informaltable` (CALS `tgroup`/`colspec`/`spanspec`/`row`/`entry` with `morerows`, `namest`/`nameend`; HTML `tr`/`td`/`th`, mixed) | tables |
+//! | `table`, `informaltable` (CALS `tgroup`/`colspec`/`spanspec`/`row`/`entry` with `morerows`, `namest`/`nameend`; HTML `tr`/`td`/`th`, mixed) | tables; an entry holding a `programlisting`, `screen` or `literallayout` keeps its blocks |
 //! | `figure`, `informalfigure`, `mediaobject`, `imageobject`, `imagedata`, `graphic`, `inlinemediaobject`, `textobject` | figures and images (best format, never EPS/PDF; the text object is the alt text) |
 //! | `example`, `informalexample`, `sidebar`, `note`, `tip`, `warning`, `caution`, `important`, `blockquote`, `epigraph`, `attribution` | examples, sidebars, note boxes, quotations |
 //! | `footnote`, `footnoteref` | footnotes |
 //! | `equation`, `informalequation`, `inlineequation`, `mml:math`, `mathphrase` | MathML, else the TeX/text form |
-//! | `glossentry`, `glossterm`, `glossdef`, `biblioentry`, `bibliomixed`, `revhistory`, `anchor`, `indexterm` | definitions, bibliography entries, a table, anchors, index terms |
-//! | `emphasis` (`role="bold"`), `literal`, `code`, `command`, `filename`, `option`, `envar`, `varname`, `function`, `parameter`, `classname`, `constant`, `type`, `replaceable`, `userinput`, `computeroutput`, `prompt`, `systemitem`, `uri`, `tag`, `sgmltag`, `markup` | emphasis and code |
+//! | `glossentry`, `glossterm`, `glossdef`, `revhistory`, `anchor` | definitions, a table, anchors |
+//! | `biblioentry`, `bibliomixed`, `author`/`editor`/`othercredit`/`personname` (`honorific`, `firstname`, `othername`, `surname`, `lineage`), `authorgroup` | bibliography entries labelled `[abbrev]`, `[xreflabel]` or `[n]` (an xref shows the same, an `xreflabel` as written); names spaced and ordered as DocBook XSL's `person.name` (surname first in Japanese) |
+//! | `indexterm` (`primary`/`secondary`/`tertiary` with `sortas`, `see`, `seealso`, `significance`, `startofrange`/`endofrange`) | index terms, never text; the index is made where the book has an `<index/>` (`indexterms.rs`, `xref::index`) |
+//! | `index` with `indexentry` (`primaryie`, `secondaryie`, `tertiaryie`, `seeie`, `seealsoie`) | a written index, kept as written |
+//! | `emphasis` (`role="bold"`), `literal`, `code`, `command`, `filename`, `option`, `envar`, `varname`, `function`, `parameter`, `classname`, `constant`, `type`, `replaceable`, `userinput`, `computeroutput`, `prompt`, `systemitem`, `uri`, `markup` | emphasis and code |
+//! | `tag`, `sgmltag` by `class` (`starttag` `<x>`, `endtag` `</x>`, `emptytag` `<x/>`, `genentity` `&x;`, `paramentity` `%x;`, `numcharref` `&#x;`, `comment`/`sgmlcomment` `<!--x-->`, `pi` `<?x>`, `xmlpi` `<?x?>`; `element`, `attribute`, `attvalue`, `prefix`, `localname`, `namespace` bare) | `<code class="tt sgmltag-CLASS">`, brackets generated as DocBook XSL 1.79 does |
 //! | `guimenu`, `guibutton`, `guilabel`, `guimenuitem`, `guisubmenu`, `menuchoice`, `keycap`, `keycombo`, `keysym`, `mousebutton`, `acronym`, `abbrev`, `quote`, `citetitle`, `firstterm`, `foreignphrase`, `wordasword`, `subscript`, `superscript`, `phrase`, `trademark`, `email` | styled text |
 //! | `xref` (`endterm`, `xreflabel`), `link` (`linkend`, `xlink:href`), `ulink`, `olink` (text and a warning), `co` | cross-references and links |
 //!
 //! Anything else keeps its text and gives one warning per element name with file:line.
 mod blocks;
+mod callouts;
 pub mod catalog;
 mod entities;
+mod indexterms;
 mod inlines;
 mod meta;
 mod tables;
@@ -76,6 +84,8 @@ pub struct DocBookChapter {
     pub role: Role,
     /// `doc.source` is the file (relative to `root`) where this chapter's element starts.
     pub doc: Document,
+    /// The `epub:type` its element names beyond its role: `glossary`, `bibliography`, `index`.
+    pub division: Option<&'static str>,
 }
 
 #[derive(Debug, Clone)]
@@ -165,6 +175,10 @@ struct Conv<'a> {
     xref_texts: HashMap<String, String>,
     /// Callout numbers by `co` id (book-wide).
     callouts: HashMap<String, usize>,
+    /// The callout explaining each `co` (by `co` id; book-wide).
+    callout_of: HashMap<String, String>,
+    /// Callout numbers of `area`s (by id), in their `areaspec`'s order.
+    areas: HashMap<String, usize>,
     /// Per chapter: footnote bodies and the counter for generated labels.
     footnotes: Vec<Footnote>,
     footnote_count: usize,
@@ -189,6 +203,8 @@ impl<'a> Conv<'a> {
             ids: HashMap::new(),
             xref_texts: HashMap::new(),
             callouts: HashMap::new(),
+            callout_of: HashMap::new(),
+            areas: HashMap::new(),
             footnotes: Vec::new(),
             footnote_count: 0,
             chapter_file: files.of(root),
@@ -247,6 +263,7 @@ impl<'a> Conv<'a> {
             let mut n = 0;
             number_callouts(el, &mut n, &mut self.callouts);
         }
+        self.note_callout(el);
         for c in el.child_elements() {
             self.collect_ids(c);
         }
@@ -292,7 +309,9 @@ impl<'a> Conv<'a> {
                         .xref_texts
                         .get(target.as_str())
                         .is_some_and(|s| !s.trim().is_empty());
-                    if endterm.is_none() && !has_text {
+                    // A bibliography entry's xref text is its label, made by the resolver.
+                    let bib = matches!(t.local_name(), "biblioentry" | "bibliomixed");
+                    if endterm.is_none() && !has_text && !bib {
                         let kind = t.local_name().to_string();
                         self.warn(
                             codes::UNKNOWN_REFERENCE,
@@ -306,7 +325,7 @@ impl<'a> Conv<'a> {
                 Some(_) => {}
             }
             if let Some(e) = endterm {
-                match self.ids.get(e.as_str()).map(|s| s.el.text_content()) {
+                match self.ids.get(e.as_str()).map(|s| s.el.text()) {
                     None => self.warn(
                         codes::UNKNOWN_REFERENCE,
                         el,
@@ -395,6 +414,7 @@ impl<'a> Conv<'a> {
         out.push(DocBookChapter {
             role: Role::Body,
             doc,
+            division: None,
         });
     }
 
@@ -415,7 +435,12 @@ impl<'a> Conv<'a> {
             .map(str::to_string);
         doc.blocks = blocks;
         doc.footnotes = std::mem::take(&mut self.footnotes);
-        DocBookChapter { role, doc }
+        let division = division_type(el.local_name());
+        DocBookChapter {
+            role,
+            doc,
+            division,
+        }
     }
 
     /// Makes `src` (relative to the file `from`) relative to the chapter's file; `None` when it
@@ -500,6 +525,16 @@ fn chapter_role(name: &str) -> Option<Role> {
     })
 }
 
+/// The `epub:type` of a division whose kind its role does not say.
+fn division_type(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "glossary" => "glossary",
+        "bibliography" => "bibliography",
+        "index" | "setindex" => "index",
+        _ => return None,
+    })
+}
+
 /// The title element of a titled element: `title`, or `title` in its `info`.
 fn title_el(el: &Element) -> Option<&Element> {
     el.child("title").or_else(|| {
@@ -522,8 +557,17 @@ fn xref_text(el: &Element) -> String {
     if let Some(l) = el.attr("xreflabel").map(squash).filter(|s| !s.is_empty()) {
         return l;
     }
+    // A bibliography entry is named by its label, not its title (DocBook XSL).
+    if matches!(el.local_name(), "biblioentry" | "bibliomixed") {
+        return el
+            .child_elements()
+            .next()
+            .filter(|c| c.local_name() == "abbrev")
+            .map(|t| format!("[{}]", squash(&t.text())))
+            .unwrap_or_default();
+    }
     if let Some(t) = title_el(el)
-        .map(|t| squash(&t.text_content()))
+        .map(|t| squash(&t.text()))
         .filter(|s| !s.is_empty())
     {
         return t;
@@ -532,26 +576,20 @@ fn xref_text(el: &Element) -> String {
         "varlistentry" => el
             .child_elements()
             .filter(|e| e.local_name() == "term")
-            .map(|t| squash(&t.text_content()))
+            .map(|t| squash(&t.text()))
             .collect::<Vec<_>>()
             .join(", "),
         "glossentry" => el
             .child("glossterm")
-            .map(|t| squash(&t.text_content()))
+            .map(|t| squash(&t.text()))
             .unwrap_or_default(),
         "refentry" => el
             .child("refmeta")
             .and_then(|m| m.child("refentrytitle"))
             .or_else(|| el.child("refnamediv").and_then(|d| d.child("refname")))
-            .map(|t| squash(&t.text_content()))
+            .map(|t| squash(&t.text()))
             .unwrap_or_default(),
-        "biblioentry" | "bibliomixed" => el
-            .child("abbrev")
-            .map(|t| format!("[{}]", squash(&t.text_content())))
-            .unwrap_or_default(),
-        "glossterm" | "term" | "refname" | "titleabbrev" | "citetitle" => {
-            squash(&el.text_content())
-        }
+        "glossterm" | "term" | "refname" | "titleabbrev" | "citetitle" => squash(&el.text()),
         _ => String::new(),
     }
 }
@@ -575,6 +613,9 @@ trait DocBookElement {
     fn id(&self) -> Option<&str>;
     /// The first child element with this local name.
     fn child(&self, local: &str) -> Option<&Element>;
+    /// The text of the element, without that of the index terms in it (never shown in
+    /// place: `<varname>HOME<indexterm>…HOME…</indexterm></varname>` is `HOME`).
+    fn text(&self) -> String;
 }
 
 impl DocBookElement for Element {
@@ -590,5 +631,20 @@ impl DocBookElement for Element {
         // local name of every sibling (titles are looked for all the time).
         self.child_elements()
             .find(|e| e.name.ends_with(local) && e.local_name() == local)
+    }
+
+    fn text(&self) -> String {
+        fn collect(el: &Element, out: &mut String) {
+            for child in &el.children {
+                match child {
+                    Node::Text(t) => out.push_str(t),
+                    Node::Element(e) if e.local_name() != "indexterm" => collect(e, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = String::new();
+        collect(self, &mut out);
+        out
     }
 }

@@ -276,12 +276,17 @@ impl<'a> Conv<'a> {
             let align = parse_align(e.attr("align"))
                 .or_else(|| cols.align.get(&col).copied())
                 .unwrap_or_default();
-            let mut content = self.cell_content(e);
+            let (mut content, mut blocks) = self.cell_content(e);
             if let Some(a) = row_anchor.take() {
-                content.insert(0, a);
+                if blocks.is_empty() {
+                    content.insert(0, a);
+                } else {
+                    blocks.insert(0, Block::new(BlockKind::Para(vec![a]), pos_of(e)));
+                }
             }
             cells.push(Cell {
                 content,
+                blocks,
                 header: e.local_name() == "th" && !in_head,
                 align,
                 colspan,
@@ -302,8 +307,9 @@ impl<'a> Conv<'a> {
         Row { cells }
     }
 
-    /// A cell's content as inlines: paragraphs and other blocks joined by line breaks.
-    fn cell_content(&mut self, e: &'a Element) -> Inlines {
+    /// A cell's content as inlines: paragraphs and other blocks joined by line breaks; or, when
+    /// it holds a listing (whose lines a line of text would run together), as its blocks.
+    fn cell_content(&mut self, e: &'a Element) -> (Inlines, Vec<Block>) {
         let mut prefix = Vec::new();
         if let Some(id) = e.id() {
             prefix.push(anchor_inline(id, pos_of(e)));
@@ -323,14 +329,20 @@ impl<'a> Conv<'a> {
                 pos_of(e),
             );
             prefix.extend(flatten_blocks(vec![t]));
-            return prefix;
+            return (prefix, Vec::new());
         }
         let mut blocks = Vec::new();
         self.blocks_into(e, 6, &mut blocks);
+        if blocks.iter().any(|b| matches!(b.kind, BlockKind::Code(_))) {
+            if let Some(id) = e.id() {
+                blocks.insert(0, Block::new(BlockKind::Anchor(id.to_string()), pos_of(e)));
+            }
+            return (Vec::new(), blocks);
+        }
         let mut flat = flatten_blocks(blocks);
         trim_inlines(&mut flat);
         prefix.extend(flat);
-        prefix
+        (prefix, Vec::new())
     }
 
     pub(super) fn segmentedlist(&mut self, el: &'a Element, out: &mut Vec<Block>) {
@@ -397,7 +409,7 @@ impl<'a> Conv<'a> {
                         flatten_blocks(b)
                     }
                     Some(c) => {
-                        let mut i = vec![Inline::text(squash(&c.text_content()), pos_of(c))];
+                        let mut i = vec![Inline::text(squash(&c.text()), pos_of(c))];
                         trim_inlines(&mut i);
                         i
                     }
@@ -427,6 +439,7 @@ impl<'a> Conv<'a> {
 fn empty_cell(_pos: Pos) -> Cell {
     Cell {
         content: Vec::new(),
+        blocks: Vec::new(),
         header: false,
         align: Align::Default,
         colspan: 1,

@@ -315,11 +315,24 @@ b = 2 <co id="co2"/></programlisting>
         panic!()
     };
     assert_eq!(c.text, "a = 1 (1)\nb = 2 (2)");
-    assert!(c.markup.is_some());
-    let BlockKind::List(l) = &blocks[4].kind else {
-        panic!()
+    // Each mark links to its callout (the second's has no id: it is given one).
+    let m = c.markup.as_ref().unwrap();
+    let targets: Vec<&str> = m
+        .iter()
+        .filter_map(|i| match &i.kind {
+            InlineKind::Ref { target, .. } => Some(target.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(targets, ["cl1"]);
+    let BlockKind::DefinitionList(d) = &blocks[4].kind else {
+        panic!("{:?}", blocks[4])
     };
-    assert_eq!(l.items[0][0].kind, BlockKind::Anchor("cl1".into()));
+    // The callout has its id and links back to its mark.
+    assert!(matches!(&d[0].term[0].kind, InlineKind::Raw(_)));
+    assert!(matches!(&d[0].term[1].kind,
+        InlineKind::Ref { target, content: Some(c), .. } if target == "co1" && text(c) == "(1)"));
+    assert_eq!(text(para(&d[0].definitions[0][0])), "first");
 }
 
 #[test]
@@ -601,7 +614,8 @@ fn inline_elements() {
         k[17],
         InlineKind::IndexTerm {
             term: "idx<<>>sub".into(),
-            id: None
+            id: None,
+            details: None,
         }
     );
 }
@@ -615,6 +629,7 @@ fn an_index_term_inside_code_is_not_its_text() {
     let term = |t: &str| InlineKind::IndexTerm {
         term: t.into(),
         id: None,
+        details: None,
     };
     assert_eq!(k[0], InlineKind::Code("aptitude".into()));
     assert_eq!(k[1], term("aptitude"));
@@ -1169,5 +1184,235 @@ fn a_line_break_between_japanese_characters_is_not_a_space_but_a_typed_space_is(
     assert_eq!(
         text(para(&blocks[0])),
         "本付録は、移行を助けます。他の概念を扱います。飯田 卓也 English words"
+    );
+}
+
+/// A DocBook 5 book with one chapter holding `body`; its blocks after the heading.
+fn chapter5(body: &str) -> (Vec<Block>, Vec<Finding>) {
+    let text = format!(
+        "<book xmlns=\"http://docbook.org/ns/docbook\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"5.0\"><info><title>B</title></info><chapter xml:id=\"c1\"><title>C</title>\n{body}\n</chapter></book>"
+    );
+    let (b, f) = read_str(&text);
+    let mut blocks = b.chapters.into_iter().next().expect("a chapter").doc.blocks;
+    blocks.remove(0);
+    (blocks, f)
+}
+
+/// The text of a `Raw` inline's element, with its class.
+fn raw_code(i: &Inline) -> (String, String) {
+    match &i.kind {
+        InlineKind::Raw(n) => match &n[0] {
+            Node::Element(e) => (
+                e.attr("class").unwrap_or_default().to_string(),
+                e.text_content(),
+            ),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("not raw: {other:?}"),
+    }
+}
+
+#[test]
+fn tags_get_their_brackets_by_class_in_docbook_4_and_5() {
+    let cases = [
+        ("starttag", "x", "<x>"),
+        ("endtag", "x", "</x>"),
+        ("emptytag", "x", "<x/>"),
+        ("attribute", "id", "id"),
+        ("attvalue", "v", "v"),
+        ("genentity", "amp", "&amp;"),
+        ("paramentity", "dtd", "%dtd;"),
+        ("numcharref", "x20", "&#x20;"),
+        ("comment", "c", "<!--c-->"),
+        ("sgmlcomment", "c", "<!--c-->"),
+        ("pi", "php", "<?php>"),
+        ("xmlpi", "xml-stylesheet", "<?xml-stylesheet?>"),
+        ("prefix", "db", "db"),
+        ("localname", "para", "para"),
+        ("namespace", "urn:x", "urn:x"),
+        ("element", "para", "para"),
+    ];
+    for (class, name, shown) in cases {
+        let db4 = one_inline(&format!("<sgmltag class=\"{class}\">{name}</sgmltag>"));
+        let (b, f) = chapter5(&format!("<para><tag class=\"{class}\">{name}</tag></para>"));
+        no_errors(&f);
+        for i in [&db4[0], &para(&b[0])[0]] {
+            assert_eq!(
+                raw_code(i),
+                (format!("tt sgmltag-{class}"), shown.to_string())
+            );
+        }
+    }
+    // No class is an element's name.
+    let i = one_inline("<tag>book<indexterm><primary>book</primary></indexterm></tag>");
+    assert_eq!(
+        raw_code(&i[0]),
+        ("tt sgmltag-element".into(), "book".into())
+    );
+    assert!(matches!(i[1].kind, InlineKind::IndexTerm { .. }));
+}
+
+#[test]
+fn subtitles_of_chapters_and_sections_are_kept() {
+    let (b, f) = read_str(&format!(
+        "{DTD4}<book><chapter><title>C</title><subtitle>Sub <emphasis>c</emphasis></subtitle><sect1><title>S</title><subtitle>Sub s</subtitle><para>x</para></sect1></chapter></book>"
+    ));
+    no_errors(&f);
+    let blocks = &b.chapters[0].doc.blocks;
+    let sub = |b: &Block| match &b.kind {
+        BlockKind::StyledPara { class, content } if class == "subtitle" => text(content),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(sub(&blocks[1]), "Sub c");
+    assert_eq!(heading(&blocks[2]).level, 2);
+    assert_eq!(sub(&blocks[3]), "Sub s");
+    let (b, _) = chapter5(
+        "<section><info><title>S</title><subtitle>Five</subtitle></info><para>x</para></section>",
+    );
+    assert_eq!(sub(&b[1]), "Five");
+}
+
+#[test]
+fn bibliography_names_are_spaced_and_ordered_as_docbook_xsl_does() {
+    let entry = "<biblioentry id=\"b\"><title>T</title><author><honorific>Dr</honorific><firstname>Ken</firstname><othername>Q</othername><surname>Burtch</surname><lineage>Jr</lineage></author></biblioentry>";
+    let (blocks, _, f) = chapter(&format!(
+        "<bibliolist>{entry}<bibliomixed id=\"m\"><author><firstname>Ken</firstname><surname>Burtch</surname></author>, <title>S</title>.</bibliomixed><biblioentry id=\"g\"><authorgroup><author><firstname>A</firstname><surname>B</surname></author><author><firstname>C</firstname><surname>D</surname></author><author><firstname>E</firstname><surname>F</surname></author></authorgroup></biblioentry></bibliolist>"
+    ));
+    no_errors(&f);
+    let caption = |b: &Block| match &b.kind {
+        BlockKind::BibItem(item) => text(&item.caption),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(caption(&blocks[0]), "T, Dr. Ken Q Burtch, Jr");
+    assert_eq!(caption(&blocks[1]), "Ken Burtch, S.");
+    assert_eq!(caption(&blocks[2]), "A B, C D, and E F");
+    // DocBook 5's personname; Japanese puts the family name first.
+    let (b, _) = chapter5(
+        "<bibliolist><biblioentry><author><personname><firstname>Norman</firstname><surname>Walsh</surname></personname></author></biblioentry></bibliolist>",
+    );
+    assert_eq!(caption(&b[0]), "Norman Walsh");
+    let (b, _) = read_str(&format!(
+        "{DTD4}<book lang=\"ja\"><chapter><title>C</title><bibliolist><biblioentry><author><firstname>太郎</firstname><surname>山田</surname></author></biblioentry></bibliolist></chapter></book>"
+    ));
+    assert_eq!(caption(&b.chapters[0].doc.blocks[1]), "山田 太郎");
+}
+
+#[test]
+fn bibliography_entries_are_labelled_and_keep_their_anchors() {
+    let (blocks, _, f) = chapter(
+        "<bibliolist><biblioentry id=\"a\"><abbrev>DB</abbrev><title>T</title><anchor id=\"in\"/></biblioentry><biblioentry id=\"x\" xreflabel=\"X1\"><title>U</title></biblioentry><biblioentry id=\"n\"><title>V</title></biblioentry></bibliolist><para><xref linkend=\"a\"/> <xref linkend=\"n\"/></para>",
+    );
+    assert!(f.is_empty(), "an xref to an entry needs no title: {f:?}");
+    let item = |b: &Block| match &b.kind {
+        BlockKind::BibItem(item) => (item.number.clone(), item.caption.clone()),
+        other => panic!("{other:?}"),
+    };
+    let (label, caption) = item(&blocks[0]);
+    assert_eq!(label.as_deref(), Some("DB"));
+    assert!(
+        caption
+            .iter()
+            .any(|i| matches!(&i.kind, InlineKind::Raw(_))),
+        "the anchor inside is kept: {caption:?}"
+    );
+    assert_eq!(item(&blocks[1]).0.as_deref(), Some("X1"));
+    // The resolver numbers it.
+    assert_eq!(item(&blocks[2]).0, None);
+}
+
+#[test]
+fn index_terms_never_show_in_the_text_around_them() {
+    let (b, f) = read_str(&format!(
+        "{DTD4}<book><chapter id=\"c\"><title>Title<indexterm><primary>Title</primary></indexterm></title><para><email>a@b.org<indexterm><primary>mail</primary></indexterm></email> <xref linkend=\"c\"/> <xref linkend=\"e\" endterm=\"t\"/> <citerefentry><refentrytitle>ls<indexterm><primary>ls</primary></indexterm></refentrytitle><manvolnum>1</manvolnum></citerefentry></para><variablelist><varlistentry id=\"e\"><term id=\"t\">Term<indexterm><primary>Term</primary></indexterm></term><listitem><para>x</para></listitem></varlistentry></variablelist></chapter></book>"
+    ));
+    no_errors(&f);
+    assert_eq!(b.xref_texts["c"], "Title");
+    assert_eq!(b.xref_texts["e"], "Term");
+    let p = para(&b.chapters[0].doc.blocks[1]);
+    assert!(
+        !text(p).contains("mailmail") && text(p).starts_with("a@b.org "),
+        "{p:?}"
+    );
+    assert!(text(p).contains("ls(1)"), "{p:?}");
+    assert!(p.iter().any(|i| matches!(&i.kind,
+        InlineKind::Ref { content: Some(c), .. } if text(c) == "Term")));
+}
+
+#[test]
+fn index_terms_carry_see_seealso_sortas_ranges_and_significance() {
+    let i = one_inline(
+        "<indexterm><primary sortas=\"case\">_case</primary><secondary>x</secondary></indexterm><indexterm><primary>Paste</primary><see>Board</see></indexterm><indexterm significance=\"preferred\"><primary>Board</primary><seealso>cloth</seealso><seealso>card</seealso></indexterm><indexterm class=\"startofrange\" id=\"r\"><primary>sewing</primary></indexterm>text<indexterm class=\"endofrange\" startref=\"r\"/><indexterm><primary>plain</primary></indexterm>",
+    );
+    let details: Vec<(String, Option<IndexDetails>)> = i
+        .iter()
+        .filter_map(|x| match &x.kind {
+            InlineKind::IndexTerm { term, details, .. } => {
+                Some((term.clone(), details.as_deref().cloned()))
+            }
+            _ => None,
+        })
+        .collect();
+    let d = |n: usize| details[n].1.clone().unwrap();
+    assert_eq!(details[0].0, "_case<<>>x");
+    assert_eq!(d(0).sort_as, [Some("case".to_string()), None]);
+    assert_eq!(d(1).see.as_deref(), Some("Board"));
+    assert!(d(2).preferred);
+    assert_eq!(d(2).see_also, ["cloth", "card"]);
+    assert_eq!(d(3).range_start.as_deref(), Some("r"));
+    assert_eq!(details[4].0, "sewing");
+    assert_eq!(d(4).range_end.as_deref(), Some("r"));
+    assert_eq!(details[5], ("plain".to_string(), None));
+}
+
+#[test]
+fn a_listing_in_a_table_entry_stays_a_block() {
+    let (blocks, _, f) = chapter(
+        "<informaltable><tgroup cols=\"2\"><tbody><row><entry id=\"e\"><para>Run:</para><screen>a\nb</screen></entry><entry><para>plain</para></entry></row></tbody></tgroup></informaltable>",
+    );
+    no_errors(&f);
+    let BlockKind::Table(t) = &blocks[0].kind else {
+        panic!("{:?}", blocks[0])
+    };
+    let cells = &t.body[0].cells;
+    assert!(cells[0].content.is_empty());
+    assert_eq!(cells[0].blocks[0].kind, BlockKind::Anchor("e".into()));
+    assert!(matches!(&cells[0].blocks[2].kind, BlockKind::Code(c) if c.text == "a\nb"));
+    assert!(cells[1].blocks.is_empty());
+    assert_eq!(text(&cells[1].content), "plain");
+}
+
+#[test]
+fn glossaries_bibliographies_and_indexes_name_their_division() {
+    let (b, _) = read_str(&format!(
+        "{DTD4}<book><chapter><title>C</title><para>x</para></chapter><glossary><glossentry><glossterm>t</glossterm><glossdef><para>d</para></glossdef></glossentry></glossary><bibliography><biblioentry><title>T</title></biblioentry></bibliography><index/></book>"
+    ));
+    let divisions: Vec<Option<&str>> = b.chapters.iter().map(|c| c.division).collect();
+    assert_eq!(
+        divisions,
+        [None, Some("glossary"), Some("bibliography"), Some("index")]
+    );
+}
+
+#[test]
+fn a_written_index_is_kept_as_written() {
+    let (b, f) = read_str(&format!(
+        "{DTD4}<book><chapter id=\"c\"><title>C</title><para>x</para></chapter><index><indexentry><primaryie>Foo, <link linkend=\"c\">1</link></primaryie><secondaryie>bar, 2</secondaryie></indexentry></index></book>"
+    ));
+    no_errors(&f);
+    let blocks = &b.chapters[1].doc.blocks;
+    assert!(!blocks.iter().any(|b| b.kind == BlockKind::Index));
+    let lines: Vec<(String, String)> = blocks[1..]
+        .iter()
+        .map(|b| match &b.kind {
+            BlockKind::StyledPara { class, content } => (class.clone(), text(content)),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("primaryie".to_string(), "Foo, 1".to_string()),
+            ("secondaryie".into(), "bar, 2".into())
+        ]
     );
 }

@@ -36,6 +36,7 @@ fn index_term(text: &str) -> InlineKind {
     InlineKind::IndexTerm {
         term: text.to_string(),
         id: None,
+        details: None,
     }
 }
 

@@ -84,6 +84,7 @@ impl Parser<'_> {
                 };
                 out.cells.push(Cell {
                     content: self.inlines(&cell),
+                    blocks: Vec::new(),
                     header: head_count.is_none() && k == 0,
                     align: Align::Default,
                     colspan: 1,
@@ -93,6 +94,7 @@ impl Parser<'_> {
             while out.cells.len() < width {
                 out.cells.push(Cell {
                     content: Vec::new(),
+                    blocks: Vec::new(),
                     header: head_count.is_none() && out.cells.is_empty(),
                     align: Align::Default,
                     colspan: 1,

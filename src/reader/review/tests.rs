@@ -1270,6 +1270,7 @@ fn idx_and_hidx() {
     let term = |t: &str| InlineKind::IndexTerm {
         term: t.into(),
         id: None,
+        details: None,
     };
     // The anchor comes first, so the index's link lands at the term.
     assert_eq!(kinds("@<idx>{索引}"), vec![term("索引"), t("索引")]);
