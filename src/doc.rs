@@ -10,6 +10,10 @@
 pub use crate::dom::Pos;
 
 /// One source file: a chapter, a preface, an appendix.
+/// What separates an index term's levels (re `親<<>>子`; the DocBook reader joins its levels
+/// so too), in the model so that readers and the index share it.
+pub const INDEX_LEVEL_SEPARATOR: &str = "<<>>";
+
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Document {
     /// The source file, relative to the book folder (for messages).
@@ -110,6 +114,13 @@ pub enum BlockKind {
     Math(Box<Math>),
     /// A styled container: re: `//lead`, `//flushright`, `//centering`; db: `para role=…`.
     Div { class: String, blocks: Vec<Block> },
+    /// md: an HTML element opened in one block and closed in a later one (`<section>` …
+    /// Markdown … `</section>`, `<details>`): the element as written (attributes cleaned, its
+    /// own children before the first Markdown block), around the blocks between.
+    Wrapped {
+        element: Box<crate::dom::Element>,
+        blocks: Vec<Block>,
+    },
     /// md: `---`; re: `//hr`; db: none.
     Rule,
     /// re: `//pagebreak`.
@@ -625,7 +636,9 @@ fn shrink_blocks(blocks: &mut Vec<Block>) {
                 title.inlines_mut().into_iter().for_each(shrink_inlines);
                 shrink_blocks(blocks);
             }
-            BlockKind::Div { blocks, .. } => shrink_blocks(blocks),
+            BlockKind::Div { blocks, .. } | BlockKind::Wrapped { blocks, .. } => {
+                shrink_blocks(blocks)
+            }
             BlockKind::BibItem(item) => {
                 shrink_inlines(&mut item.caption);
                 shrink_blocks(&mut item.blocks);

@@ -111,6 +111,23 @@ pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
     (r.doc, r.findings)
 }
 
+/// The HTML elements that may hold blocks, kept as they are when Markdown stands between
+/// their opening and closing tags.
+const WRAPPERS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "details",
+    "div",
+    "figure",
+    "footer",
+    "header",
+    "main",
+    "nav",
+    "section",
+];
+
 /// Quotes, lists and inline markup nested deeper than this are refused: the reader and every
 /// step after it walk the document recursively, and no manuscript nests anywhere near this deep.
 const MAX_DEPTH: usize = 100;
@@ -847,11 +864,24 @@ impl<'a> Reader<'a> {
             return None;
         }
         let close = self.closing_block(&name)?;
+        // An element that may hold blocks stays what it is; any other (`<span>`, `<font>`
+        // across paragraphs) becomes a `div` classed with its name.
+        let container = WRAPPERS.contains(&name.as_str());
+        if container {
+            let mut nodes = vec![dom::Node::Element(outer)];
+            for done in rawhtml::clean_attributes(&mut nodes) {
+                self.repaired(pos, done, "");
+            }
+            let Some(dom::Node::Element(e)) = nodes.pop() else {
+                return None;
+            };
+            outer = e;
+        }
         let class = outer
             .attr("class")
             .map(str::to_string)
             .unwrap_or_else(|| name.clone());
-        if outer.attrs.iter().any(|(k, _)| k != "class") {
+        if !container && outer.attrs.iter().any(|(k, _)| k != "class") {
             self.repaired(
                 pos,
                 format!("`<{name}>` spans several blocks: its Markdown is kept in a `div` classed `{class}`, without its other attributes"),
@@ -863,6 +893,7 @@ impl<'a> Reader<'a> {
         for n in head.iter_mut() {
             if let dom::Node::Element(e) = n
                 && e.name == "summary"
+                && name != "details"
             {
                 // A summary belongs in a `details`; the div shows it as a paragraph.
                 e.name = "p".into();
@@ -886,6 +917,10 @@ impl<'a> Reader<'a> {
             if done {
                 break;
             }
+        }
+        if container {
+            let element = Box::new(outer);
+            return Some(Block::new(BlockKind::Wrapped { element, blocks }, pos));
         }
         Some(Block::new(BlockKind::Div { class, blocks }, pos))
     }

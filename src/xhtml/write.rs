@@ -176,6 +176,11 @@ impl Writer<'_> {
                 self.blocks(blocks, &mut d);
                 parent.push(d);
             }
+            BlockKind::Wrapped { element, blocks } => {
+                let mut d = (**element).clone();
+                self.blocks(blocks, &mut d);
+                parent.push(d);
+            }
             BlockKind::Rule => parent.push(el("hr")),
             BlockKind::PageBreak => parent.push(el("div").with_attr("class", "pagebreak")),
             BlockKind::Anchor(id) => parent.push(el("a").with_attr("id", id.as_str())),

@@ -13,8 +13,7 @@ use crate::codes;
 use crate::doc::*;
 use crate::error::{Finding, Location};
 
-/// What separates a term's levels (re `親<<>>子`; the DocBook reader joins its levels so too).
-pub const LEVEL_SEPARATOR: &str = "<<>>";
+pub use crate::doc::INDEX_LEVEL_SEPARATOR as LEVEL_SEPARATOR;
 
 /// The index of a book, ready for its page.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -14,7 +14,8 @@ pub fn visit_blocks_mut(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
             BlockKind::Quote { blocks, .. }
             | BlockKind::Admonition { blocks, .. }
             | BlockKind::Sidebar { blocks, .. }
-            | BlockKind::Div { blocks, .. } => visit_blocks_mut(blocks, f),
+            | BlockKind::Div { blocks, .. }
+            | BlockKind::Wrapped { blocks, .. } => visit_blocks_mut(blocks, f),
             BlockKind::BibItem(item) => visit_blocks_mut(&mut item.blocks, f),
             BlockKind::Table(t) => t
                 .head
@@ -94,6 +95,7 @@ pub fn visit_own_inlines_mut(b: &mut Block, f: &mut dyn FnMut(&mut Inline)) {
         }
         BlockKind::List(_)
         | BlockKind::Div { .. }
+        | BlockKind::Wrapped { .. }
         | BlockKind::Rule
         | BlockKind::PageBreak
         | BlockKind::Anchor(_)

@@ -1422,7 +1422,8 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
             BlockKind::Admonition { blocks, .. }
             | BlockKind::Quote { blocks, .. }
             | BlockKind::Sidebar { blocks, .. }
-            | BlockKind::Div { blocks, .. } => flatten_blocks(blocks),
+            | BlockKind::Div { blocks, .. }
+            | BlockKind::Wrapped { blocks, .. } => flatten_blocks(blocks),
             BlockKind::Math(m) => match m.mathml {
                 Some(n) => vec![Inline::new(InlineKind::Raw(n), pos)],
                 None => vec![Inline::new(

@@ -1,7 +1,7 @@
 //! `indexterm` → an index term of the model: its levels (`primary`, `secondary`,
 //! `tertiary`, each with its `sortas`), `see` and `seealso`, `significance`, and the ranges
 //! `class="startofrange"` … `class="endofrange" startref` make. The index itself is built from
-//! them by `xref::index`, as for Re:VIEW's `@<idx>`.
+//! them by the index (`xref::index`), as for Re:VIEW's `@<idx>`.
 use super::*;
 
 const LEVELS: [&str; 3] = ["primary", "secondary", "tertiary"];
@@ -82,7 +82,7 @@ fn levels_of(el: &Element) -> (Vec<String>, Vec<Option<String>>) {
 fn index_term(levels: Vec<String>, details: Option<IndexDetails>, pos: Pos) -> Inline {
     Inline::new(
         InlineKind::IndexTerm {
-            term: levels.join(crate::xref::LEVEL_SEPARATOR),
+            term: levels.join(crate::doc::INDEX_LEVEL_SEPARATOR),
             id: None,
             details: details.map(Box::new),
         },
