@@ -1437,22 +1437,29 @@ mod tests {
     fn an_element_closed_in_a_later_block_holds_the_markdown_between() {
         let (d, f) = read_warned("<div class=\"box\">\n\n*一*\n\n</div>\n\n後\n");
         assert!(f.is_empty(), "{f:?}");
-        let BlockKind::Div { class, blocks } = &d.blocks[0].kind else {
+        let BlockKind::Wrapped { element, blocks } = &d.blocks[0].kind else {
             panic!("{:?}", d.blocks)
         };
-        assert_eq!((class.as_str(), blocks.len()), ("box", 1));
+        assert_eq!(
+            (element.name.as_str(), element.attr("class"), blocks.len()),
+            ("div", Some("box"), 1)
+        );
         assert!(
             matches!(&blocks[0].kind, BlockKind::Para(c) if matches!(c[0].kind, InlineKind::Emphasis(_)))
         );
         assert_eq!(xhtml_of(&d.blocks[1..]), "後");
         let (d, _) = read_warned("<details>\n<summary>要約</summary>\n\n本文\n\n</details>\n");
-        let BlockKind::Div { class, blocks } = &d.blocks[0].kind else {
+        let BlockKind::Wrapped { element, blocks } = &d.blocks[0].kind else {
             panic!("{:?}", d.blocks)
         };
-        assert_eq!(class, "details");
-        assert_eq!(
-            xhtml_of(&blocks[..1]).trim(),
-            r#"<p class="summary">要約</p>"#
+        assert_eq!(element.name, "details");
+        assert_eq!(xhtml_of(&blocks[..1]).trim(), "<summary>要約</summary>");
+        // An element that holds no blocks in HTML becomes a div classed with its name.
+        let (d, _) = read_warned("<span>\n\n本文\n\n</span>\n");
+        assert!(
+            matches!(&d.blocks[0].kind, BlockKind::Div { class, .. } if class == "span"),
+            "{:?}",
+            d.blocks
         );
     }
 

@@ -807,9 +807,11 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Raw XHTML checked to be well-formed; a parse error becomes a finding. `written` is the
-    /// text as written, whose `\n` escapes are line breaks when `escapes` is set; `at` gives the
-    /// source position of its `i`-th character.
+    /// Raw XHTML, repaired where seihon can render around it as in Markdown (a void element
+    /// closed, a bare `&` escaped, attributes EPUB does not allow dropped), each repair a
+    /// warning; HTML that stays ill-formed is shown as the text it is, with a warning at the
+    /// parser's position. `written` is the text as written, whose `\n` escapes are line breaks
+    /// when `escapes` is set; `at` gives the source position of its `i`-th character.
     pub(super) fn raw_html(
         &mut self,
         written: &str,
@@ -821,40 +823,45 @@ impl<'a> Parser<'a> {
         } else {
             written.to_string()
         };
-        match dom::parse_fragment(&text) {
-            Ok(nodes) => Some(nodes),
+        let (fixed, repairs) = crate::reader::rawhtml::repair(&text);
+        let repaired = !repairs.is_empty();
+        for r in repairs {
+            let pos = at(written_index(written, escapes, r.offset));
+            self.warning_hint(codes::HTML_REPAIRED, pos, r.message, r.hint);
+        }
+        match dom::parse_fragment(&fixed) {
+            Ok(mut nodes) => {
+                for done in crate::reader::rawhtml::clean_attributes(&mut nodes) {
+                    self.warning(codes::HTML_REPAIRED, at(0), done);
+                }
+                Some(nodes)
+            }
             Err(e) => {
                 // Back from the parser's line and column to a character of the text as
-                // written: an escaped line break is two characters there, one here.
-                let mut line = 1;
-                let mut col = 1;
-                let mut offset = 0;
-                let mut chars = written.chars().peekable();
-                while let Some(c) = chars.next() {
-                    if (line, col) >= (e.pos.line, e.pos.col) {
-                        break;
-                    }
-                    let escaped_break = escapes && c == '\\' && chars.peek() == Some(&'n');
-                    if escaped_break {
-                        chars.next();
-                        offset += 1;
-                    }
-                    offset += 1;
-                    if c == '\n' || escaped_break {
-                        line += 1;
-                        col = 1;
-                    } else {
-                        col += 1;
-                    }
+                // written (exact unless a repair moved the text).
+                let parsed = if repaired { &fixed } else { &text };
+                let byte = byte_at(parsed, e.pos.line, e.pos.col).min(text.len());
+                let pos = at(written_index(written, escapes, byte));
+                if e.message.contains("levels deep") {
+                    // Past the bound every later step needs: an error, as in every format.
+                    self.error_hint(
+                        codes::RAW_HTML,
+                        pos,
+                        format!("this HTML is not well-formed XHTML: {}", e.message),
+                        "nest fewer elements inside each other",
+                    );
+                    return None;
                 }
-                let pos = at(offset);
-                self.error_hint(
-                    codes::RAW_HTML,
+                self.warning_hint(
+                    codes::HTML_REPAIRED,
                     pos,
-                    format!("this HTML is not well-formed XHTML: {}", e.message),
+                    format!(
+                        "this HTML is not well-formed XHTML ({}); it is shown as the text it is",
+                        e.message
+                    ),
                     "an EPUB needs XHTML: close every element (`<br/>`) and quote every attribute",
                 );
-                None
+                Some(vec![dom::Node::Text(text)])
             }
         }
     }
@@ -876,4 +883,41 @@ fn position_in_lines(lines: &[(u32, &str)], mut offset: usize) -> Pos {
     lines.last().map_or(Pos::new(1, 1), |(ln, l)| {
         Pos::new(*ln, l.chars().count() as u32 + 1)
     })
+}
+
+/// The byte of `text` at a parser's 1-based line and column (columns count characters).
+fn byte_at(text: &str, line: u32, col: u32) -> usize {
+    let mut offset = 0;
+    for (n, l) in text.split_inclusive('\n').enumerate() {
+        if n + 1 == line as usize {
+            return offset
+                + l.char_indices()
+                    .nth(col.saturating_sub(1) as usize)
+                    .map_or(l.len(), |(i, _)| i);
+        }
+        offset += l.len();
+    }
+    text.len()
+}
+
+/// The index of the character of `written` that byte `byte` of its text stands for, where
+/// each `\n` escape (with `escapes`) is two characters written and one in the text.
+fn written_index(written: &str, escapes: bool, byte: usize) -> usize {
+    let mut text_byte = 0;
+    let mut index = 0;
+    let mut chars = written.chars().peekable();
+    while let Some(c) = chars.next() {
+        if text_byte >= byte {
+            break;
+        }
+        if escapes && c == '\\' && chars.peek() == Some(&'n') {
+            chars.next();
+            index += 2;
+            text_byte += 1;
+            continue;
+        }
+        index += 1;
+        text_byte += c.len_utf8();
+    }
+    index
 }

@@ -869,27 +869,60 @@ fn raw_block() {
     assert!(matches!(first("//raw[<hr/>]\n"), BlockKind::Raw(_)));
 }
 
-#[test]
-fn raw_that_is_not_xhtml_is_an_error() {
-    one_error("x\n\n//raw[|html|<br>]\n", "not well-formed XHTML", 3, 13);
+/// Exactly one warning, containing `msg`, at `line:col`, and no error.
+fn one_warning(text: &str, msg: &str, line: u32, col: u32) -> Finding {
+    assert!(errors(text).is_empty(), "{:#?}", errors(text));
+    let w = warnings(text);
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(w[0].message.contains(msg), "{:?}", w[0].message);
+    assert_eq!(
+        (w[0].location.line, w[0].location.col),
+        (line, col),
+        "{w:#?}"
+    );
+    w[0].clone()
 }
 
 #[test]
-fn raw_errors_are_placed_on_the_line_written_whatever_its_escaped_breaks() {
+fn raw_that_is_not_xhtml_is_repaired_or_shown_as_text_with_a_warning() {
+    // A void element left open is closed, as in Markdown: it is XHTML's spelling of it.
+    assert!(matches!(
+        &read_ok("x\n\n//raw[|html|<br>]\n").blocks[1].kind,
+        BlockKind::Raw(n) if matches!(&n[..], [crate::dom::Node::Element(e)] if e.name == "br")
+    ));
+    // What cannot be repaired is the text it is.
+    let w = one_warning(
+        "//raw[|html|<p><b x></p>]\n",
+        "shown as the text it is",
+        1,
+        19,
+    );
+    assert_eq!(w.code, codes::HTML_REPAIRED.name());
+    let (doc, _) = read_all("//raw[|html|<p><b x></p>]\n");
+    assert!(
+        matches!(&doc.blocks[0].kind, BlockKind::Raw(n) if matches!(&n[..], [crate::dom::Node::Text(t)] if t == "<p><b x></p>")),
+        "{:?}",
+        doc.blocks
+    );
+}
+
+#[test]
+fn raw_findings_are_placed_on_the_line_written_whatever_its_escaped_breaks() {
     // `\n` in `//raw` and `@<raw>` is a line break for the parser, but the source is one line.
-    let e = errors("//raw[|html|<p>\\n<b x>]\n");
-    assert_eq!(e.len(), 1, "{e:#?}");
-    assert_eq!((e[0].location.line, e[0].location.col), (1, 21), "{e:#?}");
-    let e = errors("a @<raw>{|html|<i>\\n\\n<b x>} b\n");
-    assert_eq!(e.len(), 1, "{e:#?}");
-    assert_eq!((e[0].location.line, e[0].location.col), (1, 26), "{e:#?}");
+    let w = one_warning("//raw[|html|<p>\\n<b x>]\n", "not well-formed", 1, 21);
+    assert_eq!(w.location.line, 1);
+    one_warning(
+        "a @<raw>{|html|<i>\\n\\n<b x>} b\n",
+        "not well-formed",
+        1,
+        26,
+    );
     // The input the fuzzer found: the finding was placed two lines past the end.
     let text = "= \u{7ae0}J\n@<rh\n\n@<raw>{$ll|umhctnxp\\n>s@<dp\\nsp\\n>s@<dtcylctelL}\n";
     let found = read_all(text).1;
-    assert!(!found.is_empty());
     assert!(found.iter().all(|f| f.location.line <= 4), "{found:#?}");
     // `//embed` lines are real lines.
-    one_error(
+    one_warning(
         "//embed{\n<div>\n<b x>\n</div>\n//}\n",
         "not well-formed XHTML",
         3,
@@ -1484,7 +1517,7 @@ fn every_finding_carries_its_kind() {
     assert_eq!(codes_of("//list[a][b]{\nx\n"), ["review-syntax"]);
     assert_eq!(codes_of("//list[a]{\nx\n//}\n"), ["review-syntax"]);
     assert_eq!(codes_of("#@require(a.rb)\n"), ["unsupported"]);
-    assert_eq!(codes_of("//raw[|html|<p>x]\n"), ["raw-html"]);
+    assert_eq!(codes_of("//raw[|html|<p>x]\n"), ["html-repaired"]);
     assert_eq!(
         codes_of("a@<fn>{a}\n\n//footnote[a][x]\n//footnote[a][y]\n"),
         ["review-syntax"]
