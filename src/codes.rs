@@ -79,7 +79,7 @@ kinds! {
     UNSUPPORTED = "unsupported", true, "a feature seihon does not carry out (a Re:VIEW preprocessor directive, review-ext.rb, an `olink`): its text is kept";
     MARKDOWN_SYNTAX = "markdown-syntax", false, "Markdown front matter that cannot be read";
     FRONT_MATTER_KEY = "front-matter-key", true, "a Markdown front matter key seihon does not use (Jekyll's `layout`, Zenn's `emoji`): ignored, warned once per key in a book";
-    RAW_HTML = "raw-html", false, "raw HTML in a manuscript that is not well-formed XHTML";
+    RAW_HTML = "raw-html", false, "raw HTML nested deeper than seihon can read (ill-formed raw HTML is repaired or shown as text: `html-repaired`)";
     HTML_REPAIRED = "html-repaired", true, "raw HTML seihon renders around: a tag that is no HTML element (`<blog.example.com>`) or does not close kept as text, an unknown entity kept as written, an attribute EPUB does not allow dropped or made CSS, an element closed in a later block";
     DOCBOOK_XML = "docbook-xml", false, "a DocBook file that is not well-formed XML, or an entity that cannot be expanded";
     DOCBOOK_INCLUDE = "docbook-include", false, "an XInclude or external entity that is missing, outside the book, or past the bounds";
