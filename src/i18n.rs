@@ -409,7 +409,7 @@ fn number_format(tok: &str) -> Option<fn(u32) -> String> {
 }
 
 /// `1` → `A` (from `first`), to `Z`; beyond, the number itself.
-fn alpha(n: u32, first: char) -> String {
+pub fn alpha(n: u32, first: char) -> String {
     if (1..=26).contains(&n) {
         char::from_u32(first as u32 + n - 1).map_or_else(|| n.to_string(), String::from)
     } else {

@@ -267,6 +267,22 @@ impl<'a> Conv<'a> {
         for c in el.child_elements() {
             self.collect_ids(c);
         }
+        if el.local_name() == "procedure" {
+            // An xref to an untitled step shows "Step 2.b" (DocBook XSL's `xref-to`).
+            let word = match self.lang.as_deref() {
+                Some(l) if l.starts_with("ja") => "ステップ",
+                _ => "Step",
+            };
+            let mut numbers = Vec::new();
+            step_numbers(el, "", 0, &mut numbers);
+            for (id, n) in numbers {
+                if let Some(t) = self.xref_texts.get_mut(id)
+                    && t.is_empty()
+                {
+                    *t = format!("{word} {n}");
+                }
+            }
+        }
         for (id, n) in &self.callouts {
             if let Some(t) = self.xref_texts.get_mut(id)
                 && t.is_empty()
@@ -553,6 +569,36 @@ fn squash(s: &str) -> String {
 }
 
 /// The text an xref to `el` shows, or "".
+/// The numbers of the steps of a procedure (or of a step's substeps) as DocBook XSL numbers
+/// them: `1`, `a`, `i`, `A`, `I` by depth, joined with `.` (`2.b`), for those with an id.
+fn step_numbers<'e>(el: &'e Element, prefix: &str, depth: usize, out: &mut Vec<(&'e str, String)>) {
+    let steps = el.child_elements().filter(|c| c.local_name() == "step");
+    for (i, step) in steps.enumerate() {
+        let n = i as u32 + 1;
+        let own = match depth % 5 {
+            0 => n.to_string(),
+            1 => crate::i18n::alpha(n, 'a'),
+            2 => crate::i18n::roman_upper(n).to_lowercase(),
+            3 => crate::i18n::alpha(n, 'A'),
+            _ => crate::i18n::roman_upper(n),
+        };
+        let number = if prefix.is_empty() {
+            own
+        } else {
+            format!("{prefix}.{own}")
+        };
+        if let Some(id) = step.id() {
+            out.push((id, number.clone()));
+        }
+        for sub in step
+            .child_elements()
+            .filter(|c| matches!(c.local_name(), "substeps" | "stepalternatives"))
+        {
+            step_numbers(sub, &number, depth + 1, out);
+        }
+    }
+}
+
 fn xref_text(el: &Element) -> String {
     if let Some(l) = el.attr("xreflabel").map(squash).filter(|s| !s.is_empty()) {
         return l;
