@@ -81,9 +81,19 @@ fn is_inline_block_end(end: &TagEnd) -> bool {
 /// Whether the block at `block` holds an unescaped delimiter run that can open or close under
 /// the amendments and not under CommonMark, or the other way round.
 fn differs(source: &str, block: Range<usize>) -> bool {
-    let bytes = source.as_bytes();
-    let mut j = block.start;
-    while j < block.end {
+    delimiter_runs(source, block).into_iter().any(|(ch, run)| {
+        neighbours(source, run, ch).is_some_and(|(prev, next)| {
+            abilities(ch, &prev, next, true) != abilities(ch, &prev, next, false)
+        })
+    })
+}
+
+/// The runs of `*` and `_` within `within` of `source` (a run may not end inside it).
+fn delimiter_runs(source: &str, within: Range<usize>) -> Vec<(u8, Range<usize>)> {
+    let bytes = &source.as_bytes()[..within.end];
+    let mut out = Vec::new();
+    let mut j = within.start;
+    while j < bytes.len() {
         let ch = bytes[j];
         if ch != b'*' && ch != b'_' {
             j += 1;
@@ -93,13 +103,9 @@ fn differs(source: &str, block: Range<usize>) -> bool {
         while j < bytes.len() && bytes[j] == ch {
             j += 1;
         }
-        if let Some((prev, next)) = neighbours(source, start..j, ch)
-            && abilities(ch, &prev, next, true) != abilities(ch, &prev, next, false)
-        {
-            return true;
-        }
+        out.push((ch, start..j));
     }
-    false
+    out
 }
 
 /// The emphasis pulldown-cmark found in the affected blocks turned back into the text of its
@@ -200,19 +206,7 @@ fn runs(events: &[(Event, Range<usize>)], affected: &[bool], source: &str) -> Ve
                     continue;
                 }
                 let container = stack.last().map_or(0, |s| s.0);
-                let bytes = text.as_bytes();
-                let mut j = 0;
-                while j < bytes.len() {
-                    let ch = bytes[j];
-                    if ch != b'*' && ch != b'_' {
-                        j += 1;
-                        continue;
-                    }
-                    let start = j;
-                    while j < bytes.len() && bytes[j] == ch {
-                        j += 1;
-                    }
-                    let at = range.start + start..range.start + j;
+                for (ch, at) in delimiter_runs(source, range.clone()) {
                     if let Some(d) = delim(source, at, ch, i, container) {
                         out.push(d);
                     }

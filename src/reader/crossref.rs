@@ -269,45 +269,23 @@ fn caption_of(b: &Block) -> Option<(Inlines, Option<String>)> {
 /// word or an e-mail address), and a bracketed group of them, `[@fig:a; @fig:b]`, whose
 /// brackets and separators go (pandoc-crossref writes the numbers joined).
 pub fn references(inlines: &mut Inlines) {
-    let mut i = 0;
-    while i < inlines.len() {
-        let InlineKind::Text(text) = &inlines[i].kind else {
-            i += 1;
-            continue;
-        };
-        let found = find_refs(text);
-        if found.is_empty() {
-            i += 1;
-            continue;
-        }
-        let pos = inlines[i].pos;
-        let mut pieces = Vec::new();
-        let mut at = 0;
-        for (range, kind, target) in found {
-            if range.start > at {
-                pieces.push(Inline::text(&text[at..range.start], pos));
-            }
-            match (kind, target) {
-                (Some(kind), target) => pieces.push(Inline::new(
-                    InlineKind::Ref {
+    super::split_texts(inlines, |text, _| {
+        find_refs(text)
+            .into_iter()
+            .map(|(range, kind, target)| {
+                let kind = match kind {
+                    Some(kind) => InlineKind::Ref {
                         kind,
                         target,
                         content: None,
                     },
-                    pos,
-                )),
-                // A separator inside a group: what pandoc-crossref puts between numbers.
-                (None, sep) => pieces.push(Inline::text(sep, pos)),
-            }
-            at = range.end;
-        }
-        if at < text.len() {
-            pieces.push(Inline::text(&text[at..], pos));
-        }
-        let n = pieces.len();
-        inlines.splice(i..=i, pieces);
-        i += n;
-    }
+                    // What a group's brackets and separators become.
+                    None => InlineKind::Text(target),
+                };
+                (range, kind)
+            })
+            .collect()
+    });
 }
 
 type Found = (std::ops::Range<usize>, Option<RefKind>, String);

@@ -67,11 +67,25 @@ const OTHER_TOOLS_KEYS: &[&str] = &[
     "excerpt",
 ];
 
+/// How a book asks its Markdown to be read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MarkdownOptions {
+    /// `typography: smart`: straight quotes curled, `--` and `---` as dashes, `...` as an
+    /// ellipsis (pulldown-cmark's smart punctuation). Off unless asked: seihon never changes
+    /// the author's characters on its own.
+    pub smart: bool,
+}
+
 /// Reads one Markdown file. `shown` is the path used in messages. Problems found are returned
 /// beside the document (what could not be read is left out of it), so one build reports every
 /// mistake in the book at once.
 pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
-    let opts = Options::ENABLE_TABLES
+    read_with(text, shown, MarkdownOptions::default())
+}
+
+/// [`read`] with the book's options.
+pub fn read_with(text: &str, shown: &Path, options: MarkdownOptions) -> (Document, Vec<Finding>) {
+    let mut opts = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
@@ -82,6 +96,9 @@ pub fn read(text: &str, shown: &Path) -> (Document, Vec<Finding>) {
         | Options::ENABLE_DEFINITION_LIST
         | Options::ENABLE_SUPERSCRIPT
         | Options::ENABLE_SUBSCRIPT;
+    if options.smart {
+        opts |= Options::ENABLE_SMART_PUNCTUATION;
+    }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some(f) = crate::error::nul_finding(text, shown) {
         return (Document::new(shown), vec![f]);
@@ -1151,41 +1168,19 @@ pub fn is_wide(c: char) -> bool {
 /// GFM's bare addresses in the text of `inlines` made links (see [`autolink`]); the link's
 /// text is the address as written, so not a character of the text changes.
 fn autolinks(inlines: &mut Inlines) {
-    let mut i = 0;
-    while i < inlines.len() {
-        let InlineKind::Text(text) = &inlines[i].kind else {
-            i += 1;
-            continue;
-        };
-        let found = autolink::find(text);
-        if found.is_empty() {
-            i += 1;
-            continue;
-        }
-        let pos = inlines[i].pos;
-        let mut pieces = Vec::new();
-        let mut at = 0;
-        for link in found {
-            if link.range.start > at {
-                pieces.push(Inline::text(&text[at..link.range.start], pos));
-            }
-            let content = vec![Inline::text(&text[link.range.clone()], pos)];
-            pieces.push(Inline::new(
-                InlineKind::Link {
+    super::split_texts(inlines, |text, pos| {
+        autolink::find(text)
+            .into_iter()
+            .map(|link| {
+                let content = vec![Inline::text(&text[link.range.clone()], pos)];
+                let kind = InlineKind::Link {
                     href: link.href,
                     content,
-                },
-                pos,
-            ));
-            at = link.range.end;
-        }
-        if at < text.len() {
-            pieces.push(Inline::text(&text[at..], pos));
-        }
-        let n = pieces.len();
-        inlines.splice(i..=i, pieces);
-        i += n;
-    }
+                };
+                (link.range, kind)
+            })
+            .collect()
+    });
 }
 
 #[cfg(test)]
@@ -1431,6 +1426,22 @@ mod tests {
         );
         assert_eq!(f.len(), 2, "{f:?}");
         assert!(f.iter().all(|f| f.location.line == 1));
+    }
+
+    #[test]
+    fn smart_punctuation_only_when_the_book_asks() {
+        let text = "\"Quotes\" -- and --- dashes... it's\n";
+        let plain = |d: &Document| match &d.blocks[0].kind {
+            BlockKind::Para(c) => plain_text(c),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            plain(&read_ok(text)),
+            "\"Quotes\" -- and --- dashes... it's"
+        );
+        let (d, f) = read_with(text, Path::new("a.md"), MarkdownOptions { smart: true });
+        assert!(f.is_empty(), "{f:?}");
+        assert_eq!(plain(&d), "“Quotes” – and — dashes… it’s");
     }
 
     #[test]

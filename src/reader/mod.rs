@@ -36,3 +36,41 @@ pub(crate) fn tex_to_mathml(
             )
         })
 }
+
+/// Each text of `inlines` cut where `find` (given the text and where it is) finds something in
+/// it: what it finds (a byte range of the text, and the inline that stands there) replaces that
+/// part, the rest stays text.
+pub(crate) fn split_texts(
+    inlines: &mut crate::doc::Inlines,
+    mut find: impl FnMut(&str, crate::dom::Pos) -> Vec<(std::ops::Range<usize>, crate::doc::InlineKind)>,
+) {
+    use crate::doc::{Inline, InlineKind};
+    let mut i = 0;
+    while i < inlines.len() {
+        let InlineKind::Text(text) = &inlines[i].kind else {
+            i += 1;
+            continue;
+        };
+        let pos = inlines[i].pos;
+        let found = find(text, pos);
+        if found.is_empty() {
+            i += 1;
+            continue;
+        }
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        for (range, kind) in found {
+            if range.start > at {
+                pieces.push(Inline::text(&text[at..range.start], pos));
+            }
+            pieces.push(Inline::new(kind, pos));
+            at = range.end;
+        }
+        if at < text.len() {
+            pieces.push(Inline::text(&text[at..], pos));
+        }
+        let n = pieces.len();
+        inlines.splice(i..=i, pieces);
+        i += n;
+    }
+}
