@@ -204,6 +204,34 @@ fn raw_html_links_and_addresses_without_slashes_degrade_like_markdown_links() {
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
 
+/// An id used twice in raw HTML is a located warning, and the second is renamed, as in
+/// every format: the page never holds an id twice, so the book builds and passes epubcheck.
+#[test]
+fn an_id_used_twice_in_raw_html_is_renamed_with_a_warning() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    edit_file(&book.join("ch01.md"), |t| {
+        format!(
+            "{t}\n<p id=\"dup\">a <a href=\"#dup\">here</a></p>\n\nand <span id=\"dup\">c</span>\n"
+        )
+    });
+    let out = project.seihon(&["build", "neko"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains("warning: the id `dup` is used twice in this chapter"),
+        "{all}"
+    );
+    let page = read_entry(&project.epub("neko"), "item/xhtml/ch01.xhtml");
+    assert!(
+        page.contains("<p id=\"dup\">a <a href=\"#dup\">here</a></p>"),
+        "{page}"
+    );
+    assert!(page.contains("<span id=\"dup-2\">c</span>"), "{page}");
+    let messages = epubcheck(&project.epub("neko"));
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}
+
 #[test]
 fn html_that_is_not_xhtml_is_shown_as_written_with_a_warning_at_its_location() {
     let project = TempProject::new();

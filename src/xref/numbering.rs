@@ -332,11 +332,7 @@ impl Numbering<'_, '_> {
                     );
                 }
             }
-            BlockKind::Raw(nodes) => {
-                for id in raw_ids(nodes) {
-                    self.claim(id, pos);
-                }
-            }
+            BlockKind::Raw(nodes) => self.claim_raw_ids(nodes, pos),
             _ => {}
         }
     }
@@ -510,27 +506,29 @@ impl Numbering<'_, '_> {
     /// Ids written inline (DocBook anchors in terms and table cells, raw XHTML) are link
     /// targets too.
     fn claim_inline_ids(&mut self, doc: &mut Document) {
-        let mut inline_ids = Vec::new();
         visit_all_inlines_mut(doc, &mut |inline| {
-            if let InlineKind::Raw(nodes) = &inline.kind {
-                inline_ids.extend(raw_ids(nodes).into_iter().map(|id| (id, inline.pos)));
+            if let InlineKind::Raw(nodes) = &mut inline.kind {
+                self.claim_raw_ids(nodes, inline.pos);
             }
         });
-        for (id, pos) in inline_ids {
-            self.claim(id, pos);
-        }
     }
-}
 
-/// The ids on raw XHTML elements, in document order.
-fn raw_ids(nodes: &[dom::Node]) -> Vec<String> {
-    let mut found = Vec::new();
-    for node in nodes {
-        if let dom::Node::Element(e) = node {
-            e.walk(&mut |el| found.extend(el.attr("id").map(str::to_string)));
+    /// The ids on raw XHTML elements claimed in document order; one used before in the
+    /// chapter (reported) is renamed, so the page never holds an id twice.
+    fn claim_raw_ids(&mut self, nodes: &mut [dom::Node], pos: Pos) {
+        for node in nodes {
+            if let dom::Node::Element(e) = node {
+                e.walk_mut(&mut |el| {
+                    if let Some(id) = el.attr("id").map(str::to_string) {
+                        let output = self.claim(id.clone(), pos);
+                        if output != id {
+                            el.set_attr("id", output);
+                        }
+                    }
+                });
+            }
         }
     }
-    found
 }
 
 /// A heading's line in the table of contents: number and title, or a dash for an empty one.
