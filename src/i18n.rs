@@ -100,6 +100,7 @@ messages! {
     // seihon's own: the words of DocBook's numbered examples and of its references
     // (`xref`), each given the target's number label and its title.
     Example = "example": "例", "Example ";
+    Procedure = "procedure": "手順", "Procedure ";
     XrefChapter = "xref_chapter": "%s「%s」", "%s \"%s\"";
     XrefAppendix = "xref_appendix": "%s「%s」", "%s \"%s\"";
     XrefSection = "xref_section": "「%s %s」", "\"%s %s\"";
@@ -164,6 +165,7 @@ impl Msg {
             (Msg::Table, false) => "Table\u{a0}",
             (Msg::Equation, false) => "Equation\u{a0}",
             (Msg::Example, false) => "Example\u{a0}",
+            (Msg::Procedure, false) => "Procedure\u{a0}",
             (Msg::FormatNumberHeader, false) => "%s.%d.",
             (Msg::FormatNumberHeaderWithoutChapter, false) => "%d.",
             (Msg::FormatNumberHeader, true) => "%s.%d",

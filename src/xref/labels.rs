@@ -43,6 +43,7 @@ impl Labels {
             ObjectKind::Table => self.m.get(Msg::Table),
             ObjectKind::Equation => self.m.get(Msg::Equation),
             ObjectKind::Example => self.m.get(Msg::Example),
+            ObjectKind::Procedure => self.m.get(Msg::Procedure),
             ObjectKind::Column => "",
         };
         let (label, head) = match prefix {
@@ -136,6 +137,8 @@ pub enum ObjectKind {
     Equation,
     /// A DocBook `example` with a title.
     Example,
+    /// A DocBook `procedure` with a title (DocBook XSL's `formal.procedures`).
+    Procedure,
     Column,
 }
 

@@ -68,7 +68,7 @@ struct Numbering<'n, 'a> {
     columns: u32,
     /// A numbered DocBook example whose id (its first block, an anchor) is claimed next:
     /// the id as written, its number and caption.
-    example: Option<(String, String, String)>,
+    example: Option<(String, String, String, ObjectKind)>,
     docbook: bool,
 }
 
@@ -315,21 +315,20 @@ impl Numbering<'_, '_> {
             BlockKind::Sidebar { id, title, .. } => self.column(id, title.as_deref(), pos),
             BlockKind::BibItem(item) => self.bib_item(item, pos),
             BlockKind::Div { class, blocks } if self.docbook && class == "example" => {
-                self.example(blocks)
+                self.example(blocks, ObjectKind::Example)
+            }
+            BlockKind::Div { class, blocks } if self.docbook && class == "procedure" => {
+                self.example(blocks, ObjectKind::Procedure)
             }
             BlockKind::Anchor(id) => {
                 let written = std::mem::take(id);
                 *id = self.claim(written.clone(), pos);
-                if let Some((w, number, caption)) = self.example.take_if(|(w, ..)| *w == written) {
+                if let Some((w, number, caption, kind)) =
+                    self.example.take_if(|(w, ..)| *w == written)
+                {
                     let target = Some(id.clone());
-                    self.r.index(
-                        self.ci,
-                        ObjectKind::Example,
-                        Some(w),
-                        &target,
-                        &Some(number),
-                        caption,
-                    );
+                    self.r
+                        .index(self.ci, kind, Some(w), &target, &Some(number), caption);
                 }
             }
             BlockKind::Raw(nodes) => self.claim_raw_ids(nodes, pos),
@@ -433,7 +432,7 @@ impl Numbering<'_, '_> {
 
     /// A DocBook example with a title is numbered (`Example 2.1.`, `例2.1`): its caption
     /// starts with the number, and an xref to its id shows it.
-    fn example(&mut self, blocks: &mut [Block]) {
+    fn example(&mut self, blocks: &mut [Block], kind: ObjectKind) {
         let (anchor, rest) = match blocks {
             [
                 Block {
@@ -454,12 +453,12 @@ impl Numbering<'_, '_> {
         if class != "caption" {
             return;
         }
-        let number = self.count(ObjectKind::Example);
+        let number = self.count(kind);
         let caption = plain_text(content);
         let prefix = self.labels.m.get(crate::i18n::Msg::CaptionPrefix);
         content.insert(0, Inline::text(format!("{}{prefix}", number.head), *pos));
         if let Some(written) = anchor {
-            self.example = Some((written, number.label, caption));
+            self.example = Some((written, number.label, caption, kind));
         }
     }
 

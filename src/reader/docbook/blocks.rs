@@ -800,6 +800,19 @@ impl<'a> Conv<'a> {
     }
 
     fn procedure(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+        // A titled procedure is numbered as DocBook XSL numbers it (`Procedure 2.1.`): in a
+        // `div.procedure` whose anchor and caption the resolver numbers, as an example's.
+        if title_el(el).is_some() {
+            let mut blocks = Vec::new();
+            self.procedure_blocks(el, level, &mut blocks);
+            let class = "procedure".to_string();
+            out.push(Block::new(BlockKind::Div { class, blocks }, pos_of(el)));
+        } else {
+            self.procedure_blocks(el, level, out);
+        }
+    }
+
+    fn procedure_blocks(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         self.caption(el, out);
         let mut items = Vec::new();

@@ -261,8 +261,19 @@ fn paras_and_lists() {
     assert!(matches!(&d[0].term[0].kind, InlineKind::Raw(_)));
     assert_eq!(text(para(&d[0].definitions[0][0])), "def");
     assert_eq!(text(para(&blocks[7])), "x, y");
-    assert!(matches!(&blocks[8].kind, BlockKind::StyledPara { class, .. } if class == "caption"));
-    let BlockKind::List(l) = &blocks[9].kind else {
+    // A titled procedure: a `div.procedure` holding its caption and steps, numbered later.
+    let BlockKind::Div {
+        class,
+        blocks: procedure,
+    } = &blocks[8].kind
+    else {
+        panic!("{:?}", blocks[8])
+    };
+    assert_eq!(class, "procedure");
+    assert!(
+        matches!(&procedure[0].kind, BlockKind::StyledPara { class, .. } if class == "caption")
+    );
+    let BlockKind::List(l) = &procedure[1].kind else {
         panic!()
     };
     assert_eq!(l.start, Some(1));
