@@ -490,7 +490,11 @@ impl<'a> Conv<'a> {
             "screen" => self.code(el, CodeStyle::Command, out),
             "synopsis" | "literallayout" | "address" => self.code(el, CodeStyle::Box, out),
             "cmdsynopsis" | "funcsynopsis" | "classsynopsis" => {
-                let text = squash(&el.text());
+                let text = match name {
+                    "cmdsynopsis" => super::synopsis::cmdsynopsis(el),
+                    "funcsynopsis" => super::synopsis::funcsynopsis(el),
+                    _ => squash(&el.text()),
+                };
                 out.push(Block::new(
                     BlockKind::Code(Box::new(Code {
                         style: CodeStyle::Box,

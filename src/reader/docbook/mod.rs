@@ -19,7 +19,8 @@
 //! | `para`, `simpara`, `formalpara` | paragraphs |
 //! | `itemizedlist`, `orderedlist`, `variablelist`, `simplelist`, `segmentedlist`, `procedure`/`step`/`substeps`, `qandaset` | lists, definition lists, a table (segmented lists) |
 //! | `calloutlist`/`callout`, `co`, `coref`, `areaspec` | a definition list of each callout's marks (linking back to them) and text; each `co` links to its callout (`linkends`, else the callout naming it in `arearefs`) |
-//! | `programlisting`, `screen`, `synopsis`, `literallayout`, `address`, `cmdsynopsis`, `funcsynopsis` | listings, markup kept |
+//! | `programlisting`, `screen`, `synopsis`, `literallayout`, `address` | listings, markup kept |
+//! | `cmdsynopsis` (`command`, `arg`, `group` by `choice` and `rep`, `sbr`, `synopfragment`), `funcsynopsis` (`funcsynopsisinfo`, `funcprototype`, `funcdef`, `paramdef`, `void`, `varargs`) | listings with DocBook XSL's marks: `[opt]`, `{req}`, `a \| b`, `file...`; prototypes in its default K&R style (`synopsis.rs`) |
 //! | `table`, `informaltable` (CALS `tgroup`/`colspec`/`spanspec`/`row`/`entry` with `morerows`, `namest`/`nameend`; HTML `tr`/`td`/`th`, mixed) | tables; an entry holding a `programlisting`, `screen` or `literallayout` keeps its blocks |
 //! | `figure`, `informalfigure`, `mediaobject`, `imageobject`, `imagedata`, `graphic`, `inlinemediaobject`, `textobject`, `caption` | figures and images (best format, never EPS/PDF; the text object is the alt text); a media object's `caption` is the caption of an untitled figure, else a `caption` box under the image |
 //! | `example`, `informalexample`, `sidebar`, `note`, `tip`, `warning`, `caution`, `important`, `blockquote`, `epigraph`, `attribution` | examples, sidebars, note boxes, quotations |
@@ -43,6 +44,7 @@ mod entities;
 mod indexterms;
 mod inlines;
 mod meta;
+mod synopsis;
 mod tables;
 #[cfg(test)]
 mod tests;

@@ -1539,3 +1539,32 @@ fn an_xref_to_the_book_has_a_target_at_its_start() {
         BlockKind::Anchor("bk".into())
     );
 }
+
+#[test]
+fn synopses_keep_docbook_xsls_marks() {
+    let (b, f) = read_str(
+        "<article xmlns=\"http://docbook.org/ns/docbook\" version=\"5.0\"><title>T</title>\
+         <cmdsynopsis><command>chgrp</command><arg>-R\n <group><arg>-H</arg><arg>-L</arg></group>\n</arg>\
+         <arg>-f</arg><arg choice=\"plain\">group</arg><arg choice=\"plain\" rep=\"repeat\">file</arg></cmdsynopsis>\
+         <funcsynopsis><funcprototype><funcdef>int <function>max</function></funcdef>\
+         <paramdef>int <parameter>a</parameter></paramdef><paramdef>int <parameter>b</parameter></paramdef>\
+         </funcprototype></funcsynopsis></article>",
+    );
+    no_errors(&f);
+    let codes: Vec<&str> = b.chapters[0]
+        .doc
+        .blocks
+        .iter()
+        .filter_map(|b| match &b.kind {
+            BlockKind::Code(c) => Some(c.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "chgrp [-R [-H | -L]] [-f] group file...",
+            "int max(a, b);\nint a;\nint b;"
+        ]
+    );
+}
