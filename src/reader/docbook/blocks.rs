@@ -154,6 +154,7 @@ fn default_title(name: &str) -> Option<&'static str> {
         "acknowledgements" => "Acknowledgements",
         "refsynopsisdiv" => "Synopsis",
         "abstract" => "Abstract",
+        "revhistory" => "Revision History",
         _ => return None,
     })
 }
@@ -175,9 +176,12 @@ impl<'a> Conv<'a> {
                 ));
             }
         }
+        self.titlepage(el, out);
         let next = (level + 1).min(6);
         match el.local_name() {
             "refentry" => self.refentry_body(el, next, out),
+            // A book's revision history as a page of its own, under its heading.
+            "revhistory" => self.revhistory(el, false, out),
             "part" => {
                 if let Some(pi) = el.child("partintro") {
                     self.anchor_block(pi, out);
@@ -222,6 +226,7 @@ impl<'a> Conv<'a> {
         }
         if plain_text(&content).trim().is_empty() {
             let text = match default_title(el.local_name()) {
+                Some(_) if el.local_name() == "revhistory" => self.revhistory_words().0.into(),
                 Some(t) => t.to_string(),
                 None => {
                     let words = first_words(el);
@@ -485,7 +490,11 @@ impl<'a> Conv<'a> {
             "screen" => self.code(el, CodeStyle::Command, out),
             "synopsis" | "literallayout" | "address" => self.code(el, CodeStyle::Box, out),
             "cmdsynopsis" | "funcsynopsis" | "classsynopsis" => {
-                let text = squash(&el.text());
+                let text = match name {
+                    "cmdsynopsis" => super::synopsis::cmdsynopsis(el),
+                    "funcsynopsis" => super::synopsis::funcsynopsis(el),
+                    _ => squash(&el.text()),
+                };
                 out.push(Block::new(
                     BlockKind::Code(Box::new(Code {
                         style: CodeStyle::Box,
@@ -633,7 +642,7 @@ impl<'a> Conv<'a> {
                     pos_of(el),
                 ));
             }
-            "revhistory" => self.revhistory(el, out),
+            "revhistory" => self.revhistory(el, true, out),
             "refnamediv" | "refmeta" => {
                 let mut tmp = Vec::new();
                 self.anchor_block(el, out);
@@ -988,14 +997,25 @@ impl<'a> Conv<'a> {
         let (image, fallback) = self.pick_image(media);
         let mut caption = title.filter(|t| !t.is_empty());
         let numbered = el.local_name() == "figure" && caption.is_some();
-        if caption.is_none()
-            && let Some(c) = media.child("caption")
-        {
-            let mut i = Vec::new();
-            self.inline_children_with_id(c, &mut i);
-            trim_inlines(&mut i);
-            if !i.is_empty() {
-                caption = Some(i);
+        // The media object's own caption: the figure's caption when it has no title, else
+        // shown under the image as DocBook XSL shows it (`div class="caption"`).
+        let mut media_caption = None;
+        if let Some(c) = media.child("caption") {
+            if caption.is_none() {
+                let mut i = Vec::new();
+                self.inline_children_with_id(c, &mut i);
+                trim_inlines(&mut i);
+                if !i.is_empty() {
+                    caption = Some(i);
+                }
+            } else {
+                let mut blocks = Vec::new();
+                self.anchor_block(c, &mut blocks);
+                self.blocks_into(c, level, &mut blocks);
+                let class = "caption".to_string();
+                if !blocks.is_empty() {
+                    media_caption = Some(Block::new(BlockKind::Div { class, blocks }, pos_of(c)));
+                }
             }
         }
         let mut id = el.id().map(str::to_string);
@@ -1019,6 +1039,7 @@ impl<'a> Conv<'a> {
             })),
             pos_of(el),
         ));
+        out.extend(media_caption);
         // Anything else in a figure (more images, paragraphs) follows it.
         if !std::ptr::eq(media, el) {
             for c in el.child_elements() {

@@ -2,7 +2,7 @@
 use super::*;
 
 /// A person's name: `personname`, or `firstname`/`surname`/`othername`, or the text.
-fn person(el: &Element) -> String {
+pub(super) fn person(el: &Element) -> String {
     let el = el.child("personname").unwrap_or(el);
     let parts: Vec<String> = el
         .child_elements()
@@ -146,28 +146,7 @@ impl<'a> Conv<'a> {
             "publishername" if m.publisher.is_none() => {
                 m.publisher = Some(squash(&c.text())).filter(|s| !s.is_empty());
             }
-            "copyright" => {
-                let years: Vec<String> = c
-                    .child_elements()
-                    .filter(|e| e.local_name() == "year")
-                    .map(|e| squash(&e.text()))
-                    .collect();
-                let holders: Vec<String> = c
-                    .child_elements()
-                    .filter(|e| e.local_name() == "holder")
-                    .map(|e| squash(&e.text()))
-                    .collect();
-                let mut s = "Copyright ©".to_string();
-                if !years.is_empty() {
-                    s.push(' ');
-                    s.push_str(&years.join(", "));
-                }
-                if !holders.is_empty() {
-                    s.push(' ');
-                    s.push_str(&holders.join(", "));
-                }
-                rights.push(s);
-            }
+            "copyright" => rights.push(super::titlepage::copyright_text(c)),
             "legalnotice" => {
                 let paras: Vec<String> = c
                     .child_elements()

@@ -15,23 +15,26 @@
 //! | `section`, `sect1`–`sect5`, `simplesect`, `refsect1`–`refsect3`, `refsynopsisdiv`, `bridgehead` | headings with their ids (an untitled one: a warning and its first words); links in a title kept (the contents get its text) |
 //! | `subtitle` (of a chapter or section, or in its `info`) | a `subtitle` paragraph under the heading |
 //! | `info`, `bookinfo`, `articleinfo` (`title`, `subtitle`, `author`, `editor`, `othercredit`, `publisher`, `pubdate`, `date`, `copyright`, `isbn`, `releaseinfo`, `legalnotice`) | the book's metadata |
+//! | a division's `info` (`chapterinfo`, `sect1info`, …): `author`/`corpauthor`/`othercredit`/`authorgroup` (with `affiliation`, `email`, `contrib`), `releaseinfo`, `copyright`, `legalnotice`, `pubdate`, `revhistory`, `abstract` | its title page under its heading, in DocBook XSL's order (`titlepage.rs`); the root's own authors, copyright and legal notice are metadata only; a book's `revhistory` is a front page like its `abstract` and `legalnotice` |
 //! | `para`, `simpara`, `formalpara` | paragraphs |
 //! | `itemizedlist`, `orderedlist`, `variablelist`, `simplelist`, `segmentedlist`, `procedure`/`step`/`substeps`, `qandaset` | lists, definition lists, a table (segmented lists) |
 //! | `calloutlist`/`callout`, `co`, `coref`, `areaspec` | a definition list of each callout's marks (linking back to them) and text; each `co` links to its callout (`linkends`, else the callout naming it in `arearefs`) |
-//! | `programlisting`, `screen`, `synopsis`, `literallayout`, `address`, `cmdsynopsis`, `funcsynopsis` | listings, markup kept |
+//! | `programlisting`, `screen`, `synopsis`, `literallayout`, `address` | listings, markup kept |
+//! | `cmdsynopsis` (`command`, `arg`, `group` by `choice` and `rep`, `sbr`, `synopfragment`), `funcsynopsis` (`funcsynopsisinfo`, `funcprototype`, `funcdef`, `paramdef`, `void`, `varargs`) | listings with DocBook XSL's marks: `[opt]`, `{req}`, `a \| b`, `file...`; prototypes in its default K&R style (`synopsis.rs`) |
 //! | `table`, `informaltable` (CALS `tgroup`/`colspec`/`spanspec`/`row`/`entry` with `morerows`, `namest`/`nameend`; HTML `tr`/`td`/`th`, mixed) | tables; an entry holding a `programlisting`, `screen` or `literallayout` keeps its blocks |
-//! | `figure`, `informalfigure`, `mediaobject`, `imageobject`, `imagedata`, `graphic`, `inlinemediaobject`, `textobject` | figures and images (best format, never EPS/PDF; the text object is the alt text) |
+//! | `figure`, `informalfigure`, `mediaobject`, `imageobject`, `imagedata`, `graphic`, `inlinemediaobject`, `textobject`, `caption` | figures and images (best format, never EPS/PDF; the text object is the alt text); a media object's `caption` is the caption of an untitled figure, else a `caption` box under the image |
 //! | `example`, `informalexample`, `sidebar`, `note`, `tip`, `warning`, `caution`, `important`, `blockquote`, `epigraph`, `attribution` | examples, sidebars, note boxes, quotations |
 //! | `footnote`, `footnoteref` | footnotes |
 //! | `equation`, `informalequation`, `inlineequation`, `mml:math`, `mathphrase` | MathML, else the TeX/text form |
-//! | `glossentry`, `glossterm`, `glossdef`, `revhistory`, `anchor` | definitions, a table, anchors |
+//! | `glossentry`, `glossterm`, `glossdef`, `anchor` | definitions, anchors |
+//! | `revhistory` (`revision`: `revnumber`, `date`, `authorinitials`, `revremark`, `revdescription`) | a table captioned `Revision History`/`改訂履歴`, a row per revision (`Revision N`/`改訂 N`), a description keeping its blocks |
 //! | `biblioentry`, `bibliomixed`, `author`/`editor`/`othercredit`/`personname` (`honorific`, `firstname`, `othername`, `surname`, `lineage`), `authorgroup` | bibliography entries labelled `[abbrev]`, `[xreflabel]` or `[n]` (an xref shows the same, an `xreflabel` as written); names spaced and ordered as DocBook XSL's `person.name` (surname first in Japanese) |
 //! | `indexterm` (`primary`/`secondary`/`tertiary` with `sortas`, `see`, `seealso`, `significance`, `startofrange`/`endofrange`) | index terms, never text; the index is made where the book has an `<index/>` (`indexterms.rs`, `xref::index`) |
 //! | `index` with `indexentry` (`primaryie`, `secondaryie`, `tertiaryie`, `seeie`, `seealsoie`) | a written index, kept as written |
 //! | `emphasis` (`role="bold"`), `literal`, `code`, `command`, `filename`, `option`, `envar`, `varname`, `function`, `parameter`, `classname`, `constant`, `type`, `replaceable`, `userinput`, `computeroutput`, `prompt`, `systemitem`, `uri`, `markup` | emphasis and code |
 //! | `tag`, `sgmltag` by `class` (`starttag` `<x>`, `endtag` `</x>`, `emptytag` `<x/>`, `genentity` `&x;`, `paramentity` `%x;`, `numcharref` `&#x;`, `comment`/`sgmlcomment` `<!--x-->`, `pi` `<?x>`, `xmlpi` `<?x?>`; `element`, `attribute`, `attvalue`, `prefix`, `localname`, `namespace` bare) | `<code class="tt sgmltag-CLASS">`, brackets generated as DocBook XSL 1.79 does |
 //! | `guimenu`, `guibutton`, `guilabel`, `guimenuitem`, `guisubmenu`, `menuchoice`, `keycap`, `keycombo`, `keysym`, `mousebutton`, `acronym`, `abbrev`, `quote`, `citetitle`, `firstterm`, `foreignphrase`, `wordasword`, `subscript`, `superscript`, `phrase`, `trademark`, `email` | styled text |
-//! | `xref` (`endterm`, `xreflabel`), `link` (`linkend`, `xlink:href`), `ulink`, `olink` (text and a warning), `co` | cross-references and links |
+//! | `xref` (`endterm`, `xreflabel`), `link` (`linkend`, `xlink:href`), `ulink`, `olink` (text and a warning), `co` | cross-references and links; an xref to a `cmdsynopsis`/`funcsynopsis` shows its first `command`/`function`, one to the `book` its title |
 //!
 //! Anything else keeps its text and gives one warning per element name with file:line.
 mod blocks;
@@ -41,9 +44,11 @@ mod entities;
 mod indexterms;
 mod inlines;
 mod meta;
+mod synopsis;
 mod tables;
 #[cfg(test)]
 mod tests;
+mod titlepage;
 mod xml;
 
 use std::collections::{HashMap, HashSet};
@@ -190,6 +195,8 @@ struct Conv<'a> {
     quote_depth: usize,
     bib_count: usize,
     table_count: usize,
+    /// The document element (its title-page parts are the book's metadata).
+    root: *const Element,
 }
 
 impl<'a> Conv<'a> {
@@ -212,6 +219,7 @@ impl<'a> Conv<'a> {
             quote_depth: 0,
             bib_count: 0,
             table_count: 0,
+            root,
         }
     }
 
@@ -368,8 +376,9 @@ impl<'a> Conv<'a> {
             "book" | "set" => {
                 // The book's abstract and legal notice are text readers must see (pandoc drops
                 // them): each becomes a front-matter page.
+                // So is its revision history, which DocBook XSL shows on the title page.
                 for info in root.child_elements().filter(|e| is_info(e.local_name())) {
-                    for name in ["abstract", "legalnotice"] {
+                    for name in ["abstract", "legalnotice", "revhistory"] {
                         if let Some(el) = info.child(name) {
                             let ch = self.chapter(el, Role::Front);
                             out.push(ch);
@@ -377,6 +386,18 @@ impl<'a> Conv<'a> {
                     }
                 }
                 self.book_children(root, &mut out);
+                // An xref to the book itself shows its title (DocBook XSL) and goes to where
+                // the book starts: under its first page's heading.
+                if let (Some(id), Some(first)) = (root.id(), out.first_mut()) {
+                    let blocks = &mut first.doc.blocks;
+                    let at = usize::from(
+                        blocks
+                            .first()
+                            .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_))),
+                    );
+                    let anchor = Block::new(BlockKind::Anchor(id.to_string()), pos_of(root));
+                    blocks.insert(at, anchor);
+                }
             }
             _ => {
                 let role = chapter_role(root.local_name()).unwrap_or(Role::Body);
@@ -636,8 +657,26 @@ fn xref_text(el: &Element) -> String {
             .map(|t| squash(&t.text()))
             .unwrap_or_default(),
         "glossterm" | "term" | "refname" | "titleabbrev" | "citetitle" => squash(&el.text()),
+        // A synopsis is named by its command or function, as DocBook XSL's `xref-to` names it.
+        "cmdsynopsis" => {
+            first_descendant(el, "command").map_or_else(String::new, |c| squash(&c.text()))
+        }
+        "funcsynopsis" => {
+            first_descendant(el, "function").map_or_else(String::new, |c| squash(&c.text()))
+        }
         _ => String::new(),
     }
+}
+
+/// The first element named `name` inside `el`, in document order.
+fn first_descendant<'e>(el: &'e Element, name: &str) -> Option<&'e Element> {
+    el.child_elements().find_map(|c| {
+        if c.local_name() == name {
+            Some(c)
+        } else {
+            first_descendant(c, name)
+        }
+    })
 }
 
 fn number_callouts(el: &Element, n: &mut usize, out: &mut HashMap<String, usize>) {

@@ -388,8 +388,22 @@ impl<'a> Conv<'a> {
         ));
     }
 
-    pub(super) fn revhistory(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    /// DocBook XSL's `RevHistory` and `Revision` words in the book's language (English
+    /// elsewhere).
+    pub(super) fn revhistory_words(&self) -> (&'static str, &'static str) {
+        match self.lang.as_deref() {
+            Some(l) if l.starts_with("ja") => ("改訂履歴", "改訂 "),
+            _ => ("Revision History", "Revision "),
+        }
+    }
+
+    /// A revision history as DocBook XSL's table: a row per revision (`Revision N`, date,
+    /// author's initials, remark), a `revdescription` keeping its blocks (lists, paragraphs);
+    /// the caption is its title, else the generated `Revision History` (`captioned`: not when
+    /// it is a page whose heading says so).
+    pub(super) fn revhistory(&mut self, el: &'a Element, captioned: bool, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
+        let (history, revision) = self.revhistory_words();
         let mut body = Vec::new();
         for rev in el.child_elements().filter(|e| e.local_name() == "revision") {
             let mut cells = Vec::new();
@@ -399,30 +413,33 @@ impl<'a> Conv<'a> {
                 &["authorinitials", "author"],
                 &["revremark", "revdescription"],
             ] {
-                let content = match rev
+                let mut cell = empty_cell(pos_of(rev));
+                match rev
                     .child_elements()
                     .find(|e| names.contains(&e.local_name()))
                 {
                     Some(c) if c.local_name() == "revdescription" => {
-                        let mut b = Vec::new();
-                        self.blocks_into(c, 6, &mut b);
-                        flatten_blocks(b)
+                        self.blocks_into(c, 6, &mut cell.blocks);
                     }
                     Some(c) => {
-                        let mut i = vec![Inline::text(squash(&c.text()), pos_of(c))];
-                        trim_inlines(&mut i);
-                        i
+                        let mut text = squash(&c.text());
+                        if c.local_name() == "revnumber" && !text.is_empty() {
+                            text.insert_str(0, revision);
+                        }
+                        cell.content = vec![Inline::text(text, pos_of(c))];
+                        trim_inlines(&mut cell.content);
                     }
-                    None => Vec::new(),
-                };
-                cells.push(Cell {
-                    content,
-                    ..empty_cell(pos_of(rev))
-                });
+                    None => {}
+                }
+                cells.push(cell);
             }
             body.push(Row { cells });
         }
-        let caption = el.child("title").map(|t| self.inlines(t));
+        let caption = match el.child("title") {
+            Some(t) if captioned => Some(self.inlines(t)),
+            None if captioned => Some(vec![Inline::text(history, pos_of(el))]),
+            _ => None,
+        };
         out.push(Block::new(
             BlockKind::Table(Box::new(Table {
                 id: None,

@@ -118,9 +118,13 @@ fn book_structure_roles_levels_and_ids() {
             Role::Back
         ]
     );
-    // Legal notice is kept as a page.
+    // Legal notice is kept as a page (the book's id under its heading).
     assert_eq!(text_of_heading(&b.chapters[0]), "Legal Notice");
-    assert_eq!(text(para(&b.chapters[0].doc.blocks[1])), "Do not copy.");
+    assert_eq!(
+        b.chapters[0].doc.blocks[1].kind,
+        BlockKind::Anchor("bk".into())
+    );
+    assert_eq!(text(para(&b.chapters[0].doc.blocks[2])), "Do not copy.");
     // Part title page with its partintro.
     let part = &b.chapters[2].doc.blocks;
     assert_eq!(heading(&part[0]).id.as_deref(), Some("p1"));
@@ -1424,6 +1428,154 @@ fn a_written_index_is_kept_as_written() {
         [
             ("primaryie".to_string(), "Foo, 1".to_string()),
             ("secondaryie".into(), "bar, 2".into())
+        ]
+    );
+}
+
+// ---------------------------------------------------------------- title pages
+
+/// The classes of a chapter's blocks, with tables and divisions by their kind.
+fn shapes(blocks: &[Block]) -> Vec<String> {
+    blocks
+        .iter()
+        .map(|b| match &b.kind {
+            BlockKind::Heading(h) => format!("h{}", h.level),
+            BlockKind::StyledPara { class, .. } => class.clone(),
+            BlockKind::Div { class, .. } => format!("div.{class}"),
+            BlockKind::Table(_) => "table".into(),
+            BlockKind::Para(_) => "p".into(),
+            BlockKind::Figure(_) => "figure".into(),
+            BlockKind::Anchor(_) => "anchor".into(),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_chapters_info_is_shown_under_its_title_in_docbook_xsl_order() {
+    let (blocks, _, f) = chapter(
+        "<sect1><sect1info><abstract><para>Gist.</para></abstract>\
+         <revhistory><revision><revnumber>2</revnumber><date>d</date><revdescription><itemizedlist>\
+         <listitem><para>Changed.</para></listitem></itemizedlist></revdescription></revision></revhistory>\
+         <pubdate>May</pubdate><author><firstname>A</firstname><surname>B</surname></author>\
+         <productnumber>not shown</productnumber></sect1info><title>S</title><para>Body.</para></sect1>",
+    );
+    no_errors(&f);
+    assert_eq!(
+        shapes(&blocks),
+        ["h2", "author", "pubdate", "table", "div.abstract", "p"]
+    );
+    let BlockKind::Table(t) = &blocks[3].kind else {
+        unreachable!()
+    };
+    assert_eq!(
+        t.caption.as_ref().map(text).as_deref(),
+        Some("Revision History")
+    );
+    assert_eq!(text(&t.body[0].cells[0].content), "Revision 2");
+    // A revision's description keeps its list.
+    assert!(matches!(
+        t.body[0].cells[3].blocks[0].kind,
+        BlockKind::List(_)
+    ));
+}
+
+#[test]
+fn an_articles_own_authors_are_metadata_its_abstract_and_history_are_text() {
+    let (b, f) = read_str(
+        "<article xmlns=\"http://docbook.org/ns/docbook\" version=\"5.0\" xml:lang=\"ja\"><info><title>T</title>\
+         <author><personname>著者</personname></author><copyright><year>2020</year></copyright>\
+         <abstract><para>概要。</para></abstract><revhistory><revision><revnumber>1</revnumber>\
+         <date>d</date></revision></revhistory></info><para>本文。</para></article>",
+    );
+    no_errors(&f);
+    assert_eq!(b.meta.authors, ["著者"]);
+    let blocks = &b.chapters[0].doc.blocks;
+    assert_eq!(shapes(blocks), ["h1", "table", "div.abstract", "p"]);
+    let BlockKind::Table(t) = &blocks[1].kind else {
+        unreachable!()
+    };
+    assert_eq!(t.caption.as_ref().map(text).as_deref(), Some("改訂履歴"));
+    assert_eq!(text(&t.body[0].cells[0].content), "改訂 1");
+}
+
+#[test]
+fn a_books_revision_history_is_a_front_page() {
+    let (b, f) = read_str(&format!(
+        "{DTD4}<book><bookinfo><title>B</title><revhistory><revision><revnumber>1</revnumber>\
+         <date>d</date><revremark>First.</revremark></revision></revhistory></bookinfo>\
+         <chapter><title>C</title><para>x</para></chapter></book>"
+    ));
+    no_errors(&f);
+    assert_eq!(b.chapters[0].role, Role::Front);
+    assert_eq!(text_of_heading(&b.chapters[0]), "Revision History");
+    // The heading says it: the table has no caption of its own.
+    assert_eq!(shapes(&b.chapters[0].doc.blocks), ["h1", "table"]);
+}
+
+#[test]
+fn a_titled_figures_media_caption_is_kept_under_the_image() {
+    let (blocks, _, f) = chapter(
+        "<figure><title>Fig</title><screenshot><mediaobject><imageobject><imagedata fileref=\"a.png\"/></imageobject>\
+         <caption><para>Under the image.</para></caption></mediaobject></screenshot></figure>",
+    );
+    let _ = f;
+    assert_eq!(shapes(&blocks), ["figure", "div.caption"]);
+}
+
+#[test]
+fn an_xref_to_a_synopsis_shows_its_command_or_function() {
+    let (b, f) = read_str(&format!(
+        "{DTD4}<book><chapter><title>C</title><cmdsynopsis id=\"c\"><command>chgrp</command><arg>-R</arg></cmdsynopsis>\
+         <funcsynopsis id=\"fn\"><funcprototype><funcdef>int <function>max</function></funcdef>\
+         <paramdef>int <parameter>a</parameter></paramdef></funcprototype></funcsynopsis>\
+         <para><xref linkend=\"c\"/>, <xref linkend=\"fn\"/></para></chapter></book>"
+    ));
+    no_errors(&f);
+    assert!(!f.iter().any(|f| f.code == "unknown-reference"), "{f:?}");
+    assert_eq!(b.xref_texts["c"], "chgrp");
+    assert_eq!(b.xref_texts["fn"], "max");
+}
+
+#[test]
+fn an_xref_to_the_book_has_a_target_at_its_start() {
+    let (b, f) = read_str(&format!(
+        "{DTD4}<book id=\"bk\"><title>The Book</title><chapter><title>C</title>\
+         <para><xref linkend=\"bk\"/></para></chapter></book>"
+    ));
+    no_errors(&f);
+    assert_eq!(b.xref_texts["bk"], "The Book");
+    assert_eq!(
+        b.chapters[0].doc.blocks[1].kind,
+        BlockKind::Anchor("bk".into())
+    );
+}
+
+#[test]
+fn synopses_keep_docbook_xsls_marks() {
+    let (b, f) = read_str(
+        "<article xmlns=\"http://docbook.org/ns/docbook\" version=\"5.0\"><title>T</title>\
+         <cmdsynopsis><command>chgrp</command><arg>-R\n <group><arg>-H</arg><arg>-L</arg></group>\n</arg>\
+         <arg>-f</arg><arg choice=\"plain\">group</arg><arg choice=\"plain\" rep=\"repeat\">file</arg></cmdsynopsis>\
+         <funcsynopsis><funcprototype><funcdef>int <function>max</function></funcdef>\
+         <paramdef>int <parameter>a</parameter></paramdef><paramdef>int <parameter>b</parameter></paramdef>\
+         </funcprototype></funcsynopsis></article>",
+    );
+    no_errors(&f);
+    let codes: Vec<&str> = b.chapters[0]
+        .doc
+        .blocks
+        .iter()
+        .filter_map(|b| match &b.kind {
+            BlockKind::Code(c) => Some(c.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "chgrp [-R [-H | -L]] [-f] group file...",
+            "int max(a, b);\nint a;\nint b;"
         ]
     );
 }

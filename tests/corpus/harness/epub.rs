@@ -304,9 +304,11 @@ fn space_unless_inline(text: &mut String, name: &str) {
 }
 
 fn is_inline(name: &str) -> bool {
+    // (`b` and `sub` belong here as much as `strong` and `sup`: without them `H<sub>2</sub>O`
+    // counted as three words against the source's one.)
     const INLINE: &[&str] = &[
-        "a", "abbr", "", "bdi", "bdo", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd",
-        "mark", "q", "r", "rp", "rt", "ruby", "s", "samp", "small", "span", "strong", "su", "sup",
+        "a", "abbr", "b", "bdi", "bdo", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd",
+        "mark", "q", "r", "rp", "rt", "ruby", "s", "samp", "small", "span", "strong", "sub", "sup",
         "tt", "u", "var", "wbr", "math",
     ];
     INLINE.contains(&name)

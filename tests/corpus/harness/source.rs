@@ -688,7 +688,28 @@ fn docbook_dtds_found() -> Result<(), String> {
         .clone()
 }
 
-/// The text of a resolved DocBook document, index terms and remarks left out.
+/// Elements whose text DocBook XSL 1.79 never shows as running text: index terms, remarks
+/// (draft mode only), a screenshot's `screeninfo` (production notes, suppressed by the
+/// stylesheets) and `titleabbrev` (only in tables of contents and running heads, which the
+/// EPUB measures leave out as navigation).
+fn docbook_hidden(name: &str) -> bool {
+    matches!(name, "indexterm" | "remark" | "screeninfo" | "titleabbrev")
+}
+
+/// Media objects: a `textobject` beside an image, video or audio object is that object's
+/// alternative text (`alt`, an attribute, as DocBook XSL and seihon write it), not running
+/// text; only a media object with no other object shows it.
+#[derive(Default)]
+struct Media {
+    depth: usize,
+    has_object: bool,
+    /// The depth of the `textobject` being read, whose text waits in `pending`.
+    textobject: Option<usize>,
+    pending: String,
+}
+
+/// The text of a resolved DocBook document, without what DocBook XSL does not show (see
+/// [`docbook_hidden`], [`Media`]).
 pub fn docbook_text(xml: &str) -> String {
     use quick_xml::events::Event;
     let mut reader = quick_xml::Reader::from_str(xml);
@@ -700,7 +721,15 @@ pub fn docbook_text(xml: &str) -> String {
     }
     let mut text = String::new();
     let mut hidden = 0usize;
-    let is_hidden = |name: &str| matches!(name, "indexterm" | "remark");
+    let mut depth = 0usize;
+    let mut media: Vec<Media> = Vec::new();
+    // Where text goes: a media object's pending alternative text, or the running text.
+    fn sink<'t>(text: &'t mut String, media: &'t mut [Media]) -> &'t mut String {
+        match media.last_mut() {
+            Some(m) if m.textobject.is_some() => &mut m.pending,
+            _ => text,
+        }
+    }
     // Inline elements' edges are not word boundaries (`<filename>file</filename>s`).
     let space = |text: &mut String, name: &str| {
         if !DOCBOOK_INLINE.contains(&name) {
@@ -710,23 +739,69 @@ pub fn docbook_text(xml: &str) -> String {
     loop {
         match reader.read_event() {
             Ok(Event::Start(e)) => {
-                if hidden > 0 || is_hidden(e.local_name().as_ref()) {
+                let name = e.local_name();
+                let name: &str = name.as_ref();
+                depth += 1;
+                if hidden > 0 || docbook_hidden(name) {
                     hidden += 1;
                 }
-                space(&mut text, e.local_name().as_ref());
+                if let Some(m) = media.last_mut().filter(|m| m.depth + 1 == depth) {
+                    match name {
+                        "imageobject" | "imageobjectco" | "videoobject" | "audioobject" => {
+                            m.has_object = true
+                        }
+                        "textobject" => m.textobject = Some(depth),
+                        _ => {}
+                    }
+                }
+                if matches!(name, "mediaobject" | "inlinemediaobject") {
+                    media.push(Media {
+                        depth,
+                        ..Media::default()
+                    });
+                }
+                space(sink(&mut text, &mut media), name);
             }
             Ok(Event::End(e)) => {
+                let name = e.local_name();
+                let name: &str = name.as_ref();
                 hidden = hidden.saturating_sub(1);
-                space(&mut text, e.local_name().as_ref());
+                space(sink(&mut text, &mut media), name);
+                if let Some(m) = media.last_mut() {
+                    if m.textobject == Some(depth) {
+                        m.textobject = None;
+                    }
+                    if m.depth == depth {
+                        let m = media.pop().unwrap_or_default();
+                        if !m.has_object {
+                            sink(&mut text, &mut media).push_str(&m.pending);
+                        }
+                    }
+                }
+                depth = depth.saturating_sub(1);
             }
-            Ok(Event::Empty(e)) => space(&mut text, e.local_name().as_ref()),
-            Ok(Event::Text(e)) if hidden == 0 => text.push_str(&e.xml10_content()),
-            Ok(Event::CData(e)) if hidden == 0 => text.push_str(&e.xml10_content()),
+            Ok(Event::Empty(e)) => {
+                let name = e.local_name();
+                let name: &str = name.as_ref();
+                if let Some(m) = media.last_mut().filter(|m| m.depth == depth)
+                    && matches!(name, "imageobject" | "videoobject" | "audioobject")
+                {
+                    m.has_object = true;
+                }
+                space(sink(&mut text, &mut media), name)
+            }
+            Ok(Event::Text(e)) if hidden == 0 => {
+                sink(&mut text, &mut media).push_str(&e.xml10_content())
+            }
+            Ok(Event::CData(e)) if hidden == 0 => {
+                sink(&mut text, &mut media).push_str(&e.xml10_content())
+            }
             Ok(Event::GeneralRef(e)) if hidden == 0 => {
+                let out = sink(&mut text, &mut media);
                 if let Ok(Some(c)) = e.resolve_char_ref() {
-                    text.push(c);
+                    out.push(c);
                 } else if e.as_ref() == "amp" {
-                    text.push('&');
+                    out.push('&');
                 }
             }
             Ok(Event::Eof) | Err(_) => break,
@@ -819,5 +894,19 @@ mod tests {
         );
         let words: Vec<&str> = super::super::measure::tokens(&text).collect();
         assert_eq!(words, ["Some", "text", "and", "more"]);
+    }
+
+    #[test]
+    fn docbook_text_leaves_out_alt_text_screeninfo_and_titleabbrev() {
+        let text = docbook_text(
+            "<book><section><title>Long</title><titleabbrev>Short</titleabbrev>\
+             <mediaobject><textobject><phrase>alt words</phrase></textobject>\
+             <imageobject><imagedata fileref=\"a.png\"/></imageobject></mediaobject>\
+             <para>Inline <inlinemediaobject><textobject><phrase>only text</phrase></textobject></inlinemediaobject>.</para>\
+             <screenshot><screeninfo>made with xwd</screeninfo><mediaobject><imageobject/><caption><para>Shot</para></caption></mediaobject></screenshot>\
+             </section></book>",
+        );
+        let words: Vec<&str> = super::super::measure::tokens(&text).collect();
+        assert_eq!(words, ["Long", "Inline", "only", "text", "Shot"]);
     }
 }
