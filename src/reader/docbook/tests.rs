@@ -196,7 +196,8 @@ fn article_is_one_chapter_with_its_sections() {
     let blocks = &b.chapters[0].doc.blocks;
     assert_eq!(text(&heading(&blocks[0]).content), "Art");
     assert_eq!(heading(&blocks[2]).level, 2);
-    assert_eq!(b.meta.authors, vec!["A B".to_string()]);
+    assert_eq!(b.meta.people[0].name, "A B");
+    assert_eq!(b.meta.people[0].role, "aut");
     assert_eq!(b.meta.language.as_deref(), Some("fr"));
 }
 
@@ -742,7 +743,7 @@ fn docbook5_namespaces() {
     );
     no_errors(&f);
     assert_eq!(b.meta.title.as_deref(), Some("Five"));
-    assert_eq!(b.meta.authors, vec!["Jane Doe".to_string()]);
+    assert_eq!(b.meta.people[0].name, "Jane Doe");
     assert_eq!(b.meta.rights.as_deref(), Some("Copyright © 2020 Jane"));
     assert_eq!(b.meta.isbn.as_deref(), Some("978-0"));
     let blocks = &b.chapters[0].doc.blocks;
@@ -1415,4 +1416,48 @@ fn a_written_index_is_kept_as_written() {
             ("secondaryie".into(), "bar, 2".into())
         ]
     );
+}
+
+/// The people of an `info` with their roles, affiliations and addresses, and its revhistory
+/// (issue 20, item 7), in DocBook 4's and DocBook 5's forms.
+#[test]
+fn info_people_and_revisions() {
+    let db4 = format!(
+        r#"{DTD4}<book><bookinfo><title>T</title>
+<author><firstname>Ann</firstname><surname>Lee</surname><affiliation><jobtitle>Writer</jobtitle><orgname>ACME</orgname><address><email>ann@example.org</email></address></affiliation></author>
+<othercredit role="translator"><firstname>Bo</firstname><surname>Kim</surname></othercredit>
+<othercredit><firstname>Cy</firstname><surname>Ng</surname><contrib>Proofreading</contrib></othercredit>
+<revhistory><revision><revnumber>1.1</revnumber><date>2020-03-01</date><revremark>Typos</revremark></revision>
+<revision><revnumber>1.0</revnumber><date>2019-12-24</date></revision></revhistory>
+</bookinfo><chapter><title>C</title><para>x</para></chapter></book>"#
+    );
+    let db5 = r#"<book xmlns="http://docbook.org/ns/docbook" version="5.0"><info><title>T</title>
+<author><personname>Ann Lee</personname><email>ann@example.org</email><affiliation><jobtitle>Writer</jobtitle><orgname>ACME</orgname></affiliation></author>
+<othercredit class="translator"><personname>Bo Kim</personname></othercredit>
+<othercredit class="proofreader"><personname>Cy Ng</personname></othercredit>
+<revhistory><revision><revnumber>1.1</revnumber><date>2020-03-01</date><revremark>Typos</revremark></revision>
+<revision><revnumber>1.0</revnumber><date>2019-12-24</date></revision></revhistory>
+</info><chapter><title>C</title><para>x</para></chapter></book>"#;
+    for text in [db4.as_str(), db5] {
+        let (b, f) = read_str(text);
+        no_errors(&f);
+        let people: Vec<(&str, &str)> = b
+            .meta
+            .people
+            .iter()
+            .map(|p| (p.name.as_str(), p.role.as_str()))
+            .collect();
+        assert_eq!(
+            people,
+            [("Ann Lee", "aut"), ("Bo Kim", "trl"), ("Cy Ng", "pfr")],
+            "{text}"
+        );
+        let ann = &b.meta.people[0];
+        assert_eq!(ann.affiliation.as_deref(), Some("Writer, ACME"));
+        assert_eq!(ann.email.as_deref(), Some("ann@example.org"));
+        assert_eq!(b.meta.revisions.len(), 2);
+        assert_eq!(b.meta.revisions[0].number.as_deref(), Some("1.1"));
+        assert_eq!(b.meta.revisions[0].remark.as_deref(), Some("Typos"));
+        assert_eq!(b.meta.revisions[1].date.as_deref(), Some("2019-12-24"));
+    }
 }
