@@ -226,12 +226,18 @@ impl PageContext {
         let line = creators_line(&creators, ja);
         ctx.insert("creators_line", &line);
         ctx.insert("creators", &creators);
+        // A DocBook book's history that comes from its revhistory shows the dates as written,
+        // as DocBook XSL does (book.yml's are the house's `2011年10月1日`).
+        let as_written = book.docbook.is_some() && !book.given.history;
         let history: Vec<HistoryLine> = meta
             .history
             .iter()
             .map(|h| HistoryLine {
                 date: h.date.clone(),
-                date_label: date_label(&h.date, ja),
+                date_label: match as_written {
+                    true => h.date.clone(),
+                    false => date_label(&h.date, ja),
+                },
                 text: h.text.clone(),
             })
             .collect();

@@ -71,6 +71,11 @@ fn book_yml_overrides_the_info_and_adds_to_it() {
     }
     // The revhistory is the colophon's edition history, oldest first.
     let colophon = page(&epub, "colophon");
+    // Its dates as written, as DocBook XSL shows them.
+    assert!(
+        colophon.contains("<span class=\"date\">2024-05-01</span> <span class=\"edition\">Revision 1.0: First edition</span>"),
+        "{colophon}"
+    );
     let first = colophon
         .find("Revision 1.0: First edition")
         .expect(&colophon);
@@ -135,7 +140,11 @@ fn book_yml_beside_a_docbook_4_main_file_replaces_roles_it_names() {
             "{title_page}"
         );
         let colophon = page(&epub, "colophon");
-        assert!(colophon.contains("Second printing"), "{colophon}");
+        // book.yml's history, its date in the house's words.
+        assert!(
+            colophon.contains("January 10, 2025</span> <span class=\"edition\">Second printing"),
+            "{colophon}"
+        );
         assert!(!colophon.contains("Draft"), "{colophon}");
         let chapter = page(&epub, "guide");
         assert!(

@@ -130,12 +130,63 @@ fn credited(el: &Element, name: String, role: &str) -> Option<MetaPerson> {
     })
 }
 
+/// An element's text with each empty `xref` or `link` as the text of its target (its
+/// title), so that a remark such as "Improved the example in <xref/>." keeps its words.
+fn text_with_xrefs(el: &Element, xref_texts: &HashMap<String, String>, out: &mut String) {
+    for n in &el.children {
+        match n {
+            Node::Text(t) => out.push_str(t),
+            Node::Element(c) if c.local_name() == "indexterm" => {}
+            Node::Element(c)
+                if matches!(c.local_name(), "xref" | "link") && c.text().trim().is_empty() =>
+            {
+                let target = c.attr("linkend").and_then(|id| xref_texts.get(id.trim()));
+                out.push_str(target.map_or("", String::as_str));
+            }
+            Node::Element(c) => {
+                // Blocks (the paragraphs and list items of a `revdescription`) stay apart.
+                let block = matches!(
+                    c.local_name(),
+                    "para"
+                        | "simpara"
+                        | "formalpara"
+                        | "listitem"
+                        | "member"
+                        | "itemizedlist"
+                        | "orderedlist"
+                        | "simplelist"
+                        | "variablelist"
+                        | "varlistentry"
+                        | "term"
+                        | "note"
+                        | "tip"
+                        | "warning"
+                        | "important"
+                        | "caution"
+                );
+                if block {
+                    out.push(' ');
+                }
+                text_with_xrefs(c, xref_texts, out);
+                if block {
+                    out.push(' ');
+                }
+            }
+            Node::Comment(_) => {}
+        }
+    }
+}
+
 /// A `revhistory`'s revisions, each with its number, date and remark as written.
-fn revisions(el: &Element) -> Vec<Revision> {
+fn revisions(el: &Element, xref_texts: &HashMap<String, String>) -> Vec<Revision> {
     let text = |rev: &Element, names: &[&str]| {
         rev.child_elements()
             .find(|e| names.contains(&e.local_name()))
-            .map(|e| squash(&e.text()))
+            .map(|e| {
+                let mut t = String::new();
+                text_with_xrefs(e, xref_texts, &mut t);
+                squash(&t)
+            })
             .filter(|s| !s.is_empty())
     };
     el.child_elements()
@@ -212,7 +263,9 @@ impl<'a> Conv<'a> {
                 };
                 m.people.extend(credited(c, p, marc(c)));
             }
-            "revhistory" if m.revisions.is_empty() => m.revisions = revisions(c),
+            "revhistory" if m.revisions.is_empty() => {
+                m.revisions = revisions(c, &self.xref_texts);
+            }
             "publisher" if m.publisher.is_none() => {
                 m.publisher = c
                     .child("publishername")
