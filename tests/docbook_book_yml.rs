@@ -191,3 +191,20 @@ fn book_yml_mistakes_of_a_docbook_book_are_located() {
         assert!(!project.epub("g").exists(), "{yml}");
     }
 }
+
+#[test]
+fn book_yml_s_language_chooses_docbook_s_japanese_generated_text() {
+    let project = TempProject::new();
+    let book = project.add_book(&fixture("db4-beside"), "ja-guide");
+    let yml = std::fs::read_to_string(book.join("book.yml")).unwrap();
+    std::fs::write(book.join("book.yml"), format!("language: ja\n{yml}")).unwrap();
+    let epub = build_clean(&project, "ja-guide", "ja-guide");
+    let chapter = page(&epub, "guide");
+    // DocBook XSL's Japanese caption, not Re:VIEW's or seihon's own (`リスト1.1`).
+    assert!(
+        chapter.contains("<p class=\"caption\">例1.1 An Example</p>"),
+        "{chapter}"
+    );
+    let opf = read_entry(&epub, "item/standard.opf");
+    assert!(opf.contains("<dc:language>ja</dc:language>"), "{opf}");
+}
