@@ -109,6 +109,10 @@ struct CreatorLine {
     role_label: String,
     /// How the colophon heads the role (`著　者`, `印刷所`, `Printer`).
     colophon_label: String,
+    affiliation: Option<String>,
+    email: Option<String>,
+    /// `mailto:` the address, when it is one a link can hold as it is (not `a (at) b.org`).
+    email_href: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -197,8 +201,15 @@ impl PageContext {
             .map(|c| CreatorLine {
                 name: c.name.clone(),
                 role: c.role.clone(),
-                role_label: role_label(&c.role, ja).into(),
+                role_label: title_page_role(&c.role, ja, &messages),
                 colophon_label: colophon_label(&c.role, &messages),
+                affiliation: c.affiliation.clone(),
+                email: c.email.clone(),
+                email_href: c
+                    .email
+                    .as_deref()
+                    .filter(|e| is_plain_address(e))
+                    .map(|e| format!("mailto:{e}")),
             })
             .collect();
         // A publisher among the creators is not listed again from `publisher:`.
@@ -215,12 +226,18 @@ impl PageContext {
         let line = creators_line(&creators, ja);
         ctx.insert("creators_line", &line);
         ctx.insert("creators", &creators);
+        // A DocBook book's history that comes from its revhistory shows the dates as written,
+        // as DocBook XSL does (book.yml's are the house's `2011年10月1日`).
+        let as_written = book.docbook.is_some() && !book.given.history;
         let history: Vec<HistoryLine> = meta
             .history
             .iter()
             .map(|h| HistoryLine {
                 date: h.date.clone(),
-                date_label: date_label(&h.date, ja),
+                date_label: match as_written {
+                    true => h.date.clone(),
+                    false => date_label(&h.date, ja),
+                },
                 text: h.text.clone(),
             })
             .collect();
@@ -359,6 +376,27 @@ fn role_label(role: &str, ja: bool) -> &'static str {
         ("pht", false) => "photographs by",
         (_, true) => "",
         (_, false) => "",
+    }
+}
+
+/// Whether an e-mail address is `local@domain` in the characters a URL holds as they are.
+fn is_plain_address(addr: &str) -> bool {
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._%+-".contains(c))
+    };
+    matches!(addr.split_once('@'), Some((local, domain)) if plain(local) && plain(domain) && domain.contains('.'))
+}
+
+/// How the title page names a role beside a name: [`role_label`]'s words, else (a reviewer,
+/// a proofreader) the colophon's heading for it, so that nobody looks like an author.
+fn title_page_role(role: &str, ja: bool, m: &Messages) -> String {
+    match role_label(role, ja) {
+        "" if role == "aut" => String::new(),
+        "" if ja => format!("（{}）", colophon_label(role, m).replace('\u{3000}', "")),
+        "" => format!("{}:", colophon_label(role, m)),
+        word => word.to_string(),
     }
 }
 
@@ -738,6 +776,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_title_page_names_every_role_but_the_authors() {
+        let (ja, en) = (
+            &crate::i18n::Locale::default().messages("ja"),
+            &crate::i18n::Locale::default().messages("en"),
+        );
+        assert_eq!(title_page_role("aut", false, en), "");
+        assert_eq!(title_page_role("trl", false, en), "translated by");
+        assert_eq!(title_page_role("rev", false, en), "Reviewer:");
+        assert_eq!(title_page_role("trl", true, ja), "訳");
+        assert_eq!(title_page_role("csl", true, ja), "（監修）");
+        assert_eq!(title_page_role("pfr", true, ja), "（Proofreader）");
+    }
+
+    #[test]
+    fn only_a_plain_address_becomes_a_mailto_link() {
+        assert!(is_plain_address("ann@example.org"));
+        assert!(is_plain_address("a.b+c@mail.example.co.jp"));
+        for not in [
+            "lars strand (at) gnist org",
+            "tille wants no spam _at_ garrels dot be",
+            "a@b",
+            "<a@b.org>",
+            "@b.org",
+        ] {
+            assert!(!is_plain_address(not), "{not}");
+        }
+    }
+
+    #[test]
     fn colophon_roles_are_named_never_as_authors_by_default() {
         let (ja, en) = (
             &crate::i18n::Locale::default().messages("ja"),
@@ -761,7 +828,7 @@ mod tests {
         let creator = |name: &str, role: &str| crate::book::Creator {
             name: name.into(),
             role: role.into(),
-            file_as: None,
+            ..Default::default()
         };
         let meta = crate::book::Metadata {
             title: "t".into(),

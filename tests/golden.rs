@@ -59,6 +59,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
             extension_blocks: Vec::new(),
         }),
         docbook: None,
+        given: Default::default(),
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),

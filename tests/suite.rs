@@ -10,6 +10,7 @@ mod build;
 mod cache;
 mod corpus;
 mod crash_safety;
+mod docbook_book_yml;
 mod docbook_catalogs;
 mod docbook_findings;
 mod golden;

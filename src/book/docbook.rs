@@ -19,7 +19,7 @@ pub fn is_docbook_file(path: &Path) -> bool {
 }
 
 /// Whether the file's root element is a DocBook book, article or set.
-fn is_root_document(path: &Path) -> bool {
+pub(super) fn is_root_document(path: &Path) -> bool {
     root_element(path).is_some_and(|name| is_book_element(&name))
 }
 
@@ -182,6 +182,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         secnolevel: 2,
         review: None,
         docbook: Some(file),
+        given: Default::default(),
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
@@ -195,6 +196,123 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         index: crate::book::index::IndexSettings::docbook(),
         root,
     })
+}
+
+/// The DocBook main file (relative to `root`) a book.yml makes its book of, if any: `main:`;
+/// else the one file `chapters:` lists, when it is a DocBook root document; else, when
+/// book.yml lists no chapters, the file the book was given by (`given`) or the folder's one
+/// root document. A mistake is an error at its line in book.yml.
+pub(super) fn main_of(
+    file: &super::BookFile,
+    root: &Path,
+    shown: &Path,
+    given: Option<&Path>,
+    findings: &mut Vec<Finding>,
+) -> Option<PathBuf> {
+    let listed: Vec<&serde_saphyr::Spanned<String>> = [
+        &file.frontmatter,
+        &file.chapters,
+        &file.appendices,
+        &file.backmatter,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let (rel, loc) = match (&file.main, listed.as_slice()) {
+        (Some(main), _) => {
+            if let Some(first) = listed.first() {
+                findings.push(
+                    Finding::error(
+                        codes::CHAPTER_FILE,
+                        super::at(shown, &first.referenced),
+                        "a DocBook book's chapters come from its main file, so book.yml lists none beside `main:`",
+                    )
+                    .with_hint("take the chapter lists out; the main file pulls in its other files (XInclude, entities)"),
+                );
+            }
+            (
+                main.value.trim().to_string(),
+                super::at(shown, &main.referenced),
+            )
+        }
+        (None, []) => {
+            let found = match given {
+                Some(g) => Some(g.to_path_buf()),
+                None => find_main(root),
+            }?;
+            let rel = found.strip_prefix(root).unwrap_or(&found).to_path_buf();
+            return Some(rel);
+        }
+        // One DocBook file as the book's only chapter is its main file; several are refused
+        // where they are listed (a DocBook book is one document).
+        (None, [one])
+            if file.chapters.len() == 1
+                && super::Format::from_path(Path::new(one.value.trim()))
+                    == Some(super::Format::DocBook) =>
+        {
+            (
+                one.value.trim().to_string(),
+                super::at(shown, &one.referenced),
+            )
+        }
+        (None, [first, ..]) => {
+            if let Some(g) = given {
+                findings.push(
+                    Finding::error(
+                        codes::CHAPTER_FILE,
+                        super::at(shown, &first.referenced),
+                        format!(
+                            "the DocBook main file `{}` was given, but the book.yml beside it lists chapters of its own",
+                            display_path(Path::new("."), g).display()
+                        ),
+                    )
+                    .with_hint("build the folder to build book.yml's book, or write `main:` in book.yml for a DocBook book"),
+                );
+            }
+            return None;
+        }
+    };
+    let rel = PathBuf::from(rel);
+    let fail = |message: String, hint: &str| {
+        Finding::error(codes::CHAPTER_FILE, loc.clone(), message).with_hint(hint)
+    };
+    let path = match super::check_book_file(root, &rel) {
+        Ok(path) => path,
+        Err(why) => {
+            findings.push(fail(
+                format!("the DocBook main file `{}` {why}", rel.display()),
+                "name the book's main file, whose root element is <book> or <article>, relative to book.yml's folder",
+            ));
+            return None;
+        }
+    };
+    if !is_root_document(&path) {
+        let root_name = root_element(&path).map_or("no element".into(), |r| format!("<{r}>"));
+        findings.push(fail(
+            format!(
+                "`{}` is not a DocBook book's main file: its root is {root_name}, not <book>, <article> or <set>",
+                rel.display()
+            ),
+            "name the main file that pulls this one in; a DocBook book is one document",
+        ));
+        return None;
+    }
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if let Some(g) = given.filter(|g| !same(g, &path)) {
+        findings.push(fail(
+            format!(
+                "book.yml names `{}` as the book's main file, but `{}` was given",
+                rel.display(),
+                display_path(Path::new("."), g).display()
+            ),
+            "build the book's folder, or the main file book.yml names",
+        ));
+        return None;
+    }
+    Some(rel)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 pub mod docbook;
+pub mod docbook_info;
 pub mod id;
 pub mod index;
 pub mod outputs;
@@ -112,9 +113,11 @@ impl ProjectConfig {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BookFile {
-    title: String,
+    /// Required, except of a DocBook book, whose `info` may give it.
+    title: Option<String>,
     subtitle: Option<String>,
-    language: Spanned<String>,
+    /// Required, except of a DocBook book (its root's `xml:lang`, else `en`).
+    language: Option<Spanned<String>>,
     identifier: Option<String>,
     #[serde(default)]
     authors: Vec<PersonEntryOrName>,
@@ -134,6 +137,9 @@ struct BookFile {
     #[serde(default)]
     writing: Writing,
     direction: Option<Direction>,
+    /// A DocBook book's main file: the one document the book is (its `info` under this
+    /// file's metadata).
+    main: Option<Spanned<String>>,
     #[serde(default)]
     frontmatter: Vec<Spanned<String>>,
     #[serde(default)]
@@ -143,8 +149,8 @@ struct BookFile {
     #[serde(default)]
     backmatter: Vec<Spanned<String>>,
     toc_depth: Option<u8>,
-    #[serde(default)]
-    secnolevel: u8,
+    /// Unset: 0 (no numbers), 2 for a DocBook book, as DocBook XSL numbers it here.
+    secnolevel: Option<u8>,
     #[serde(default)]
     stylesheets: Vec<Spanned<String>>,
     /// This book's filter chain; `default` stands for the project's chain.
@@ -168,6 +174,8 @@ struct PersonEntry {
     name: String,
     role: Option<Spanned<String>>,
     file_as: Option<String>,
+    affiliation: Option<String>,
+    email: Option<String>,
 }
 
 // Not `#[serde(untagged)]`: its one message ("did not match any variant") would hide which key
@@ -178,13 +186,17 @@ impl<'de> Deserialize<'de> for PersonEntryOrName {
         impl<'de> Visitor<'de> for V {
             type Value = PersonEntryOrName;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a name, or a mapping with `name`, `role` and `file_as`")
+                f.write_str(
+                    "a name, or a mapping with `name`, `role`, `file_as`, `affiliation` and `email`",
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Self::Value, E> {
                 Ok(PersonEntryOrName(PersonEntry {
                     name: s.to_string(),
                     role: None,
                     file_as: None,
+                    affiliation: None,
+                    email: None,
                 }))
             }
             fn visit_map<A: MapAccess<'de>>(
@@ -264,11 +276,15 @@ pub enum Direction {
 }
 
 /// A contributor with a MARC relator role (`aut`, `trl`, `edt`, `ill`, …).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Creator {
     pub name: String,
     pub role: String,
     pub file_as: Option<String>,
+    /// Where the person works (DocBook `affiliation`: job title, division, organization),
+    /// shown under the name on the title page.
+    pub affiliation: Option<String>,
+    pub email: Option<String>,
 }
 
 /// Which of the generated pages a book has besides the cover and the table of contents.
@@ -402,7 +418,7 @@ pub enum Format {
 }
 
 impl Format {
-    fn from_path(path: &Path) -> Option<Format> {
+    pub(crate) fn from_path(path: &Path) -> Option<Format> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "md" | "markdown" => Some(Format::Markdown),
             "re" => Some(Format::Review),
@@ -527,6 +543,8 @@ pub struct Book {
     pub review: Option<review::ReviewSettings>,
     /// The main file of a DocBook book (relative to `root`): its chapters come from reading it.
     pub docbook: Option<PathBuf>,
+    /// What book.yml says of the metadata, which a DocBook book's `info` does not change.
+    pub given: docbook_info::Given,
     /// The filter chain, when the book sets its own (`default` stands for the project's chain).
     pub filters: Option<Vec<String>>,
     /// The book's own check levels (over the project's).
@@ -571,6 +589,7 @@ pub const RELATORS: &[(&str, &str)] = &[
     ("bkp", "Book producer"),
     ("clb", "Collaborator"),
     ("cmm", "Commentator"),
+    ("cmt", "Compositor"),
     ("com", "Compiler"),
     ("cov", "Cover designer"),
     ("csl", "Consultant"),
@@ -584,6 +603,7 @@ pub const RELATORS: &[(&str, &str)] = &[
     ("nrt", "Narrator"),
     ("oth", "Other"),
     ("pbl", "Publisher"),
+    ("pfr", "Proofreader"),
     ("pht", "Photographer"),
     ("prt", "Printer"),
     ("red", "Redaktor"),
@@ -629,6 +649,19 @@ impl Book {
             return docbook::load(&main, id).map(|b| (b, Vec::new()));
         }
         if docbook::is_docbook_file(path) {
+            // A book.yml beside the main file gives its metadata over the `info`'s; the book
+            // keeps the file's name, as without one.
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if dir.join("book.yml").is_file() && docbook::is_root_document(path) {
+                let (mut book, warnings) = Book::load_with(dir, project, Some(path))?;
+                if let Some(stem) = path.file_stem() {
+                    book.id = stem.to_string_lossy().into_owned();
+                }
+                return Ok((book, warnings));
+            }
             return docbook::load(path, None).map(|b| (b, Vec::new()));
         }
         let is_yaml = path.extension().is_some_and(|e| e == "yml" || e == "yaml");
@@ -708,6 +741,15 @@ impl Book {
 
     /// Loads `root/book.yml`, with the warnings about it (settings the book is built without).
     pub fn load(root: &Path, project: &ProjectConfig) -> Result<(Book, Vec<Finding>)> {
+        Book::load_with(root, project, None)
+    }
+
+    /// [`Book::load`], for a DocBook book given by its main file `main` (in `root`).
+    fn load_with(
+        root: &Path,
+        project: &ProjectConfig,
+        main: Option<&Path>,
+    ) -> Result<(Book, Vec<Finding>)> {
         let config_path = root.join("book.yml");
         let shown = display_path(Path::new("."), &config_path);
         let bytes = std::fs::read(&config_path).map_err(|e| {
@@ -729,12 +771,30 @@ impl Book {
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "book".into());
-        // Where a book with no chapters is reported: its `chapters:` key, else the top.
-        let chapters_line = text
+        resolve_with(file, id, root, &shown, Lines::of(&text), project, main)
+    }
+}
+
+/// Where book.yml's mistakes of a missing key are reported.
+#[derive(Debug, Clone, Copy)]
+struct Lines {
+    /// A book with no chapters: its `chapters:` key, else the top.
+    chapters: u32,
+    /// A required key left out: after the last line, where it would be added.
+    end: u32,
+}
+
+impl Lines {
+    fn of(text: &str) -> Lines {
+        let chapters = text
             .lines()
             .position(|l| l.trim_start_matches('\u{feff}').starts_with("chapters:"))
             .map_or(1, |i| i as u32 + 1);
-        resolve(file, id, root, &shown, chapters_line, project)
+        let end = text.lines().count() as u32 + u32::from(text.ends_with('\n'));
+        Lines {
+            chapters,
+            end: end.max(1),
+        }
     }
 }
 
@@ -744,6 +804,7 @@ fn at(file: &Path, span: &serde_saphyr::Location) -> Location {
 
 /// Checks a parsed book.yml value by value and turns it into a [`Book`]; every mistake found
 /// is reported at once, with the warnings beside the book.
+#[cfg(test)]
 fn resolve(
     file: BookFile,
     id: String,
@@ -752,23 +813,67 @@ fn resolve(
     chapters_line: u32,
     project: &ProjectConfig,
 ) -> Result<(Book, Vec<Finding>)> {
+    let lines = Lines {
+        chapters: chapters_line,
+        end: 1,
+    };
+    resolve_with(file, id, root, shown, lines, project, None)
+}
+
+/// [`resolve`], for the DocBook main file `given_main` when the book was given by it.
+fn resolve_with(
+    file: BookFile,
+    id: String,
+    root: &Path,
+    shown: &Path,
+    lines: Lines,
+    project: &ProjectConfig,
+    given_main: Option<&Path>,
+) -> Result<(Book, Vec<Finding>)> {
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
-    let language = language_tag(&file.language, shown, &mut findings);
+    let main = docbook::main_of(&file, root, shown, given_main, &mut findings);
+    // A book.yml that means a DocBook book (even with a mistake in `main:`) needs no title or
+    // language: the `info` gives them.
+    let is_docbook = main.is_some() || file.main.is_some();
+    let title = match &file.title {
+        Some(t) => t.clone(),
+        None if is_docbook => id.clone(),
+        None => {
+            findings.push(missing_key("title", shown, lines.end));
+            String::new()
+        }
+    };
+    let language = match &file.language {
+        Some(l) => language_tag(l, shown, &mut findings),
+        None if is_docbook => "en".into(),
+        None => {
+            findings.push(missing_key("language", shown, lines.end));
+            String::new()
+        }
+    };
     let creators = creators(&file, shown, &mut findings);
     let date = publication_date(file.date.as_ref(), shown, &mut findings);
     let isbn = checked_isbn(file.isbn.as_ref(), shown, &mut findings);
-    let identifier = identifier(&file, isbn.as_deref(), &creators);
-    let chapters = listed_chapters(&file, root, shown, &mut findings);
+    let identifier = match (&file.identifier, &isbn) {
+        // Made from the `info` once the document is read.
+        (None, None) if is_docbook => String::new(),
+        _ => identifier(&file, &title, isbn.as_deref(), &creators),
+    };
+    let chapters = if is_docbook {
+        Vec::new()
+    } else {
+        listed_chapters(&file, root, shown, &mut findings)
+    };
     let docbook_chapters = chapters.iter().any(|c| c.format == Format::DocBook);
-    if chapters.is_empty() && findings.is_empty() {
+    if chapters.is_empty() && !is_docbook && findings.is_empty() {
         findings.push(
             Finding::error(
                 codes::CHAPTER_FILE,
-                Location::new(shown, chapters_line, 1),
+                Location::new(shown, lines.chapters, 1),
                 "this book lists no chapters",
             )
-            .with_hint("add `chapters: [ch01.md]` with the book's source files in reading order"),
+            .with_hint("add `chapters: [ch01.md]` with the book's source files in reading order (a DocBook book: `main: book.xml`)"),
         );
     }
     let cover = cover_image(file.cover.as_ref(), root, shown, &mut findings);
@@ -782,13 +887,23 @@ fn resolve(
         Writing::Vertical => Direction::Rtl,
         Writing::Horizontal => Direction::Ltr,
     });
+    let given = given_of(&file, &creators, isbn.is_some());
+    // Generated text follows the format of the chapters, not where the metadata comes from: a
+    // DocBook book's captions and cross-references are DocBook XSL's, with or without book.yml.
+    let locale = match is_docbook {
+        true => crate::i18n::Locale {
+            style: crate::i18n::Style::DocBook,
+            overrides: Default::default(),
+        },
+        false => Default::default(),
+    };
     Ok((
         Book {
             id,
             root: root.to_path_buf(),
             config_path: shown.to_path_buf(),
             meta: Metadata {
-                title: file.title,
+                title,
                 subtitle: file.subtitle,
                 language,
                 identifier,
@@ -805,9 +920,10 @@ fn resolve(
             cover,
             stylesheets,
             toc_depth: file.toc_depth.unwrap_or(project.toc_depth).clamp(1, 6),
-            secnolevel: file.secnolevel,
+            secnolevel: file.secnolevel.unwrap_or(if is_docbook { 2 } else { 0 }),
             review: None,
-            docbook: None,
+            docbook: main,
+            given,
             filters: file.filters,
             checks: file.checks,
             shared_dirs: Vec::new(),
@@ -815,13 +931,46 @@ fn resolve(
                 book: catalogs,
                 project: Vec::new(),
             },
-            locale: Default::default(),
+            locale,
             colophon: None,
             generated: Default::default(),
-            index: index::IndexSettings::from_book_yml(file.makeindex, docbook_chapters),
+            index: index::IndexSettings::from_book_yml(
+                file.makeindex,
+                docbook_chapters || is_docbook,
+            ),
         },
         warnings,
     ))
+}
+
+/// A required key book.yml leaves out, at `line` (its end, where the key would go).
+fn missing_key(key: &str, shown: &Path, line: u32) -> Finding {
+    Finding::error(
+        codes::MISSING_KEY,
+        Location::new(shown, line, 1),
+        format!("the required key `{key}` is missing"),
+    )
+    .with_hint(format!("add a line `{key}: …`"))
+}
+
+/// Which metadata book.yml gives, which a DocBook book's `info` then leaves as it is.
+fn given_of(file: &BookFile, creators: &[Creator], isbn: bool) -> docbook_info::Given {
+    let mut roles: Vec<String> = creators.iter().map(|c| c.role.clone()).collect();
+    roles.sort();
+    roles.dedup();
+    docbook_info::Given {
+        title: file.title.is_some(),
+        subtitle: file.subtitle.is_some(),
+        language: file.language.is_some(),
+        identifier: file.identifier.is_some() || isbn,
+        isbn,
+        publisher: file.publisher.is_some(),
+        date: file.date.is_some(),
+        history: !file.history.is_empty(),
+        rights: file.rights.is_some(),
+        roles,
+        creators: creators.to_vec(),
+    }
 }
 
 /// book.yml's `catalogs:`, relative to the book folder; one outside it and the shared folders
@@ -921,6 +1070,8 @@ fn creators(file: &BookFile, shown: &Path, findings: &mut Vec<Finding>) -> Vec<C
                 name,
                 role,
                 file_as,
+                affiliation: p.affiliation.clone(),
+                email: p.email.clone(),
             });
         }
     }
@@ -976,7 +1127,7 @@ pub(crate) fn valid_isbn(value: &str, loc: Location) -> Result<String, Finding> 
 
 /// The package's unique identifier: the one written, else from the ISBN, else a UUID from the
 /// title and names.
-fn identifier(file: &BookFile, isbn: Option<&str>, creators: &[Creator]) -> String {
+fn identifier(file: &BookFile, title: &str, isbn: Option<&str>, creators: &[Creator]) -> String {
     // Stable: the identifier never depends on the build, only on what the book says.
     match (&file.identifier, isbn) {
         (Some(id), _) => id.trim().to_string(),
@@ -984,7 +1135,7 @@ fn identifier(file: &BookFile, isbn: Option<&str>, creators: &[Creator]) -> Stri
         (None, None) => {
             let seed = format!(
                 "seihon:{}:{}",
-                file.title,
+                title,
                 creators
                     .iter()
                     .map(|c| c.name.as_str())
@@ -1072,7 +1223,7 @@ fn chapter_file(
             ),
         )
         .with_hint(
-            "take book.yml out of the folder (a folder holding one DocBook main file is a book), or build the main file itself: seihon build path/to/book.xml",
+            "name the main file alone (`main: book.xml`); it pulls in the book's other files (XInclude, entities)",
         )),
         Some(format) => Ok((path, format)),
         None => Err(Finding::error(
@@ -1649,9 +1800,93 @@ mod tests {
         assert_eq!(role.location.line, 4, "{role}");
     }
 
+    /// Resolves `yml` as the book.yml of the folder `dir`.
+    fn resolve_in(dir: &Path, yml: &str) -> std::result::Result<Book, Vec<Finding>> {
+        let file = parse_yaml::<BookFile>(yml, Path::new("book.yml")).map_err(|f| vec![f])?;
+        match resolve_with(
+            file,
+            "b".into(),
+            dir,
+            Path::new("book.yml"),
+            Lines::of(yml),
+            &ProjectConfig::default(),
+            None,
+        ) {
+            Ok((book, _)) => Ok(book),
+            Err(Error::Book(f)) => Err(f),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
     #[test]
     fn missing_title_is_named() {
-        let f = parse_yaml::<BookFile>("language: ja\n", Path::new("book.yml")).unwrap_err();
-        assert!(f.message.contains("`title`"), "{f}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "# A\n").unwrap();
+        let f = resolve_in(dir.path(), "language: ja\nchapters: [a.md]\n").unwrap_err();
+        assert!(f[0].message.contains("`title`"), "{}", f[0]);
+        // After the last line, where the key would be added.
+        assert_eq!((f[0].location.line, f[0].location.col), (3, 1));
+    }
+
+    #[test]
+    fn a_book_yml_naming_a_docbook_main_file_makes_a_docbook_book() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("book.xml"), "<book><chapter/></book>").unwrap();
+        std::fs::write(d.join("ch.xml"), "<chapter/>").unwrap();
+        std::fs::write(d.join("a.md"), "# A\n").unwrap();
+        for yml in ["main: book.xml\n", "chapters: [book.xml]\n", "title: T\n"] {
+            let book = resolve_in(d, yml).unwrap_or_else(|f| panic!("{yml}: {f:?}"));
+            assert_eq!(
+                book.docbook.as_deref(),
+                Some(Path::new("book.xml")),
+                "{yml}"
+            );
+            assert_eq!(book.locale.style, crate::i18n::Style::DocBook, "{yml}");
+            assert!(book.index.placed_only, "{yml}");
+            assert_eq!(book.secnolevel, 2, "{yml}");
+        }
+        let book = resolve_in(d, "main: book.xml\nmakeindex: true\nsecnolevel: 1\n").unwrap();
+        assert!(!book.index.placed_only && book.index.enabled);
+        assert_eq!(book.secnolevel, 1);
+        // A Markdown book keeps its own style.
+        let book = resolve_in(d, "title: T\nlanguage: en\nchapters: [a.md]\n").unwrap();
+        assert_eq!(book.locale.style, crate::i18n::Style::Seihon);
+        assert_eq!(book.docbook, None);
+    }
+
+    #[test]
+    fn a_docbook_main_file_mistake_is_located_in_book_yml() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("book.xml"), "<book><chapter/></book>").unwrap();
+        std::fs::write(d.join("ch.xml"), "<chapter/>").unwrap();
+        std::fs::write(d.join("a.md"), "# A\n").unwrap();
+        let cases = [
+            ("title: T\nmain: nope.xml\n", (2, 7), "does not exist"),
+            ("title: T\nmain: ch.xml\n", (2, 7), "its root is <chapter>"),
+            (
+                "main: book.xml\nchapters:\n  - a.md\n",
+                (3, 5),
+                "lists none beside `main:`",
+            ),
+            (
+                "title: T\nlanguage: en\nchapters: [book.xml, ch.xml]\n",
+                (3, 12),
+                "DocBook file",
+            ),
+        ];
+        for (yml, at, message) in cases {
+            let f = resolve_in(d, yml).expect_err(yml);
+            // Each DocBook file listed is refused where it is; one finding each.
+            assert_eq!(f.len(), 1 + yml.matches("ch.xml]").count(), "{yml}: {f:?}");
+            assert!(f[0].message.contains(message), "{yml}: {}", f[0]);
+            assert_eq!(
+                (f[0].location.line, f[0].location.col),
+                at,
+                "{yml}: {}",
+                f[0]
+            );
+        }
     }
 }

@@ -339,6 +339,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         toc_depth: toc_depth.max(1),
         secnolevel,
         docbook: None,
+        given: Default::default(),
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),
@@ -683,6 +684,7 @@ impl Config {
                         name,
                         role: role.to_string(),
                         file_as,
+                        ..Default::default()
                     });
                 }
             }

@@ -270,46 +270,7 @@ fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
         .unwrap_or_else(|_| book.root.clone());
     let (db, findings) =
         reader::docbook::read_with(&root.join(main), &root, &book.shared_dirs, &catalogs(book));
-    let meta = &mut book.meta;
-    let m = db.meta;
-    if let Some(title) = m.title.filter(|t| !t.trim().is_empty()) {
-        meta.title = title;
-    }
-    meta.subtitle = m.subtitle.or(meta.subtitle.take());
-    if let Some(lang) = m.language.filter(|l| !l.trim().is_empty()) {
-        meta.language = lang;
-    }
-    let people = m.authors.into_iter().map(|n| (n, "aut".to_string()));
-    let people = people
-        .chain(m.editors.into_iter().map(|n| (n, "edt".to_string())))
-        .chain(m.others);
-    meta.creators
-        .extend(people.map(|(name, role)| crate::book::Creator {
-            name,
-            role,
-            file_as: None,
-        }));
-    meta.publisher = m.publisher.or(meta.publisher.take());
-    meta.date = m
-        .date
-        .filter(|d| crate::book::Date::parse(d).is_some())
-        .or(meta.date.take());
-    meta.rights = m.rights.or(meta.rights.take());
-    if let Some(isbn) = m.isbn.filter(|i| crate::book::normalize_isbn(i).is_ok()) {
-        meta.isbn = Some(isbn);
-    }
-    if meta.identifier.is_empty() {
-        meta.identifier = match &meta.isbn {
-            Some(isbn) => format!("urn:isbn:{}", isbn.replace(['-', ' '], "")),
-            None => {
-                let seed = format!("seihon:docbook:{}", meta.title);
-                format!(
-                    "urn:uuid:{}",
-                    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, seed.as_bytes())
-                )
-            }
-        };
-    }
+    crate::book::docbook_info::apply_info(book, db.meta);
     let docs: Vec<(ChapterSource, Document)> = db
         .chapters
         .into_iter()

@@ -43,19 +43,161 @@ fn text_with_urls(el: &Element, out: &mut String) {
     }
 }
 
-/// MARC relator code for an `othercredit` class (DocBook 5) or role.
-fn marc(class: Option<&str>) -> &'static str {
-    match class.unwrap_or("").to_ascii_lowercase().as_str() {
-        "translator" => "trl",
-        "copyeditor" | "editor" => "edt",
-        "graphicdesigner" => "ill",
-        "technicaleditor" => "edt",
-        "proofreader" => "pfr",
-        "reviewer" => "rev",
-        "indexer" => "ind",
-        "typesetter" | "productioneditor" => "bkp",
-        _ => "ctb",
+/// MARC relator code for an `othercredit`: its `class` (DocBook 5's list), else its `role` or
+/// `contrib` (DocBook 4's free text: `role="translator"`, `<contrib>Translation</contrib>`).
+fn marc(el: &Element) -> &'static str {
+    let said = [el.attr("class"), el.attr("role")]
+        .into_iter()
+        .flatten()
+        .map(str::to_string)
+        .chain(el.child("contrib").map(|c| squash(&c.text())));
+    said.map(|s| relator_of(&s.to_ascii_lowercase()))
+        .find(|r| *r != "ctb")
+        .unwrap_or("ctb")
+}
+
+/// The relator a word for a credit means (`translator`, `Translated by`, `copyeditor`).
+fn relator_of(word: &str) -> &'static str {
+    const BY_WORD: &[(&str, &str)] = &[
+        ("transl", "trl"),
+        ("proofread", "pfr"),
+        ("review", "rev"),
+        ("coverdesign", "cov"),
+        ("cover", "cov"),
+        ("illustr", "ill"),
+        ("graphicdesign", "dsr"),
+        ("interiordesign", "dsr"),
+        ("design", "dsr"),
+        ("typeset", "cmt"),
+        ("productioneditor", "bkp"),
+        ("edit", "edt"),
+        ("photo", "pht"),
+        ("other", "oth"),
+    ];
+    let word: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
+    BY_WORD
+        .iter()
+        .find(|(w, _)| word.contains(w))
+        .map_or("ctb", |(_, r)| r)
+}
+
+/// An `affiliation`'s words as DocBook XSL's title page shows them: job title, division,
+/// organization.
+fn affiliation(person: &Element) -> Option<String> {
+    let each: Vec<String> = person
+        .child_elements()
+        .filter(|e| e.local_name() == "affiliation")
+        .map(|a| {
+            let words = |names: &[&str]| -> Vec<String> {
+                names
+                    .iter()
+                    .filter_map(|n| a.child(n))
+                    .map(|e| squash(&e.text()))
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            };
+            let long = words(&["jobtitle", "orgdiv", "orgname"]);
+            // A short affiliation stands in only when nothing longer is given.
+            if long.is_empty() {
+                words(&["shortaffil"]).join(", ")
+            } else {
+                long.join(", ")
+            }
+        })
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!each.is_empty()).then(|| each.join("; "))
+}
+
+/// The first `email` of a person: its own, or its affiliation's `address`.
+fn email(el: &Element) -> Option<String> {
+    let mut found = None;
+    el.walk(&mut |e| {
+        if found.is_none() && e.local_name() == "email" {
+            found = Some(squash(&e.text())).filter(|s| !s.is_empty());
+        }
+    });
+    found
+}
+
+/// A credited person of the `info`, with the role given.
+fn credited(el: &Element, name: String, role: &str) -> Option<MetaPerson> {
+    (!name.is_empty()).then(|| MetaPerson {
+        name,
+        role: role.to_string(),
+        affiliation: affiliation(el),
+        email: email(el),
+    })
+}
+
+/// An element's text with each empty `xref` or `link` as the text of its target (its
+/// title), so that a remark such as "Improved the example in <xref/>." keeps its words.
+fn text_with_xrefs(el: &Element, xref_texts: &HashMap<String, String>, out: &mut String) {
+    for n in &el.children {
+        match n {
+            Node::Text(t) => out.push_str(t),
+            Node::Element(c) if c.local_name() == "indexterm" => {}
+            Node::Element(c)
+                if matches!(c.local_name(), "xref" | "link") && c.text().trim().is_empty() =>
+            {
+                let target = c.attr("linkend").and_then(|id| xref_texts.get(id.trim()));
+                out.push_str(target.map_or("", String::as_str));
+            }
+            Node::Element(c) => {
+                // Blocks (the paragraphs and list items of a `revdescription`) stay apart.
+                let block = matches!(
+                    c.local_name(),
+                    "para"
+                        | "simpara"
+                        | "formalpara"
+                        | "listitem"
+                        | "member"
+                        | "itemizedlist"
+                        | "orderedlist"
+                        | "simplelist"
+                        | "variablelist"
+                        | "varlistentry"
+                        | "term"
+                        | "note"
+                        | "tip"
+                        | "warning"
+                        | "important"
+                        | "caution"
+                );
+                if block {
+                    out.push(' ');
+                }
+                text_with_xrefs(c, xref_texts, out);
+                if block {
+                    out.push(' ');
+                }
+            }
+            Node::Comment(_) => {}
+        }
     }
+}
+
+/// A `revhistory`'s revisions, each with its number, date and remark as written.
+fn revisions(el: &Element, xref_texts: &HashMap<String, String>) -> Vec<Revision> {
+    let text = |rev: &Element, names: &[&str]| {
+        rev.child_elements()
+            .find(|e| names.contains(&e.local_name()))
+            .map(|e| {
+                let mut t = String::new();
+                text_with_xrefs(e, xref_texts, &mut t);
+                squash(&t)
+            })
+            .filter(|s| !s.is_empty())
+    };
+    el.child_elements()
+        .filter(|e| e.local_name() == "revision")
+        .map(|rev| Revision {
+            number: text(rev, &["revnumber"]),
+            date: text(rev, &["date"]),
+            remark: text(rev, &["revremark", "revdescription"]),
+        })
+        .filter(|r| *r != Revision::default())
+        .collect()
 }
 
 impl<'a> Conv<'a> {
@@ -104,23 +246,13 @@ impl<'a> Conv<'a> {
 
     fn meta_child(&mut self, c: &Element, m: &mut DocBookMeta, rights: &mut Vec<String>) {
         match c.local_name() {
-            "author" | "corpauthor" => {
-                let p = person(c);
-                if !p.is_empty() {
-                    m.authors.push(p);
-                }
-            }
+            "author" | "corpauthor" => m.people.extend(credited(c, person(c), "aut")),
             "authorgroup" => {
                 for a in c.child_elements() {
                     self.meta_child(a, m, rights);
                 }
             }
-            "editor" => {
-                let p = person(c);
-                if !p.is_empty() {
-                    m.editors.push(p);
-                }
-            }
+            "editor" => m.people.extend(credited(c, person(c), "edt")),
             "othercredit" | "collab" => {
                 let p = if c.local_name() == "collab" {
                     c.child("collabname")
@@ -129,12 +261,10 @@ impl<'a> Conv<'a> {
                 } else {
                     person(c)
                 };
-                if !p.is_empty() {
-                    m.others.push((
-                        p,
-                        marc(c.attr("class").or_else(|| c.attr("role"))).to_string(),
-                    ));
-                }
+                m.people.extend(credited(c, p, marc(c)));
+            }
+            "revhistory" if m.revisions.is_empty() => {
+                m.revisions = revisions(c, &self.xref_texts);
             }
             "publisher" if m.publisher.is_none() => {
                 m.publisher = c

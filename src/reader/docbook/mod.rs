@@ -14,7 +14,7 @@
 //! | `book`, `set`, `part` (+`partintro`), `chapter`, `appendix`, `preface`, `article`, `reference`, `refentry`, `glossary`, `bibliography`, `index`, `colophon`, `dedication`, `acknowledgements`, `legalnotice`, `abstract` (of the book) | one chapter each, with its role (front, body, part, appendix, back); a glossary, bibliography or index has that `epub:type` (and `doc-…` role) |
 //! | `section`, `sect1`–`sect5`, `simplesect`, `refsect1`–`refsect3`, `refsynopsisdiv`, `bridgehead` | headings with their ids (an untitled one: a warning and its first words); links in a title kept (the contents get its text) |
 //! | `subtitle` (of a chapter or section, or in its `info`) | a `subtitle` paragraph under the heading |
-//! | `info`, `bookinfo`, `articleinfo` (`title`, `subtitle`, `author`, `editor`, `othercredit`, `publisher`, `pubdate`, `date`, `copyright`, `isbn`, `releaseinfo`, `legalnotice`) | the book's metadata |
+//! | `info`, `bookinfo`, `articleinfo` (`title`, `subtitle`, `author`, `editor`, `othercredit` (role from `class`, `role` or `contrib`), `collab`, `affiliation`, `email`, `publisher`, `pubdate`, `date`, `copyright`, `isbn`, `releaseinfo`, `legalnotice`, `revhistory`) | the book's metadata (under book.yml's), the title page's affiliations and addresses, the colophon's history |
 //! | a division's `info` (`chapterinfo`, `sect1info`, …): `author`/`corpauthor`/`othercredit`/`authorgroup` (with `affiliation`, `email`, `contrib`), `releaseinfo`, `copyright`, `legalnotice`, `pubdate`, `revhistory`, `abstract` | its title page under its heading, in DocBook XSL's order (`titlepage.rs`); the root's own authors, copyright and legal notice are metadata only; a book's `revhistory` is a front page like its `abstract` and `legalnotice` |
 //! | `para`, `simpara`, `formalpara` | paragraphs |
 //! | `itemizedlist`, `orderedlist`, `variablelist`, `simplelist`, `segmentedlist`, `procedure`/`step`/`substeps`, `qandaset` | lists, definition lists, a table (segmented lists) |
@@ -66,10 +66,10 @@ use xml::{Files, pos_of};
 pub struct DocBookMeta {
     pub title: Option<String>,
     pub subtitle: Option<String>,
-    pub authors: Vec<String>,
-    pub editors: Vec<String>,
-    /// (name, MARC relator code)
-    pub others: Vec<(String, String)>,
+    /// Authors, editors and other credits, in the order the `info` gives them.
+    pub people: Vec<MetaPerson>,
+    /// The `revhistory` of the `info`, as written (newest first, usually).
+    pub revisions: Vec<Revision>,
     pub publisher: Option<String>,
     pub date: Option<String>,
     pub isbn: Option<String>,
@@ -78,6 +78,27 @@ pub struct DocBookMeta {
     pub releaseinfo: Option<String>,
     /// `lang`/`xml:lang` of the root element.
     pub language: Option<String>,
+}
+
+/// A person or organization the `info` credits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetaPerson {
+    pub name: String,
+    /// MARC relator code: `aut` (author, corpauthor), `edt` (editor), or an `othercredit`'s.
+    pub role: String,
+    /// `jobtitle`, `orgdiv`, `orgname` of each `affiliation`, as DocBook XSL's title page
+    /// lists them.
+    pub affiliation: Option<String>,
+    pub email: Option<String>,
+}
+
+/// One `revision` of a `revhistory`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Revision {
+    pub number: Option<String>,
+    pub date: Option<String>,
+    /// `revremark`, or the text of `revdescription`.
+    pub remark: Option<String>,
 }
 
 /// One output chapter (a chapter, preface, appendix, part, glossary, bibliography, index,

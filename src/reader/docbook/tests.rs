@@ -200,7 +200,8 @@ fn article_is_one_chapter_with_its_sections() {
     let blocks = &b.chapters[0].doc.blocks;
     assert_eq!(text(&heading(&blocks[0]).content), "Art");
     assert_eq!(heading(&blocks[2]).level, 2);
-    assert_eq!(b.meta.authors, vec!["A B".to_string()]);
+    assert_eq!(b.meta.people[0].name, "A B");
+    assert_eq!(b.meta.people[0].role, "aut");
     assert_eq!(b.meta.language.as_deref(), Some("fr"));
 }
 
@@ -757,7 +758,7 @@ fn docbook5_namespaces() {
     );
     no_errors(&f);
     assert_eq!(b.meta.title.as_deref(), Some("Five"));
-    assert_eq!(b.meta.authors, vec!["Jane Doe".to_string()]);
+    assert_eq!(b.meta.people[0].name, "Jane Doe");
     assert_eq!(b.meta.rights.as_deref(), Some("Copyright © 2020 Jane"));
     assert_eq!(b.meta.isbn.as_deref(), Some("978-0"));
     let blocks = &b.chapters[0].doc.blocks;
@@ -1489,7 +1490,8 @@ fn an_articles_own_authors_are_metadata_its_abstract_and_history_are_text() {
          <date>d</date></revision></revhistory></info><para>本文。</para></article>",
     );
     no_errors(&f);
-    assert_eq!(b.meta.authors, ["著者"]);
+    let names: Vec<&str> = b.meta.people.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["著者"]);
     let blocks = &b.chapters[0].doc.blocks;
     assert_eq!(shapes(blocks), ["h1", "table", "div.abstract", "p"]);
     let BlockKind::Table(t) = &blocks[1].kind else {
@@ -1577,5 +1579,56 @@ fn synopses_keep_docbook_xsls_marks() {
             "chgrp [-R [-H | -L]] [-f] group file...",
             "int max(a, b);\nint a;\nint b;"
         ]
+    );
+}
+
+/// The people of an `info` with their roles, affiliations and addresses, and its revhistory
+/// (issue 20, item 7), in DocBook 4's and DocBook 5's forms.
+#[test]
+fn info_people_and_revisions() {
+    let db4 = format!(
+        r#"{DTD4}<book><bookinfo><title>T</title>
+<author><firstname>Ann</firstname><surname>Lee</surname><affiliation><jobtitle>Writer</jobtitle><orgname>ACME</orgname><address><email>ann@example.org</email></address></affiliation></author>
+<othercredit role="translator"><firstname>Bo</firstname><surname>Kim</surname></othercredit>
+<othercredit><firstname>Cy</firstname><surname>Ng</surname><contrib>Proofreading</contrib></othercredit>
+<revhistory><revision><revnumber>1.1</revnumber><date>2020-03-01</date><revremark>Typos</revremark></revision>
+<revision><revnumber>1.0</revnumber><date>2019-12-24</date></revision></revhistory>
+</bookinfo><chapter><title>C</title><para>x</para></chapter></book>"#
+    );
+    let db5 = r#"<book xmlns="http://docbook.org/ns/docbook" version="5.0"><info><title>T</title>
+<author><personname>Ann Lee</personname><email>ann@example.org</email><affiliation><jobtitle>Writer</jobtitle><orgname>ACME</orgname></affiliation></author>
+<othercredit class="translator"><personname>Bo Kim</personname></othercredit>
+<othercredit class="proofreader"><personname>Cy Ng</personname></othercredit>
+<revhistory><revision><revnumber>1.1</revnumber><date>2020-03-01</date><revremark>Typos</revremark></revision>
+<revision><revnumber>1.0</revnumber><date>2019-12-24</date></revision>
+<revision><date>2019-01-01</date><revdescription><itemizedlist><listitem><para>Drafted <xref linkend="c"/>.</para></listitem><listitem><para>Added <emphasis>this</emphasis>, too.</para></listitem></itemizedlist></revdescription></revision></revhistory>
+</info><chapter xml:id="c"><title>The Start</title><para>x</para></chapter></book>"#;
+    for text in [db4.as_str(), db5] {
+        let (b, f) = read_str(text);
+        no_errors(&f);
+        let people: Vec<(&str, &str)> = b
+            .meta
+            .people
+            .iter()
+            .map(|p| (p.name.as_str(), p.role.as_str()))
+            .collect();
+        assert_eq!(
+            people,
+            [("Ann Lee", "aut"), ("Bo Kim", "trl"), ("Cy Ng", "pfr")],
+            "{text}"
+        );
+        let ann = &b.meta.people[0];
+        assert_eq!(ann.affiliation.as_deref(), Some("Writer, ACME"));
+        assert_eq!(ann.email.as_deref(), Some("ann@example.org"));
+        assert!(b.meta.revisions.len() >= 2);
+        assert_eq!(b.meta.revisions[0].number.as_deref(), Some("1.1"));
+        assert_eq!(b.meta.revisions[0].remark.as_deref(), Some("Typos"));
+        assert_eq!(b.meta.revisions[1].date.as_deref(), Some("2019-12-24"));
+    }
+    // A revdescription's blocks stay apart, an xref in it shows its target's title.
+    let (b, _) = read_str(db5);
+    assert_eq!(
+        b.meta.revisions[2].remark.as_deref(),
+        Some("Drafted The Start. Added this, too.")
     );
 }
