@@ -718,6 +718,50 @@ fn push_plain(inlines: &[Inline], out: &mut String) {
     }
 }
 
+// ---------------------------------------------------------------------------
+// What the DocBook reader finds in an `info`, for the book to merge under book.yml (here, below
+// both the reader and the book).
+
+/// Metadata from `info`/`bookinfo`/`articleinfo` (merged by the caller under book.yml/config).
+#[derive(Debug, Clone, Default)]
+pub struct DocBookMeta {
+    pub title: Option<String>,
+    pub subtitle: Option<String>,
+    /// Authors, editors and other credits, in the order the `info` gives them.
+    pub people: Vec<MetaPerson>,
+    /// The `revhistory` of the `info`, as written (newest first, usually).
+    pub revisions: Vec<Revision>,
+    pub publisher: Option<String>,
+    pub date: Option<String>,
+    pub isbn: Option<String>,
+    /// From copyright (year + holder) and legalnotice text.
+    pub rights: Option<String>,
+    pub releaseinfo: Option<String>,
+    /// `lang`/`xml:lang` of the root element.
+    pub language: Option<String>,
+}
+
+/// A person or organization the `info` credits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetaPerson {
+    pub name: String,
+    /// MARC relator code: `aut` (author, corpauthor), `edt` (editor), or an `othercredit`'s.
+    pub role: String,
+    /// `jobtitle`, `orgdiv`, `orgname` of each `affiliation`, as DocBook XSL's title page
+    /// lists them.
+    pub affiliation: Option<String>,
+    pub email: Option<String>,
+}
+
+/// One `revision` of a `revhistory`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Revision {
+    pub number: Option<String>,
+    pub date: Option<String>,
+    /// `revremark`, or the text of `revdescription`.
+    pub remark: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

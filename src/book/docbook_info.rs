@@ -2,7 +2,7 @@
 //! book.yml is read when the book is loaded, the `info` only when the document is read, so the
 //! book remembers which values book.yml gave ([`Given`]) and [`apply_info`] fills in the rest.
 use super::{Book, Creator, Date, HistoryEntry, Metadata, normalize_isbn};
-use crate::reader::docbook::{DocBookMeta, MetaPerson, Revision};
+use crate::doc::{DocBookMeta, MetaPerson, Revision};
 
 /// Which metadata book.yml gave; the `info` does not change these.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

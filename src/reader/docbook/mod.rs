@@ -15,7 +15,7 @@
 //! | `section`, `sect1`–`sect5`, `simplesect`, `refsect1`–`refsect3`, `refsynopsisdiv`, `bridgehead` | headings with their ids (an untitled one: a warning and its first words); links in a title kept (the contents get its text) |
 //! | `subtitle` (of a chapter or section, or in its `info`) | a `subtitle` paragraph under the heading |
 //! | `info`, `bookinfo`, `articleinfo` (`title`, `subtitle`, `author`, `editor`, `othercredit` (role from `class`, `role` or `contrib`), `collab`, `affiliation`, `email`, `publisher`, `pubdate`, `date`, `copyright`, `isbn`, `releaseinfo`, `legalnotice`, `revhistory`) | the book's metadata (under book.yml's), the title page's affiliations and addresses, the colophon's history |
-//! | a division's `info` (`chapterinfo`, `sect1info`, …): `author`/`corpauthor`/`othercredit`/`authorgroup` (with `affiliation`, `email`, `contrib`), `releaseinfo`, `copyright`, `legalnotice`, `pubdate`, `revhistory`, `abstract` | its title page under its heading, in DocBook XSL's order (`titlepage.rs`); the root's own authors, copyright and legal notice are metadata only; a book's `revhistory` is a front page like its `abstract` and `legalnotice` |
+//! | a division's `info` (`chapterinfo`, `sect1info`, …): `author`/`corpauthor`/`othercredit`/`authorgroup` (with `affiliation`, `email`, `contrib`), `releaseinfo`, `copyright`, `legalnotice`, `pubdate`, `revhistory`, `abstract` | its title page under its heading, in DocBook XSL's order (`titlepage.rs`); the root's own authors, copyright and legal notice are metadata only; a book's `abstract` and `legalnotice` are front pages, its `revhistory` the colophon's history |
 //! | `para`, `simpara`, `formalpara` | paragraphs |
 //! | `itemizedlist`, `orderedlist`, `variablelist`, `simplelist`, `segmentedlist`, `procedure`/`step`/`substeps`, `qandaset` | lists, definition lists, a table (segmented lists) |
 //! | `calloutlist`/`callout`, `co`, `coref`, `areaspec` | a definition list of each callout's marks (linking back to them) and text; each `co` links to its callout (`linkends`, else the callout naming it in `arearefs`) |
@@ -61,45 +61,7 @@ use crate::dom::{Element, Node};
 use crate::error::{Finding, Location, Severity};
 use xml::{Files, pos_of};
 
-/// Metadata from `info`/`bookinfo`/`articleinfo` (merged by the caller under book.yml/config).
-#[derive(Debug, Clone, Default)]
-pub struct DocBookMeta {
-    pub title: Option<String>,
-    pub subtitle: Option<String>,
-    /// Authors, editors and other credits, in the order the `info` gives them.
-    pub people: Vec<MetaPerson>,
-    /// The `revhistory` of the `info`, as written (newest first, usually).
-    pub revisions: Vec<Revision>,
-    pub publisher: Option<String>,
-    pub date: Option<String>,
-    pub isbn: Option<String>,
-    /// From copyright (year + holder) and legalnotice text.
-    pub rights: Option<String>,
-    pub releaseinfo: Option<String>,
-    /// `lang`/`xml:lang` of the root element.
-    pub language: Option<String>,
-}
-
-/// A person or organization the `info` credits.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MetaPerson {
-    pub name: String,
-    /// MARC relator code: `aut` (author, corpauthor), `edt` (editor), or an `othercredit`'s.
-    pub role: String,
-    /// `jobtitle`, `orgdiv`, `orgname` of each `affiliation`, as DocBook XSL's title page
-    /// lists them.
-    pub affiliation: Option<String>,
-    pub email: Option<String>,
-}
-
-/// One `revision` of a `revhistory`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Revision {
-    pub number: Option<String>,
-    pub date: Option<String>,
-    /// `revremark`, or the text of `revdescription`.
-    pub remark: Option<String>,
-}
+pub use crate::doc::{DocBookMeta, MetaPerson, Revision};
 
 /// One output chapter (a chapter, preface, appendix, part, glossary, bibliography, index,
 /// colophon, dedication, article body, …).
@@ -396,10 +358,10 @@ impl<'a> Conv<'a> {
         match root.local_name() {
             "book" | "set" => {
                 // The book's abstract and legal notice are text readers must see (pandoc drops
-                // them): each becomes a front-matter page.
-                // So is its revision history, which DocBook XSL shows on the title page.
+                // them): each becomes a front-matter page. (Its revision history is the
+                // colophon's history, unless book.yml writes one.)
                 for info in root.child_elements().filter(|e| is_info(e.local_name())) {
-                    for name in ["abstract", "legalnotice", "revhistory"] {
+                    for name in ["abstract", "legalnotice"] {
                         if let Some(el) = info.child(name) {
                             let ch = self.chapter(el, Role::Front);
                             out.push(ch);

@@ -1502,17 +1502,18 @@ fn an_articles_own_authors_are_metadata_its_abstract_and_history_are_text() {
 }
 
 #[test]
-fn a_books_revision_history_is_a_front_page() {
+fn a_books_revision_history_is_the_colophons_not_a_page() {
     let (b, f) = read_str(&format!(
         "{DTD4}<book><bookinfo><title>B</title><revhistory><revision><revnumber>1</revnumber>\
          <date>d</date><revremark>First.</revremark></revision></revhistory></bookinfo>\
          <chapter><title>C</title><para>x</para></chapter></book>"
     ));
     no_errors(&f);
-    assert_eq!(b.chapters[0].role, Role::Front);
-    assert_eq!(text_of_heading(&b.chapters[0]), "Revision History");
-    // The heading says it: the table has no caption of its own.
-    assert_eq!(shapes(&b.chapters[0].doc.blocks), ["h1", "table"]);
+    // No page of its own: the colophon shows it (issue 20, item 7), unless book.yml has a
+    // history.
+    assert_eq!(b.chapters.len(), 1);
+    assert_eq!(b.chapters[0].role, Role::Body);
+    assert_eq!(b.meta.revisions[0].remark.as_deref(), Some("First."));
 }
 
 #[test]
