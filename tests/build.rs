@@ -437,3 +437,34 @@ fn pandoc_crossref_references_reach_other_chapters() {
     let messages = epubcheck(&project.epub("xr"));
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
+
+/// `typography: smart` curls a Markdown book's quotes and makes its dashes; without it, not a
+/// character of the text changes.
+#[test]
+fn smart_typography_is_what_the_book_asks_for_and_nothing_else() {
+    let project = TempProject::new();
+    let book = project.path().join("books/ty");
+    std::fs::create_dir_all(&book).unwrap();
+    let yml = "title: Typography\nlanguage: en\nchapters: [a.md]\n";
+    std::fs::write(book.join("book.yml"), yml).unwrap();
+    std::fs::write(book.join("a.md"), "# A\n\n\"Quoted\" -- and --- then...\n").unwrap();
+    let out = project.seihon(&["build", "ty"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = read_entry(&project.epub("ty"), "item/xhtml/a.xhtml");
+    assert!(page.contains("\"Quoted\" -- and --- then..."), "{page}");
+
+    std::fs::write(book.join("book.yml"), format!("{yml}typography: smart\n")).unwrap();
+    let out = project.seihon(&["build", "ty"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = read_entry(&project.epub("ty"), "item/xhtml/a.xhtml");
+    assert!(page.contains("“Quoted” – and — then…"), "{page}");
+
+    std::fs::write(book.join("book.yml"), format!("{yml}typography: fancy\n")).unwrap();
+    let out = project.seihon(&["build", "ty"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("books/ty/book.yml:4:"),
+        "{}",
+        text(&out)
+    );
+}

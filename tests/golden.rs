@@ -64,6 +64,12 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
         checks: Default::default(),
         shared_dirs: Vec::new(),
         catalogs: Default::default(),
+        // A Markdown fixture named `*-smart.md` is read with `typography: smart`.
+        typography: if rel.to_string_lossy().ends_with("-smart.md") {
+            seihon::book::Typography::Smart
+        } else {
+            seihon::book::Typography::AsWritten
+        },
         // Re:VIEW fixtures take Re:VIEW's words; `<name>.locale.yml` beside one is its
         // locale.yml.
         locale: seihon::i18n::Locale {
@@ -137,7 +143,11 @@ fn render(format: Format, dir: &Path, file: &str) -> String {
     let book = one_chapter_book(dir, &rel, format);
     let text = std::fs::read_to_string(dir.join(&rel)).unwrap();
     let (doc, findings) = match format {
-        Format::Markdown => seihon::reader::markdown::read(&text, &rel),
+        Format::Markdown => {
+            let smart = book.typography == seihon::book::Typography::Smart;
+            let opts = seihon::reader::markdown::MarkdownOptions { smart };
+            seihon::reader::markdown::read_with(&text, &rel, opts)
+        }
         _ => {
             let settings = book.review.clone().unwrap_or_default();
             let opts = seihon::reader::review::ReviewOptions {

@@ -194,6 +194,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         colophon: None,
         generated: Default::default(),
         index: crate::book::index::IndexSettings::docbook(),
+        typography: Default::default(),
         root,
     })
 }

@@ -165,6 +165,19 @@ struct BookFile {
     /// Whether the book gets an index page (Re:VIEW's key): `false` none, `true` one even
     /// where no DocBook `<index/>` places it.
     makeindex: Option<bool>,
+    #[serde(default)]
+    typography: Typography,
+}
+
+/// How a Markdown book's punctuation is read: as written (the default: seihon never changes
+/// the author's characters on its own), or `smart` (straight quotes curled, `--`/`---` as
+/// dashes, `...` as an ellipsis, as pandoc's `smart` extension does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Typography {
+    #[default]
+    AsWritten,
+    Smart,
 }
 
 /// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
@@ -563,6 +576,8 @@ pub struct Book {
     pub generated: GeneratedPages,
     /// Whether the book gets an index page, and the readings its terms sort by.
     pub index: index::IndexSettings,
+    /// book.yml's `typography:` (Markdown chapters).
+    pub typography: Typography,
 }
 
 /// The XML catalogs a book's settings name, as paths: book.yml's, and seihon.yml's.
@@ -938,6 +953,7 @@ fn resolve_with(
                 file.makeindex,
                 docbook_chapters || is_docbook,
             ),
+            typography: file.typography,
         },
         warnings,
     ))

@@ -351,6 +351,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
             overrides: std::sync::Arc::new(locale),
         },
         index,
+        typography: Default::default(),
         review: Some(ReviewSettings {
             imagedir,
             words,

@@ -129,14 +129,16 @@ fn read_cached(
         }
     };
     // Everything reading depends on: the file's name, format and bytes, and the reader's
-    // settings (Re:VIEW's only).
+    // settings (Re:VIEW's, and Markdown's typography).
     let settings = (src.format == Format::Review).then(|| book.review.clone().unwrap_or_default());
+    let markdown = (src.format == Format::Markdown).then(|| markdown_options(book));
     // Mapped files (`#@mapfile`) are part of the chapter: the key holds the expanded text.
     let expanded = preprocessed(book, src, &bytes);
     let key = crate::cache::Key::new("chapter")
         .value(&src.rel)
         .value(&src.format)
         .value(&settings)
+        .value(&markdown)
         .bytes(&bytes)
         .bytes(expanded.as_ref().map_or(&b""[..], |e| e.text.as_bytes()))
         .finish();
@@ -154,6 +156,13 @@ fn read_cached(
         cache.put(&key, &read);
     }
     (read, Some(key), false)
+}
+
+/// How the book's Markdown is read (book.yml's `typography:`).
+fn markdown_options(book: &Book) -> reader::markdown::MarkdownOptions {
+    reader::markdown::MarkdownOptions {
+        smart: book.typography == crate::book::Typography::Smart,
+    }
 }
 
 /// A Re:VIEW chapter with its preprocessor directives carried out, when it has any.
@@ -200,7 +209,7 @@ fn read_chapter(
     };
     let unusable = crate::error::unusable_char_findings(&text, &src.rel);
     let (doc, mut findings) = match src.format {
-        Format::Markdown => reader::markdown::read(&text, &src.rel),
+        Format::Markdown => reader::markdown::read_with(&text, &src.rel, markdown_options(book)),
         Format::Review => {
             let settings = book.review.clone().unwrap_or_default();
             let opts = reader::review::ReviewOptions {
