@@ -622,13 +622,7 @@ fn collect(
     out: &mut Vec<Entry>,
 ) {
     let mark = scope.len();
-    for (k, v) in &e.attrs {
-        if k == "xmlns" {
-            scope.push((String::new(), v.clone()));
-        } else if let Some(p) = k.strip_prefix("xmlns:") {
-            scope.push((p.to_string(), v.clone()));
-        }
-    }
+    super::xml::push_namespaces(e, scope);
     let prefix = e.name.split_once(':').map_or("", |(p, _)| p);
     let ns = scope
         .iter()

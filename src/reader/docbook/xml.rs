@@ -1654,13 +1654,7 @@ impl Loader {
     /// (prefix, URI), by which an `include` is known to be XInclude's.
     fn resolve(&mut self, e: &mut Element, scope: &mut Vec<(String, String)>) {
         let mark = scope.len();
-        for (k, v) in &e.attrs {
-            if k == "xmlns" {
-                scope.push((String::new(), v.clone()));
-            } else if let Some(p) = k.strip_prefix("xmlns:") {
-                scope.push((p.to_string(), v.clone()));
-            }
-        }
+        push_namespaces(e, scope);
         let children = std::mem::take(&mut e.children);
         let mut out = Vec::with_capacity(children.len());
         for child in children {
@@ -1830,6 +1824,18 @@ struct TopLevel {
     /// Nodes checked so far.
     checked: usize,
     root_seen: bool,
+}
+
+/// The namespace declarations of `e` (prefix, URI; `""` for the default) pushed onto `scope`;
+/// the caller truncates it back when it leaves `e`.
+pub(super) fn push_namespaces(e: &Element, scope: &mut Vec<(String, String)>) {
+    for (k, v) in &e.attrs {
+        if k == "xmlns" {
+            scope.push((String::new(), v.clone()));
+        } else if let Some(p) = k.strip_prefix("xmlns:") {
+            scope.push((p.to_string(), v.clone()));
+        }
+    }
 }
 
 /// Offset after a leading text declaration (`<?xml … ?>`) of an external entity.
