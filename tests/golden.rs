@@ -60,6 +60,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
         }),
         docbook: None,
         given: Default::default(),
+        accessibility: Default::default(),
         filters: None,
         checks: Default::default(),
         shared_dirs: Vec::new(),

@@ -10,9 +10,12 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
+pub use accessibility::Accessibility;
+
 use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
+pub mod accessibility;
 pub mod docbook;
 pub mod docbook_info;
 pub mod id;
@@ -167,6 +170,8 @@ struct BookFile {
     makeindex: Option<bool>,
     #[serde(default)]
     typography: Typography,
+    #[serde(default)]
+    accessibility: accessibility::AccessibilityFile,
 }
 
 /// How a Markdown book's punctuation is read: as written (the default: seihon never changes
@@ -578,6 +583,8 @@ pub struct Book {
     pub index: index::IndexSettings,
     /// book.yml's `typography:` (Markdown chapters).
     pub typography: Typography,
+    /// book.yml's `accessibility:`: what only the author can say.
+    pub accessibility: Accessibility,
 }
 
 /// The XML catalogs a book's settings name, as paths: book.yml's, and seihon.yml's.
@@ -837,7 +844,7 @@ fn resolve(
 
 /// [`resolve`], for the DocBook main file `given_main` when the book was given by it.
 fn resolve_with(
-    file: BookFile,
+    mut file: BookFile,
     id: String,
     root: &Path,
     shown: &Path,
@@ -870,6 +877,7 @@ fn resolve_with(
     let creators = creators(&file, shown, &mut findings);
     let date = publication_date(file.date.as_ref(), shown, &mut findings);
     let isbn = checked_isbn(file.isbn.as_ref(), shown, &mut findings);
+    let accessibility = std::mem::take(&mut file.accessibility).checked(shown, &mut findings);
     let identifier = match (&file.identifier, &isbn) {
         // Made from the `info` once the document is read.
         (None, None) if is_docbook => String::new(),
@@ -954,6 +962,7 @@ fn resolve_with(
                 docbook_chapters || is_docbook,
             ),
             typography: file.typography,
+            accessibility,
         },
         warnings,
     ))

@@ -13,6 +13,7 @@ use crate::stage::{self, Tree};
 use crate::xref::{self, Chapter, Resolved};
 
 use super::chapters::{CoverImage, Templates, Written};
+use super::claims;
 use super::page::{Checked, checked_xhtml};
 
 /// The book's EPUB, assembled from its written chapters: cover, title page, nav, chapters and
@@ -44,7 +45,8 @@ pub(super) fn package(
     let own_index = index.as_ref().is_some_and(|(_, at)| at.chapter.is_none());
     let order = pages::reading_order(&resolved.chapters, book.generated, own_index);
     let mut written: Vec<Option<_>> = written.pages.into_iter().map(Some).collect();
-    let mut has_ruby = false;
+    // What the content pages hold, for the accessibility claims.
+    let mut facts = super::page::Facts::default();
     for slot in &order {
         match *slot {
             Slot::Cover => {}
@@ -67,7 +69,7 @@ pub(super) fn package(
                     pkg.add_index(templates, i, at, title_id)?;
                     continue;
                 }
-                has_ruby |= checked.ruby;
+                facts.add(checked.facts);
                 pkg.add_checked(&chapter_id(ch), &href, checked);
             }
             Slot::Index => {
@@ -143,8 +145,16 @@ pub(super) fn package(
     let mut ctx = page_ctx.for_page(OPF);
     ctx.insert("manifest", &pkg.manifest);
     ctx.insert("spine", &pkg.spine);
-    ctx.insert("has_images", &(!resolved.resources.is_empty()));
-    ctx.insert("has_ruby", &has_ruby);
+    let nav = claims::Navigation {
+        index: index.is_some(),
+        page_list: false,
+        vertical: book.meta.writing == crate::book::Writing::Vertical,
+    };
+    let ja = book.meta.language.starts_with("ja");
+    ctx.insert(
+        "a11y",
+        &claims::claims(&facts, nav, &book.accessibility, ja),
+    );
     let isbn_identifier = book
         .meta
         .isbn

@@ -8,6 +8,7 @@
 mod assemble;
 mod chapters;
 mod checking;
+mod claims;
 mod load;
 mod pack;
 mod page;
