@@ -17,6 +17,8 @@ pub struct Given {
     pub date: bool,
     pub history: bool,
     pub rights: bool,
+    pub description: bool,
+    pub subjects: bool,
     /// The roles book.yml names people for (`authors:` → `aut`, `translators:` → `trl`, a
     /// contributor's own `role:`): the `info`'s people of these roles are replaced, the others
     /// kept.
@@ -55,6 +57,12 @@ pub fn apply_info(book: &mut Book, info: DocBookMeta) {
     }
     if !given.rights {
         meta.rights = text(info.rights).or(meta.rights.take());
+    }
+    if !given.description {
+        meta.description = text(info.description).or(meta.description.take());
+    }
+    if !given.subjects && !info.subjects.is_empty() {
+        meta.subjects = info.subjects;
     }
     if !given.isbn
         && let Some(isbn) = info.isbn.filter(|i| normalize_isbn(i).is_ok())

@@ -670,6 +670,12 @@ impl Config {
             history: history(self.get("history")),
             isbn,
             rights,
+            description: self.string("description"),
+            subjects: (self.get("subject").map(strings).unwrap_or_default().iter())
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            series: None,
             writing,
             direction,
         }
