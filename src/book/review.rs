@@ -1423,6 +1423,21 @@ mod tests {
     }
 
     #[test]
+    fn description_and_subjects_are_read() {
+        let dir = project(
+            "booktitle: T\ndescription: \" About it. \"\nsubject: [Computers, \" \", Printing]\n",
+            &[],
+        );
+        let meta = load_book(dir.path()).unwrap().meta;
+        assert_eq!(meta.description.as_deref(), Some("About it."));
+        assert_eq!(meta.subjects, ["Computers", "Printing"]);
+        let dir = project("booktitle: T\nsubject: Computers\n", &[]);
+        let meta = load_book(dir.path()).unwrap().meta;
+        assert_eq!(meta.subjects, ["Computers"]);
+        assert_eq!(meta.description, None);
+    }
+
+    #[test]
     fn colophon_follows_colophon_order_with_each_roles_own_key() {
         let dir = project(
             "booktitle: T\naut: [A1, A2]\na-pbl: Creator Press\npbl: Press\nprt: Printer Co\n\

@@ -768,6 +768,8 @@ mod tests {
             "profile",
             "titlefile",
             "backcover",
+            "description",
+            "subject",
         ] {
             assert!(!named(key), "`{key}:` {found:#?}");
         }

@@ -213,7 +213,7 @@ mod tests {
         )];
         assert_eq!(
             html(&tree),
-            "<ol><li><a href=\"a.xhtml\">1 A</a><ol><li><a href=\"a.xhtml#b\">1.1 B</a></li></ol></li></ol>"
+            "<ol>\n<li><a href=\"a.xhtml\">1 A</a>\n<ol>\n<li><a href=\"a.xhtml#b\">1.1 B</a></li>\n</ol>\n</li>\n</ol>"
         );
     }
 }
