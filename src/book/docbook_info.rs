@@ -225,4 +225,30 @@ mod tests {
         assert_eq!(m.creators[0].affiliation.as_deref(), Some("ACME"));
         assert_eq!(m.identifier, "urn:isbn:9784873115320");
     }
+
+    #[test]
+    fn book_yml_description_and_subjects_win_over_the_infos() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("book.xml");
+        std::fs::write(&main, "<book/>").unwrap();
+        let info = || DocBookMeta {
+            description: Some("From the abstract".into()),
+            subjects: vec!["From info".into()],
+            ..Default::default()
+        };
+        let mut book = crate::book::docbook::load(&main, None).unwrap();
+        apply_info(&mut book, info());
+        assert_eq!(book.meta.description.as_deref(), Some("From the abstract"));
+        assert_eq!(book.meta.subjects, ["From info"]);
+        book.meta.description = Some("From book.yml".into());
+        book.meta.subjects = vec!["Mine".into()];
+        book.given = Given {
+            description: true,
+            subjects: true,
+            ..Default::default()
+        };
+        apply_info(&mut book, info());
+        assert_eq!(book.meta.description.as_deref(), Some("From book.yml"));
+        assert_eq!(book.meta.subjects, ["Mine"]);
+    }
 }
