@@ -136,21 +136,32 @@ pub struct NcxPoint {
     pub children: Vec<NcxPoint>,
 }
 
-/// The NCX's points of `nodes`, numbered in document order from 1.
+/// The NCX's points of `nodes`, numbered in document order from 1; a point to a place an
+/// earlier one goes to has its `playOrder` (as the NCX asks, and epubcheck checks), and an id
+/// of its own.
 pub fn ncx_points(nodes: &[TocNode]) -> Vec<NcxPoint> {
-    let mut next = 0;
-    nodes.iter().map(|n| ncx_point(n, &mut next)).collect()
+    let mut numbers = Numbers::default();
+    nodes.iter().map(|n| ncx_point(n, &mut numbers)).collect()
 }
 
-fn ncx_point(node: &TocNode, next: &mut usize) -> NcxPoint {
-    *next += 1;
-    let play_order = *next;
+#[derive(Default)]
+struct Numbers {
+    points: usize,
+    orders: std::collections::HashMap<String, usize>,
+}
+
+fn ncx_point(node: &TocNode, numbers: &mut Numbers) -> NcxPoint {
+    numbers.points += 1;
+    let next = numbers.orders.len() + 1;
+    let play_order = *numbers.orders.entry(node.href.clone()).or_insert(next);
     NcxPoint {
-        id: format!("navpoint-{play_order}"),
+        id: format!("navpoint-{}", numbers.points),
         play_order,
         label: node.label.clone(),
         href: node.href.clone(),
-        children: node.children.iter().map(|c| ncx_point(c, next)).collect(),
+        children: (node.children.iter())
+            .map(|c| ncx_point(c, numbers))
+            .collect(),
     }
 }
 
@@ -199,6 +210,16 @@ mod tests {
         assert_eq!(order(&points[0].children[0].children[0]), 3);
         assert_eq!(order(&points[1]), 4);
         assert_eq!(points[1].id, "navpoint-4");
+        // A second point to the same place: its playOrder, an id of its own.
+        let twice = [
+            TocNode::leaf("a", "a.xhtml"),
+            TocNode::leaf("b", "b.xhtml"),
+            TocNode::leaf("a again", "a.xhtml"),
+        ];
+        let points = ncx_points(&twice);
+        let orders: Vec<usize> = points.iter().map(order).collect();
+        assert_eq!(orders, [1, 2, 1]);
+        assert_eq!(points[2].id, "navpoint-3");
     }
 
     #[test]
