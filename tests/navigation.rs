@@ -338,6 +338,7 @@ fn wrong_shapes_of_the_new_keys_are_errors_at_their_line() {
         ),
         ("series: {name: S, positon: 2}\n", 5, "position"),
         ("series: {position: 2}\n", 5, "name"),
+        ("series: {name: \" \", position: 2}\n", 5, "has no name"),
         ("subjects: {a: b}\n", 5, "sequence"),
         ("description: [a, b]\n", 5, "error"),
     ] {

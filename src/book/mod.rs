@@ -190,7 +190,7 @@ pub enum Typography {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SeriesEntry {
-    name: String,
+    name: Spanned<String>,
     position: Option<Spanned<f64>>,
 }
 
@@ -1157,12 +1157,12 @@ fn series(
         );
         None
     });
-    let name = entry.name.trim().to_string();
+    let name = entry.name.value.trim().to_string();
     if name.is_empty() {
         findings.push(
             Finding::error(
                 codes::BAD_VALUE,
-                Location::file(shown),
+                at(shown, &entry.name.referenced),
                 "the series has no name",
             )
             .with_hint("write `series: {name: …, position: 2}`"),
