@@ -8,6 +8,7 @@ use crate::book::StaticPage;
 use crate::dom;
 use crate::epub;
 use crate::error::{Error, Location, Result};
+use crate::pages::toc::{self, TocNode};
 use crate::pages::{self, ManifestItem, Slot, SpineItem};
 use crate::stage::{self, Tree};
 use crate::xref::{self, Chapter, Resolved};
@@ -111,30 +112,10 @@ pub(super) fn package(
 
     // Navigation for EPUB 2 readers, then the package document that lists everything.
     let mut ctx = page_ctx.for_page(pages::NCX);
-    let mut points = Vec::new();
-    for slot in &order {
-        let (href, label) = match *slot {
-            Slot::Cover => (pages::COVER_PAGE.into(), page_ctx.label("cover")),
-            Slot::Nav => (pages::NAV.into(), page_ctx.label("toc")),
-            Slot::Chapter(ci) => {
-                let c = &resolved.chapters[ci];
-                let listed = pages::chapter_entry(c).is_some()
-                    || c.source.page == Some(StaticPage::Colophon);
-                if !listed {
-                    continue;
-                }
-                (c.href(), c.title.clone())
-            }
-            Slot::Index => match &index {
-                Some((_, at)) => (at.href.clone(), at.title.clone()),
-                None => continue,
-            },
-            Slot::Colophon => (pages::COLOPHON_PAGE.into(), page_ctx.label("colophon")),
-            Slot::TitlePage => continue,
-        };
-        points.push(NcxPoint { href, label });
-    }
-    ctx.insert("ncx_points", &points);
+    let tree = ncx_tree(resolved, page_ctx, &order, index.as_ref().map(|(_, at)| at));
+    let depth = tree.iter().map(TocNode::depth).max().unwrap_or(1);
+    ctx.insert("ncx_points", &toc::ncx_points(&tree));
+    ctx.insert("ncx_depth", &depth);
     pkg.tree.add(
         format!("{PACKAGE_DIR}/{}", pages::NCX),
         pages::render(tera, "toc.ncx", &ctx)?,
@@ -337,10 +318,45 @@ fn cover_file(book: &Book, rel: &Path) -> Result<String> {
     ))
 }
 
-#[derive(serde::Serialize)]
-struct NcxPoint {
-    href: String,
-    label: String,
+/// The NCX's tree: the nav's table of contents, with the pages the nav lists apart (the cover,
+/// the contents themselves, the colophon) in their places of the reading order.
+fn ncx_tree(
+    resolved: &Resolved,
+    page_ctx: &pages::PageContext,
+    order: &[Slot],
+    index: Option<&pages::IndexPage>,
+) -> Vec<TocNode> {
+    let toc = page_ctx.toc();
+    let mut tree = Vec::new();
+    for slot in order {
+        let from_toc: Vec<TocNode> = (toc.iter())
+            .filter(|(s, _)| s == slot)
+            .map(|(_, n)| n.clone())
+            .collect();
+        if !from_toc.is_empty() {
+            tree.extend(from_toc);
+            continue;
+        }
+        let (href, label) = match *slot {
+            Slot::Cover => (pages::COVER_PAGE.into(), page_ctx.label("cover")),
+            Slot::Nav => (pages::NAV.into(), page_ctx.label("toc")),
+            // The book's own colophon, which the contents do not list.
+            Slot::Chapter(ci)
+                if resolved.chapters[ci].source.page == Some(StaticPage::Colophon) =>
+            {
+                let c = &resolved.chapters[ci];
+                (c.href(), c.title.clone())
+            }
+            Slot::Index => match index {
+                Some(at) if at.chapter.is_none() => (at.href.clone(), at.title.clone()),
+                _ => continue,
+            },
+            Slot::Colophon => (pages::COLOPHON_PAGE.into(), page_ctx.label("colophon")),
+            Slot::Chapter(_) | Slot::TitlePage => continue,
+        };
+        tree.push(TocNode::leaf(label, href));
+    }
+    tree
 }
 
 /// A manifest item for the file at `path` inside the package folder.
