@@ -285,6 +285,9 @@ impl PageContext {
         );
         let landmarks = landmarks(book, chapters, &labels, index.as_ref());
         ctx.insert("landmarks", &landmarks);
+        let page_list = page_list(chapters, &order);
+        ctx.insert("has_page_list", &!page_list.is_empty());
+        ctx.insert("page_list", &page_list);
         PageContext {
             ctx: ctx.ctx,
             key: ctx.key,
@@ -343,6 +346,8 @@ struct Labels {
     colophon: String,
     index: String,
     isbn: &'static str,
+    /// The heading of the nav's page list.
+    pages: &'static str,
     publisher: String,
     version: &'static str,
 }
@@ -356,6 +361,7 @@ impl Labels {
             colophon: m.get(Msg::ColophonTitle).into(),
             index: m.get(Msg::IndexTitle).into(),
             isbn: "ISBN",
+            pages: if m.ja { "ページ" } else { "Pages" },
             publisher: m.get(Msg::Pbl).into(),
             version: if m.ja { "電子版" } else { "Version" },
         }
@@ -658,6 +664,22 @@ pub fn reading_order(
     order
 }
 
+/// The nav's page list: every print page-break marker of the chapters, in reading order.
+fn page_list(chapters: &[Chapter], order: &[Slot]) -> Vec<NavPoint> {
+    let chapter = |slot: &Slot| match *slot {
+        Slot::Chapter(ci) => Some(&chapters[ci]),
+        _ => None,
+    };
+    (order.iter().filter_map(chapter))
+        .flat_map(|ch| {
+            ch.pages.iter().map(move |p| NavPoint {
+                href: format!("{}#{}", ch.href(), p.id),
+                label: p.label.clone(),
+            })
+        })
+        .collect()
+}
+
 /// The nested `<ol>` of the table of contents (hrefs relative to the nav document), in
 /// reading order: the index where it comes when it is a page of its own.
 fn toc_html(chapters: &[Chapter], order: &[Slot], depth: u8, index: Option<&IndexPage>) -> String {
@@ -846,6 +868,8 @@ mod tests {
             date: None,
             history: Vec::new(),
             isbn: None,
+            print_isbn: None,
+            page_source: None,
             rights: None,
             writing: Writing::Horizontal,
             direction: Direction::Ltr,

@@ -20,6 +20,9 @@ const HONOURED: &[&str] = &[
     "rights",
     "isbn",
     "urnid",
+    // seihon's own: the print edition the page list follows.
+    "print_isbn",
+    "page_source",
     "direction",
     "contentdir",
     "imagedir",

@@ -44,6 +44,7 @@ mod entities;
 mod indexterms;
 mod inlines;
 mod meta;
+mod pages;
 mod synopsis;
 mod tables;
 #[cfg(test)]
@@ -180,6 +181,8 @@ struct Conv<'a> {
     table_count: usize,
     /// The document element (its title-page parts are the book's metadata).
     root: *const Element,
+    /// The last print page number (a `beginpage` without one counts on from it).
+    last_page: Option<String>,
 }
 
 impl<'a> Conv<'a> {
@@ -203,6 +206,7 @@ impl<'a> Conv<'a> {
             bib_count: 0,
             table_count: 0,
             root,
+            last_page: None,
         }
     }
 
