@@ -20,6 +20,7 @@ mod layers;
 mod limits;
 mod mail;
 mod options;
+mod page_list;
 mod preview;
 mod quality;
 mod release;
