@@ -457,18 +457,27 @@ impl<'a> Conv<'a> {
                         .and_then(|s| s.trim().parse().ok())
                         .unwrap_or(1)
                 });
-                let mut items = Vec::new();
+                let mut items: Vec<Vec<Block>> = Vec::new();
+                // A print page break between items starts the next one (a list holds items).
+                let mut held = Vec::new();
                 for li in el.child_elements() {
                     if li.local_name() == "listitem" {
-                        let mut b = Vec::new();
+                        let mut b = std::mem::take(&mut held);
                         self.anchor_block(li, &mut b);
                         self.blocks_into(li, level, &mut b);
                         items.push(b);
                     } else if !is_heading_part(li.local_name()) {
                         let mut b = Vec::new();
                         self.block(li, level, &mut b);
-                        out.extend(b);
+                        let pages = b.iter().all(|b| matches!(b.kind, BlockKind::PrintPage(_)));
+                        match pages && !items.is_empty() {
+                            true => held.extend(b),
+                            false => out.extend(b),
+                        }
                     }
+                }
+                if let Some(last) = items.last_mut() {
+                    last.append(&mut held);
                 }
                 out.push(Block::new(
                     BlockKind::List(List { start, items }),
