@@ -65,8 +65,10 @@ fn a_docbook_4_book_with_beginpage_gets_a_page_list_epubcheck_accepts() {
     );
     let chapter = read_entry(&epub, "item/xhtml/book-2.xhtml");
     assert!(chapter.contains("<p>A page turns <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-2\" aria-label=\"2\"></span>in the middle"), "{chapter}");
-    let link = read_entry(&epub, "item/xhtml/book-3.xhtml");
-    assert!(link.contains("href=\"#p4\""), "{link}");
+    // Page 4 begins between the chapters: at the start of the second, before its title.
+    let two = read_entry(&epub, "item/xhtml/book-3.xhtml");
+    assert!(two.contains("<section epub:type=\"chapter\" class=\"chapter\"><span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"p4\" aria-label=\"4\"></span>\n<h1 id=\"two\">"), "{two}");
+    assert!(two.contains("href=\"#p4\""), "{two}");
 
     let opf = read_entry(&epub, "item/standard.opf");
     for expected in [

@@ -1,9 +1,9 @@
 //! Print page-break markers: `<beginpage pagenum="N"/>` (DocBook 4), `<anchor role="pagebreak"
 //! xreflabel="N"/>` (DocBook 5) and the `<?page N?>` instruction (which the XML layer turns
 //! into a `beginpage`), as [`InlineKind::PrintPage`]s.
-use super::{Conv, DocBookElement};
+use super::{Conv, DocBookChapter, DocBookElement};
 use crate::codes;
-use crate::doc::{Inline, InlineKind, Inlines, PrintPage};
+use crate::doc::{Block, Inline, InlineKind, Inlines, PrintPage};
 use crate::dom::Element;
 
 use super::xml::pos_of;
@@ -12,6 +12,23 @@ use super::xml::pos_of;
 pub(super) fn is_page_anchor(el: &Element) -> bool {
     el.attr("role")
         .is_some_and(|r| r.split_whitespace().any(|t| t == "pagebreak"))
+}
+
+/// A page-break marker element (`beginpage`, or its `anchor`).
+pub(super) fn is_page_marker(el: &Element) -> bool {
+    match el.local_name() {
+        "beginpage" => true,
+        "anchor" => is_page_anchor(el),
+        _ => false,
+    }
+}
+
+/// The chapter with the page breaks written before it (between chapters) at its start.
+pub(super) fn starting_with(pages: &mut Vec<Block>, mut chapter: DocBookChapter) -> DocBookChapter {
+    if !pages.is_empty() {
+        chapter.doc.blocks.splice(0..0, pages.drain(..));
+    }
+    chapter
 }
 
 impl Conv<'_> {
