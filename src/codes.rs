@@ -99,6 +99,7 @@ kinds! {
     REPAIRED_LINK = "repaired-link", true, "a web address seihon repaired (a space in its host name): the link goes to the repaired address";
     UNDEFINED_NOTE = "undefined-note", true, "a note reference to a note never defined: the reference is shown as written";
     DUPLICATE_ID = "duplicate-id", true, "an id used twice in a chapter, or a bibliography id twice in the book";
+    PAGE_NUMBER = "page-number", true, "a print page-break marker with no page number, a page number the book uses twice (the marker gets an id of its own), or a book marking print pages with no `print_isbn` or `page_source` to say which edition they follow";
     CLEANED_IMAGE = "cleaned-image", true, "an SVG image holding what an EPUB may not carry (scripts, a DOCTYPE): it is packed without";
     MISNAMED_IMAGE = "misnamed-image", true, "an image whose content is of another type than its name says (a JPEG named `.png`): it is packed as what it is, under a name that says so";
     CSS_RESOURCE = "css-resource", true, "a file a style sheet of the book refers to (`url()`, `@import`) that is missing, outside the book, on the web, or of a type an EPUB cannot carry: the reference is dropped";

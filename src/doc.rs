@@ -123,8 +123,12 @@ pub enum BlockKind {
     },
     /// md: `---`; re: `//hr`; db: none.
     Rule,
-    /// re: `//pagebreak`.
+    /// re: `//pagebreak` (a forced break in the layout, not a print page number).
     PageBreak,
+    /// Where a page of the print edition begins, between blocks: db `<beginpage pagenum="N"/>`,
+    /// `<?page N?>`, `<anchor role="pagebreak" xreflabel="N"/>` (md and re write raw XHTML,
+    /// which the resolver marks up in place).
+    PrintPage(PrintPage),
     /// A link target with no content. re: `//label[id]`; db: `anchor`.
     Anchor(String),
     /// Where a chapter's endnotes are printed. re: `//printendnotes`.
@@ -136,6 +140,15 @@ pub enum BlockKind {
     BibItem(Box<BibItem>),
     /// Raw XHTML, already checked to be well-formed (md: an HTML block; re: `//raw[|html|…]`).
     Raw(Vec<crate::dom::Node>),
+}
+
+/// A print page-break marker: the page's number as the print edition shows it (`12`, `xiv`).
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+pub struct PrintPage {
+    pub label: String,
+    /// The marker's id: the author's (db `anchor xml:id`), else one the resolver gives
+    /// (`page-12`), unique in the book.
+    pub id: Option<String>,
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
@@ -498,6 +511,8 @@ pub enum InlineKind {
     },
     /// md: two trailing spaces or `\`; re: `@<br>`.
     LineBreak,
+    /// Where a page of the print edition begins, inside text (see [`BlockKind::PrintPage`]).
+    PrintPage(PrintPage),
     /// Raw XHTML, already checked to be well-formed (md: inline HTML; re: `@<raw>`).
     Raw(Vec<crate::dom::Node>),
 }
@@ -645,6 +660,7 @@ fn shrink_blocks(blocks: &mut Vec<Block>) {
             }
             BlockKind::Rule
             | BlockKind::PageBreak
+            | BlockKind::PrintPage(_)
             | BlockKind::Anchor(_)
             | BlockKind::Endnotes
             | BlockKind::Index

@@ -287,6 +287,9 @@ impl PageContext {
         let landmarks = landmarks(book, chapters, &labels, index.as_ref());
         ctx.insert("guide", &guide(&landmarks));
         ctx.insert("landmarks", &landmarks);
+        let page_list = page_list(chapters, &order);
+        ctx.insert("has_page_list", &!page_list.is_empty());
+        ctx.insert("page_list", &page_list);
         PageContext {
             ctx: ctx.ctx,
             key: ctx.key,
@@ -351,6 +354,8 @@ struct Labels {
     colophon: String,
     index: String,
     isbn: &'static str,
+    /// The heading of the nav's page list.
+    pages: &'static str,
     publisher: String,
     version: &'static str,
 }
@@ -364,6 +369,7 @@ impl Labels {
             colophon: m.get(Msg::ColophonTitle).into(),
             index: m.get(Msg::IndexTitle).into(),
             isbn: "ISBN",
+            pages: if m.ja { "ページ" } else { "Pages" },
             publisher: m.get(Msg::Pbl).into(),
             version: if m.ja { "電子版" } else { "Version" },
         }
@@ -710,6 +716,22 @@ pub fn reading_order(
     order
 }
 
+/// The nav's page list: every print page-break marker of the chapters, in reading order.
+fn page_list(chapters: &[Chapter], order: &[Slot]) -> Vec<NavPoint> {
+    let chapter = |slot: &Slot| match *slot {
+        Slot::Chapter(ci) => Some(&chapters[ci]),
+        _ => None,
+    };
+    (order.iter().filter_map(chapter))
+        .flat_map(|ch| {
+            ch.pages.iter().map(move |p| NavPoint {
+                href: format!("{}#{}", ch.href(), p.id),
+                label: p.label.clone(),
+            })
+        })
+        .collect()
+}
+
 /// A chapter's line in the contents: its title heading's entry, when it has one there.
 pub fn chapter_entry(ch: &Chapter) -> Option<&TocEntry> {
     ch.toc.first().filter(|e| e.level == 1)
@@ -822,6 +844,8 @@ mod tests {
             date: None,
             history: Vec::new(),
             isbn: None,
+            print_isbn: None,
+            page_source: None,
             rights: None,
             description: None,
             subjects: Vec::new(),

@@ -30,6 +30,8 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
             date: None,
             history: Vec::new(),
             isbn: None,
+            print_isbn: None,
+            page_source: None,
             rights: None,
             description: None,
             subjects: Vec::new(),

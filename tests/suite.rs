@@ -21,6 +21,7 @@ mod limits;
 mod mail;
 mod navigation;
 mod options;
+mod page_list;
 mod preview;
 mod quality;
 mod release;

@@ -171,6 +171,8 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
             date: None,
             history: Vec::new(),
             isbn: None,
+            print_isbn: None,
+            page_source: None,
             rights: None,
             description: None,
             subjects: Vec::new(),

@@ -135,6 +135,10 @@ struct BookFile {
     #[serde(default)]
     history: Vec<HistoryEntry>,
     isbn: Option<Spanned<String>>,
+    /// The print edition's ISBN: what the page list follows.
+    print_isbn: Option<Spanned<String>>,
+    /// What the print page numbers follow, when not the print ISBN (`none`: the e-book's own).
+    page_source: Option<Spanned<String>>,
     rights: Option<String>,
     /// What the book is about, for stores and catalogs (`dc:description`).
     description: Option<String>,
@@ -427,6 +431,12 @@ pub struct Metadata {
     pub date: Option<String>,
     pub history: Vec<HistoryEntry>,
     pub isbn: Option<String>,
+    /// The print edition's ISBN (`print_isbn:`), as written, its check digit checked: the
+    /// package's `dc:source`, what the page list follows.
+    pub print_isbn: Option<String>,
+    /// What the print page numbers follow (`page_source:`): a URN or URL, or `none` for page
+    /// breaks of the e-book's own; unset, the print edition's ISBN.
+    pub page_source: Option<String>,
     pub rights: Option<String>,
     /// What the book is about (`dc:description`).
     pub description: Option<String>,
@@ -906,6 +916,8 @@ fn resolve_with(
     let isbn = checked_isbn(file.isbn.as_ref(), shown, &mut findings);
     let accessibility = std::mem::take(&mut file.accessibility).checked(shown, &mut findings);
     let series = series(file.series.as_ref(), shown, &mut findings);
+    let print_isbn = checked_isbn(file.print_isbn.as_ref(), shown, &mut findings);
+    let page_source = checked_page_source(file.page_source.as_ref(), shown, &mut findings);
     let identifier = match (&file.identifier, &isbn) {
         // Made from the `info` once the document is read.
         (None, None) if is_docbook => String::new(),
@@ -963,6 +975,8 @@ fn resolve_with(
                 date,
                 history: file.history,
                 isbn,
+                print_isbn,
+                page_source,
                 rights: file.rights,
                 description: file.description.filter(|d| !d.trim().is_empty()),
                 subjects: (file.subjects.iter())
@@ -1205,6 +1219,37 @@ fn checked_isbn(
     valid_isbn(&s.value, at(shown, &s.referenced))
         .map_err(|f| findings.push(f))
         .ok()
+}
+
+/// `page_source:` as a URN or URL (an ISBN written as it is becomes `urn:isbn:…`), or `none`;
+/// anything else is an error at its line.
+fn checked_page_source(
+    source: Option<&Spanned<String>>,
+    shown: &Path,
+    findings: &mut Vec<Finding>,
+) -> Option<String> {
+    let s = source?;
+    valid_page_source(&s.value, at(shown, &s.referenced))
+        .map_err(|f| findings.push(f))
+        .ok()
+}
+
+/// A page source as written (book.yml, config.yml): `none`, a URN or URL, or an ISBN (made
+/// `urn:isbn:…`); else the error at `loc`.
+pub(crate) fn valid_page_source(value: &str, loc: Location) -> Result<String, Finding> {
+    let value = value.trim();
+    if value == "none" || value.contains(':') && !value.contains(char::is_whitespace) {
+        return Ok(value.to_string());
+    }
+    if value.starts_with(|c: char| c.is_ascii_digit()) {
+        return valid_isbn(value, loc).map(|i| format!("urn:isbn:{}", i.replace(['-', ' '], "")));
+    }
+    Err(Finding::error(
+        codes::BAD_VALUE,
+        loc,
+        format!("`{value}` does not name the edition the page numbers follow"),
+    )
+    .with_hint("write its ISBN (`urn:isbn:9784873115320`), a URL, or `none` for page breaks of the e-book's own"))
 }
 
 /// A date as book.yml and config.yml write it, or the error at `loc` that it is not one.

@@ -670,6 +670,9 @@ impl Config {
             date,
             history: history(self.get("history")),
             isbn,
+            // seihon's own keys, as in book.yml (Re:VIEW has none for the page list).
+            print_isbn: self.checked("print_isbn", super::valid_isbn, errors),
+            page_source: self.checked("page_source", super::valid_page_source, errors),
             rights,
             description: self.string("description"),
             subjects: (self.get("subject").map(strings).unwrap_or_default().iter())
@@ -852,6 +855,17 @@ impl Config {
                 None
             }
         }
+    }
+
+    /// A string setting checked by `check`; a wrong one is an error at its line.
+    fn checked(
+        &self,
+        key: &str,
+        check: fn(&str, Location) -> Result<String, Finding>,
+        errors: &mut Vec<Finding>,
+    ) -> Option<String> {
+        let value = self.string(key)?;
+        check(&value, self.at(key)).map_err(|f| errors.push(f)).ok()
     }
 
     /// `isbn`, its check digit checked; a wrong one is an error at its line.

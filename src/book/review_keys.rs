@@ -22,6 +22,9 @@ const HONOURED: &[&str] = &[
     "subject",
     "isbn",
     "urnid",
+    // seihon's own: the print edition the page list follows.
+    "print_isbn",
+    "page_source",
     "direction",
     "contentdir",
     "imagedir",

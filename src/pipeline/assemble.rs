@@ -128,7 +128,7 @@ pub(super) fn package(
     ctx.insert("spine", &pkg.spine);
     let nav = claims::Navigation {
         index: index.is_some(),
-        page_list: false,
+        page_list: resolved.chapters.iter().any(|c| !c.pages.is_empty()),
         vertical: book.meta.writing == crate::book::Writing::Vertical,
     };
     let ja = book.meta.language.starts_with("ja");
@@ -143,6 +143,12 @@ pub(super) fn package(
         .map(|i| format!("urn:isbn:{}", i.replace(['-', ' '], "")))
         .filter(|urn| *urn != book.meta.identifier);
     ctx.insert("isbn_identifier", &isbn_identifier);
+    // What the page list follows: `page_source:`, else the print edition's ISBN.
+    let print_isbn =
+        (book.meta.print_isbn.as_ref()).map(|i| format!("urn:isbn:{}", i.replace(['-', ' '], "")));
+    let page_source = book.meta.page_source.clone().or_else(|| print_isbn.clone());
+    ctx.insert("print_isbn", &print_isbn);
+    ctx.insert("page_source", &page_source);
     pkg.tree.add(
         format!("{PACKAGE_DIR}/{OPF}"),
         pages::render(tera, "package.opf", &ctx)?,

@@ -154,8 +154,11 @@ pub(super) fn write<'a>(
                 endnotes,
                 lang,
                 number,
+                pages,
             } = ch;
-            let rest = (source, stem, title, toc, footnotes, endnotes, lang, number);
+            let rest = (
+                source, stem, title, toc, footnotes, endnotes, lang, number, pages,
+            );
             let (base, _) = cache.as_ref()?;
             base.clone().value(doc).value(&rest).finish()
         })

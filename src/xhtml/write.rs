@@ -34,6 +34,18 @@ pub fn section_type(source: &ChapterSource) -> &'static str {
     }
 }
 
+/// A print page-break marker, as EPUB Accessibility asks: `epub:type` and its ARIA role, the
+/// page number as its accessible name, and the id the page list links to.
+fn print_page(p: &PrintPage) -> Element {
+    let mut e = el("span")
+        .with_attr("epub:type", "pagebreak")
+        .with_attr("role", "doc-pagebreak");
+    if let Some(id) = &p.id {
+        e.set_attr("id", id.as_str());
+    }
+    e.with_attr("aria-label", p.label.as_str())
+}
+
 /// Writes a chapter as one `<section>` followed by its footnotes, with the generated words
 /// (note marks, caption and number separators) of `m`.
 pub fn write_chapter(ch: &Chapter, m: &Messages) -> Vec<Node> {
@@ -188,6 +200,10 @@ impl Writer<'_> {
             }
             BlockKind::Rule => parent.push(el("hr")),
             BlockKind::PageBreak => parent.push(el("div").with_attr("class", "pagebreak")),
+            // Phrasing content, which every element the writer puts blocks in (section, div,
+            // li, dd, td, blockquote, aside) may hold beside its blocks: an empty span there
+            // takes no room.
+            BlockKind::PrintPage(p) => parent.push(print_page(p)),
             BlockKind::Anchor(id) => parent.push(el("a").with_attr("id", id.as_str())),
             BlockKind::Endnotes => parent.push(self.endnotes()),
             // The index is a page of its own (`pages`), put in this chapter's place.
@@ -708,6 +724,7 @@ impl Writer<'_> {
                 }
             }
             InlineKind::LineBreak => parent.push(el("br")),
+            InlineKind::PrintPage(p) => parent.push(print_page(p)),
             InlineKind::Raw(nodes) => nodes.iter().cloned().for_each(|n| parent.push(n)),
         }
     }

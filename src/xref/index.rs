@@ -473,6 +473,7 @@ mod tests {
             endnotes: Vec::new(),
             lang: None,
             number: None,
+            pages: Vec::new(),
         };
         assert!(is_index_place(&ch));
         ch.doc.blocks.push(Block::new(

@@ -25,6 +25,8 @@ mod labels;
 mod links;
 mod notes;
 mod numbering;
+mod pages;
+pub use pages::PageTarget;
 mod styles;
 pub use styles::StyleSheet;
 mod references;
@@ -38,7 +40,7 @@ pub use image_check::ImageChecks;
 pub use index::{BookIndex, IndexEntry, IndexGroup, LEVEL_SEPARATOR, Locator};
 use labels::Labels;
 use notes::note_syntax;
-pub use visit::{visit_all_inlines_mut, visit_blocks_mut};
+pub use visit::{visit_all_inlines_mut, visit_blocks_mut, visit_own_inlines_mut};
 
 /// A chapter ready to be written.
 #[derive(Debug, Clone)]
@@ -59,6 +61,8 @@ pub struct Chapter {
     pub lang: Option<String>,
     /// The chapter's number label (`第1章`, `付録A`, `第I部`), when it has one.
     pub number: Option<String>,
+    /// Its print page-break markers, in order: the chapter's part of the page list.
+    pub pages: Vec<PageTarget>,
 }
 
 impl Chapter {
@@ -286,6 +290,7 @@ pub fn resolve_remembering(
     let mut r = Resolver::new(book, &chapters, xref_texts);
     // Pass 1: ids, numbers, titles — everything references need.
     r.number_chapters(&mut chapters);
+    r.number_pages(&mut chapters);
     // Index anchors after every id the author wrote is claimed, so they never take one.
     let index = r.build_index(&mut chapters);
     // Pass 2: links, images, notes and references, now that every target is known; each
@@ -327,6 +332,7 @@ fn name_chapters(docs: Vec<(ChapterSource, Document)>) -> Vec<Chapter> {
                 endnotes: Vec::new(),
                 lang,
                 number: None,
+                pages: Vec::new(),
             }
         })
         .collect()

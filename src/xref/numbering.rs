@@ -332,6 +332,7 @@ impl Numbering<'_, '_> {
                 }
             }
             BlockKind::Raw(nodes) => self.claim_raw_ids(nodes, pos),
+            BlockKind::PrintPage(p) => self.claim_page_id(p, pos),
             _ => {}
         }
     }
@@ -505,11 +506,19 @@ impl Numbering<'_, '_> {
     /// Ids written inline (DocBook anchors in terms and table cells, raw XHTML) are link
     /// targets too.
     fn claim_inline_ids(&mut self, doc: &mut Document) {
-        visit_all_inlines_mut(doc, &mut |inline| {
-            if let InlineKind::Raw(nodes) = &mut inline.kind {
-                self.claim_raw_ids(nodes, inline.pos);
-            }
+        visit_all_inlines_mut(doc, &mut |inline| match &mut inline.kind {
+            InlineKind::Raw(nodes) => self.claim_raw_ids(nodes, inline.pos),
+            InlineKind::PrintPage(p) => self.claim_page_id(p, inline.pos),
+            _ => {}
         });
+    }
+
+    /// The id an author gave a page-break marker (db `anchor`); the others get theirs with
+    /// the page list.
+    fn claim_page_id(&mut self, p: &mut PrintPage, pos: Pos) {
+        if let Some(id) = p.id.take() {
+            p.id = Some(self.claim(id, pos));
+        }
     }
 
     /// The ids on raw XHTML elements claimed in document order; one used before in the

@@ -98,6 +98,7 @@ pub fn visit_own_inlines_mut(b: &mut Block, f: &mut dyn FnMut(&mut Inline)) {
         | BlockKind::Wrapped { .. }
         | BlockKind::Rule
         | BlockKind::PageBreak
+        | BlockKind::PrintPage(_)
         | BlockKind::Anchor(_)
         | BlockKind::Endnotes
         | BlockKind::Index

@@ -389,8 +389,12 @@ impl<'a> Conv<'a> {
             // Only index terms and anchors: anchors become blocks, index terms join the
             // previous paragraph when there is one.
             let mut terms = Vec::new();
+            let mut pages = Vec::new();
             for i in content {
                 match i.kind {
+                    InlineKind::PrintPage(p) => {
+                        pages.push(Block::new(BlockKind::PrintPage(p), i.pos));
+                    }
                     InlineKind::Raw(nodes) => {
                         for n in nodes {
                             if let crate::dom::Node::Element(e) = n
@@ -404,6 +408,7 @@ impl<'a> Conv<'a> {
                 }
             }
             if terms.is_empty() {
+                out.append(&mut pages);
                 return;
             }
             if let Some(Block {
@@ -415,6 +420,7 @@ impl<'a> Conv<'a> {
             } else {
                 out.push(Block::new(BlockKind::Para(terms), pos));
             }
+            out.append(&mut pages);
             return;
         }
         let mut class = None;
@@ -451,18 +457,27 @@ impl<'a> Conv<'a> {
                         .and_then(|s| s.trim().parse().ok())
                         .unwrap_or(1)
                 });
-                let mut items = Vec::new();
+                let mut items: Vec<Vec<Block>> = Vec::new();
+                // A print page break between items starts the next one (a list holds items).
+                let mut held = Vec::new();
                 for li in el.child_elements() {
                     if li.local_name() == "listitem" {
-                        let mut b = Vec::new();
+                        let mut b = std::mem::take(&mut held);
                         self.anchor_block(li, &mut b);
                         self.blocks_into(li, level, &mut b);
                         items.push(b);
                     } else if !is_heading_part(li.local_name()) {
                         let mut b = Vec::new();
                         self.block(li, level, &mut b);
-                        out.extend(b);
+                        let pages = b.iter().all(|b| matches!(b.kind, BlockKind::PrintPage(_)));
+                        match pages && !items.is_empty() {
+                            true => held.extend(b),
+                            false => out.extend(b),
+                        }
                     }
+                }
+                if let Some(last) = items.last_mut() {
+                    last.append(&mut held);
                 }
                 out.push(Block::new(
                     BlockKind::List(List { start, items }),
@@ -1486,6 +1501,7 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
                 }
                 v
             }
+            BlockKind::PrintPage(p) => vec![Inline::new(InlineKind::PrintPage(p), pos)],
             BlockKind::Rule | BlockKind::PageBreak | BlockKind::Endnotes | BlockKind::Index => {
                 continue;
             }
@@ -1495,7 +1511,7 @@ pub(super) fn flatten_blocks(blocks: Vec<Block>) -> Inlines {
         }
         let only_anchors = out
             .iter()
-            .all(|i| matches!(i.kind, InlineKind::Raw(_) | InlineKind::IndexTerm { .. }));
+            .all(|i| is_mark(&i.kind) || matches!(i.kind, InlineKind::Raw(_)));
         if !out.is_empty() && !only_anchors {
             out.push(Inline::new(InlineKind::LineBreak, pos));
         }
@@ -1636,7 +1652,7 @@ fn image_rank(format: Option<&str>, src: &str) -> Option<u8> {
 /// An inline that shows nothing: an index term, an anchor (raw markup without text).
 fn is_mark(kind: &InlineKind) -> bool {
     match kind {
-        InlineKind::IndexTerm { .. } => true,
+        InlineKind::IndexTerm { .. } | InlineKind::PrintPage(_) => true,
         InlineKind::Raw(n) => !n.iter().any(|n| match n {
             crate::dom::Node::Element(e) => e.name == "math" || !e.text_content().is_empty(),
             crate::dom::Node::Text(t) => !t.is_empty(),

@@ -161,6 +161,7 @@ pub(super) fn is_inline(name: &str) -> bool {
                 | "footnote"
                 | "footnoteref"
                 | "anchor"
+                | "beginpage"
                 | "indexterm"
                 | "inlinemediaobject"
                 | "inlinegraphic"
@@ -364,7 +365,7 @@ impl<'a> Conv<'a> {
         let pos = pos_of(el);
         // Ids of elements whose model node has no id field are kept as anchors.
         if let Some(id) = el.id()
-            && !matches!(name, "footnote" | "anchor" | "co")
+            && !matches!(name, "footnote" | "anchor" | "co" | "beginpage")
         {
             out.push(anchor_inline(id, pos));
         }
@@ -565,6 +566,10 @@ impl<'a> Conv<'a> {
                     InlineKind::FootnoteRef(target.to_string()),
                     pos,
                 ));
+            }
+            "beginpage" => self.print_page(el, el.attr("pagenum"), out),
+            "anchor" if super::pages::is_page_anchor(el) => {
+                self.print_page(el, el.attr("xreflabel"), out)
             }
             "anchor" => {
                 if let Some(id) = el.id() {

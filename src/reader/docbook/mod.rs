@@ -44,6 +44,7 @@ mod entities;
 mod indexterms;
 mod inlines;
 mod meta;
+mod pages;
 mod synopsis;
 mod tables;
 #[cfg(test)]
@@ -180,6 +181,8 @@ struct Conv<'a> {
     table_count: usize,
     /// The document element (its title-page parts are the book's metadata).
     root: *const Element,
+    /// The last print page number (a `beginpage` without one counts on from it).
+    last_page: Option<String>,
 }
 
 impl<'a> Conv<'a> {
@@ -203,6 +206,7 @@ impl<'a> Conv<'a> {
             bib_count: 0,
             table_count: 0,
             root,
+            last_page: None,
         }
     }
 
@@ -392,15 +396,20 @@ impl<'a> Conv<'a> {
 
     fn book_children(&mut self, el: &'a Element, out: &mut Vec<DocBookChapter>) {
         let mut loose: Vec<&'a Element> = Vec::new();
+        // Print page breaks between chapters: the next chapter's first page.
+        let mut pages: Vec<Block> = Vec::new();
         for c in el.child_elements() {
             let name = c.local_name();
             if is_info(name) || matches!(name, "title" | "subtitle" | "titleabbrev" | "toc" | "lot")
             {
                 continue;
             }
-            if name == "part" {
+            if loose.is_empty() && pages::is_page_marker(c) {
+                self.block(c, 1, &mut pages);
+            } else if name == "part" {
                 self.flush_loose(&mut loose, out);
-                out.push(self.chapter(c, Role::Part));
+                let part = self.chapter(c, Role::Part);
+                out.push(pages::starting_with(&mut pages, part));
                 self.book_children(c, out);
             } else if name == "book" {
                 self.flush_loose(&mut loose, out);
@@ -409,12 +418,17 @@ impl<'a> Conv<'a> {
                 // Read with its part.
             } else if let Some(role) = chapter_role(name) {
                 self.flush_loose(&mut loose, out);
-                out.push(self.chapter(c, role));
+                let chapter = self.chapter(c, role);
+                out.push(pages::starting_with(&mut pages, chapter));
             } else {
                 loose.push(c);
             }
         }
         self.flush_loose(&mut loose, out);
+        // After the last chapter: the end of it.
+        if let Some(last) = out.last_mut() {
+            last.doc.blocks.append(&mut pages);
+        }
     }
 
     /// Content directly in a book or part that is not a chapter: kept in a chapter of its own.

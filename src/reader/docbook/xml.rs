@@ -1,7 +1,8 @@
 //! The XML layer of the DocBook reader: quick-xml events → a [`crate::dom`] tree with the
 //! manuscript position (`src`: file, line, column) of every element, after expanding entities
 //! (internal, external parsed, parameter entities in the internal subset, the DocBook character
-//! entities) and XInclude. Comments and processing instructions are dropped.
+//! entities) and XInclude. Comments and processing instructions are dropped, but for the page-break
+//! instructions `<?page N?>` and `<?pagebreak N?>`, kept as the `beginpage` they stand for.
 //!
 //! The external DTD subset a DOCTYPE names and external parameter entities are read for their
 //! entity declarations (element and attribute-list declarations are skipped, conditional
@@ -1325,6 +1326,15 @@ impl Loader {
                         "a DOCTYPE may only come before the root element",
                     );
                 }
+                // A print page break (`<?page 12?>`) inside the document is kept as the
+                // `beginpage` it stands for; every other instruction is dropped.
+                Event::PI(pi) if !stack.is_empty() => {
+                    if let Some(el) = page_pi(pi.target(), pi.content()) {
+                        let mut el = el;
+                        el.src = Some(self.files.src(place.file, place.pos(start)));
+                        push_node(&mut stack, out, Node::Element(el));
+                    }
+                }
                 Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
                 Event::Eof => break,
             }
@@ -1862,6 +1872,26 @@ fn char_ref(name: &str) -> Option<char> {
 
 /// Appends a node to the innermost open element, or to `out` when none is open; text joins
 /// the text before it, as [`Element::push_text`] does.
+/// A `<beginpage pagenum="N"/>` for a page-break processing instruction: `<?page N?>` or
+/// `<?pagebreak N?>` (the number may be written `pagenum="N"`); `None` for any other.
+fn page_pi(target: &str, content: &str) -> Option<Element> {
+    if !matches!(target, "page" | "pagebreak") {
+        return None;
+    }
+    let content = content.trim();
+    let number = match content.strip_prefix("pagenum") {
+        Some(rest) => rest.trim_start().strip_prefix('=').unwrap_or(rest).trim(),
+        None => content,
+    };
+    let number = number.trim_matches(|c| c == '"' || c == '\'').trim();
+    let mut el = Element::new("beginpage");
+    // No number: the reader counts on from the page before, as for a `beginpage`.
+    if !number.is_empty() {
+        el.attrs.push(("pagenum".into(), number.into()));
+    }
+    Some(el)
+}
+
 fn push_node(stack: &mut [Element], out: &mut Vec<Node>, node: Node) {
     let target = match stack.last_mut() {
         Some(e) => &mut e.children,
