@@ -194,6 +194,7 @@ impl PageContext {
         ctx.insert("rtl", &(meta.direction == Direction::Rtl));
         ctx.insert("modified", modified);
         ctx.insert("version", &None::<String>);
+        ctx.insert("profiles", &Vec::<&str>::new());
         ctx.insert("css", CSS);
         let creators: Vec<CreatorLine> = meta
             .creators
@@ -310,6 +311,13 @@ impl PageContext {
     pub fn with_version(mut self, version: Option<&str>) -> Self {
         self.ctx.insert("version", &version);
         self.key = self.key.bytes(b"version").value(&version);
+        self
+    }
+
+    /// The store profiles the build is for (`profiles` in templates: `"ebpaj" in profiles`).
+    pub fn with_profiles(mut self, names: &[&str]) -> Self {
+        self.ctx.insert("profiles", &names);
+        self.key = self.key.bytes(b"profiles").value(&names);
         self
     }
 
