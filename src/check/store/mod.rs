@@ -41,10 +41,10 @@ impl Profile {
     fn remote_rule(self) -> &'static str {
         match self {
             Profile::Kdp => {
-                "Kindle Publishing Guidelines 2019.2 §7 External Link Guidelines: the web is reached through links only"
+                "Kindle Publishing Guidelines 2019.2 §7.2 External Link Guidelines: the web is reached through links only"
             }
             Profile::Apple => {
-                "Apple Books Asset Guide, Structure of a Version 3 EPUB: every resource inside the EPUB"
+                "Apple Books Asset Guide 5.3, Audio and Video, Links: media inside the EPUB, the web through links"
             }
             Profile::Kobo => "Kobo EPUB Guidelines, External Resources",
             Profile::Ebpaj => {
