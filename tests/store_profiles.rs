@@ -213,6 +213,24 @@ fn the_kdp_profile_reports_each_of_its_rules() {
         "mixed with vector drawing",
     );
 
+    // A raster image inside an SVG file of the book.
+    let mut tree = clean.clone();
+    edit(
+        &mut tree,
+        OPF,
+        "</manifest>",
+        "<item id=\"fig\" href=\"image/fig.svg\" media-type=\"image/svg+xml\"/></manifest>",
+    );
+    tree.insert(
+        "item/image/fig.svg".into(),
+        b"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 10 10\"><image href=\"cover.png\" width=\"10\" height=\"10\"/></svg>".to_vec(),
+    );
+    assert_one(
+        &new_findings(&tree),
+        "store-svg-raster",
+        "inside an SVG file",
+    );
+
     // No NCX.
     let mut tree = clean.clone();
     edit(&mut tree, OPF, "<spine toc=\"ncx\"", "<spine");
@@ -414,6 +432,10 @@ fn check_warns_and_release_fails_on_a_store_finding() {
         message.contains("`<audio>` loads `https://example.com/a.mp3`"),
         "{message}"
     );
+    // At the manuscript's line, the page's own place in the hint.
+    assert_eq!(remote[0]["file"], "books/rv/ch01.re", "{:#?}", remote[0]);
+    let hint = remote[0]["hint"].as_str().unwrap();
+    assert!(hint.starts_with("in item/xhtml/ch01.xhtml:"), "{hint}");
 
     // Without --profile, nothing of the kind.
     let plain = project.seihon(&["check", "rv"]);

@@ -162,14 +162,24 @@ struct Places<'a> {
 }
 
 impl Places<'_> {
-    /// A warning about the element `e` of the file `file`: at its manuscript line when the
-    /// page is one seihon wrote, else at the file's own position.
-    fn warning(&self, code: crate::codes::Code, file: &str, e: &Element, msg: String) -> Finding {
+    /// A warning about the element `e` of the file `file`, with what to do: at its manuscript
+    /// line when the page is one seihon wrote (the page's own position in the hint), else at
+    /// the file's own position.
+    fn warning(
+        &self,
+        code: crate::codes::Code,
+        file: &str,
+        e: &Element,
+        msg: String,
+        advice: &str,
+    ) -> Finding {
         let pos = e.pos.unwrap_or_default();
         let staged = Location::new(file, pos.line, pos.col);
         match self.map.and_then(|m| m.source(file, pos.line)) {
-            Some(src) => Finding::warning(code, src, msg).with_hint(format!("in {staged}")),
-            None => Finding::warning(code, staged, msg),
+            Some(src) => {
+                Finding::warning(code, src, msg).with_hint(format!("in {staged}; {advice}"))
+            }
+            None => Finding::warning(code, staged, msg).with_hint(advice),
         }
     }
 }

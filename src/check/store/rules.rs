@@ -149,10 +149,7 @@ pub(super) fn remote_resources(
             urls.extend(css_urls(&css).into_iter().map(|(_, _, u)| u));
             for url in urls.into_iter().filter(|u| is_remote(u)) {
                 let msg = format!("`<{}>` loads `{url}` from the web: {why}", local(&e.name));
-                found.push(
-                    at.warning(codes::STORE_REMOTE_RESOURCE, path, e, msg)
-                        .with_hint(hint),
-                );
+                found.push(at.warning(codes::STORE_REMOTE_RESOURCE, path, e, msg, hint));
             }
         });
     }
@@ -385,8 +382,9 @@ fn style_link_type(path: &str, e: &Element, at: &Places) -> Option<Finding> {
         codes::STORE_STYLE_LINK,
         path,
         e,
-        format!("a style sheet is linked without `type=\"text/css\"`; Kindle's conversion may skip it ({KPG} §6 HTML guidelines: style sheets linked as `<link rel=\"stylesheet\" type=\"text/css\" …/>`)"),
-    ).with_hint("add type=\"text/css\" to the link"))
+        format!("a style sheet is linked without `type=\"text/css\"`; Kindle's conversion may skip it ({KPG} §6.1 Constructing Well-Formed HTML Documents (XHTML))"),
+        "add type=\"text/css\" to the link",
+    ))
 }
 
 /// An SVG `<image>` with a raster image: KDP supports an `<svg>` whose one child is an
@@ -413,6 +411,8 @@ fn svg_raster(path: &str, chain: &[&Element], svg_file: bool, at: &Places) -> Op
     }
     let what = if data {
         "a raster image embedded as `data:`"
+    } else if svg_file {
+        "a raster image inside an SVG file"
     } else {
         "a raster image mixed with vector drawing"
     };
@@ -421,7 +421,8 @@ fn svg_raster(path: &str, chain: &[&Element], svg_file: bool, at: &Places) -> Op
         path,
         e,
         format!("an SVG holds {what}; Kindle supports an `<svg>` with only one `<image>` child, from a file of the book ({KPG} §10.4.11 Use Supported SVG Tags and Elements)"),
-    ).with_hint("use the raster image as an `<img>` of its own, or draw the figure in SVG without it"))
+        "use the raster image as an `<img>` of its own, or draw the figure in SVG without it",
+    ))
 }
 
 /// EBPAJ: the guide's folders and its version in the metadata.
