@@ -108,8 +108,8 @@ kinds! {
     REMOTE_RESOURCE = "remote-resource", true, "an image or raw XHTML loading from the web (`video`, `iframe`, `srcset`, `url()`), or a `file:` link: a link to it, or its text";
     // Store profiles (`--profile`): warnings, errors in a release.
     STORE_REMOTE_RESOURCE = "store-remote-resource", true, "a resource the EPUB loads from the web (an image, style sheet, font, audio or video, an `@import` or `url()`), which no store fetches (`--profile`, every store)";
-    STORE_IMAGE_SIZE = "store-image-size", true, "an image of more than 5.6 million pixels (`--profile apple`)";
-    STORE_COVER = "store-cover", true, "no cover image, or one under 625 pixels on its short side or far from KDP's 1.6 height/width ratio (`--profile kdp`)";
+    STORE_IMAGE_SIZE = "store-image-size", true, "an image of more than 5.6 million pixels (`--profile apple`), or a file of more than 5 MB (`--profile kobo`)";
+    STORE_COVER = "store-cover", true, "no cover image, or one under 625 pixels on its short side or far from KDP's 1.6 height/width ratio (`--profile kdp`); a GIF cover, one no `<meta name=\"cover\">` names, or one sharing its page (`--profile kobo`)";
     STORE_SVG_RASTER = "store-svg-raster", true, "an SVG holding a raster image as `data:` or mixed with drawing (`--profile kdp`)";
     STORE_NCX = "store-ncx", true, "no NCX, or an NCX flatter than the nav's table of contents, to two levels (`--profile kdp`)";
     STORE_FIXED_LAYOUT = "store-fixed-layout", true, "a fixed-layout book without Kindle's `original-resolution` meta (`--profile kdp`)";

@@ -136,6 +136,76 @@ fn the_apple_profile_reports_images_over_its_pixel_limit() {
 }
 
 #[test]
+fn the_kobo_profile_reports_each_of_its_rules() {
+    let clean = sample_tree();
+    let kobo = |tree: &Tree| store::lint(tree, &[Profile::Kobo], None);
+    assert!(
+        kobo(&clean).is_empty(),
+        "{:#?}",
+        codes_and_messages(&kobo(&clean))
+    );
+
+    // An image file over 5 MB.
+    let mut tree = clean.clone();
+    edit(
+        &mut tree,
+        OPF,
+        "</manifest>",
+        "<item id=\"big\" href=\"image/big.png\" media-type=\"image/png\"/></manifest>",
+    );
+    let mut big = png(100, 100);
+    big.resize(5 * 1024 * 1024 + 1, 0);
+    tree.insert("item/image/big.png".into(), big);
+    assert_one(
+        &kobo(&tree),
+        "store-image-size",
+        "Kobo EPUB Guidelines, Image Formatting",
+    );
+
+    // A GIF cover.
+    let mut tree = clean.clone();
+    edit(
+        &mut tree,
+        OPF,
+        "media-type=\"image/png\" properties=\"cover-image\"",
+        "media-type=\"image/gif\" properties=\"cover-image\"",
+    );
+    assert_one(
+        &kobo(&tree),
+        "store-cover",
+        "GIF files are not supported for covers",
+    );
+
+    // No `<meta name="cover">`.
+    let mut tree = clean.clone();
+    edit(
+        &mut tree,
+        OPF,
+        "<meta name=\"cover\" content=\"cover-image\"/>",
+        "",
+    );
+    assert_one(
+        &kobo(&tree),
+        "store-cover",
+        "Kobo EPUB Guidelines, Cover Images",
+    );
+
+    // The cover's page holds text too.
+    let mut tree = clean.clone();
+    edit(
+        &mut tree,
+        "item/xhtml/cover.xhtml",
+        "</section>",
+        "</section><p>Chapter 1</p>",
+    );
+    assert_one(
+        &kobo(&tree),
+        "store-cover",
+        "Cover images must be contained in their own XHTML files",
+    );
+}
+
+#[test]
 fn the_kdp_profile_reports_each_of_its_rules() {
     let clean = sample_tree();
     let kdp = |tree: &Tree| store::lint(tree, &[Profile::Kdp], None);

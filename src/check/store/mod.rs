@@ -54,8 +54,53 @@ impl Profile {
     }
 }
 
-/// The files of an EPUB by path inside it. Images are read only as far as their headers.
-pub type Tree = BTreeMap<String, Vec<u8>>;
+/// The files of an EPUB by path inside it (a map of path → bytes). Images are read only as far
+/// as their headers; the size of a file read in part is kept beside it.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    files: BTreeMap<String, Vec<u8>>,
+    sizes: BTreeMap<String, u64>,
+}
+
+impl Tree {
+    /// The size of a file in bytes (that of the whole file when only its head was read).
+    pub fn size(&self, path: &str) -> Option<u64> {
+        let read = self.files.get(path)?.len() as u64;
+        Some(self.sizes.get(path).copied().unwrap_or(read).max(read))
+    }
+
+    fn add(&mut self, path: String, bytes: Vec<u8>, size: u64) {
+        if size > bytes.len() as u64 {
+            self.sizes.insert(path.clone(), size);
+        }
+        self.files.insert(path, bytes);
+    }
+}
+
+impl std::ops::Deref for Tree {
+    type Target = BTreeMap<String, Vec<u8>>;
+    fn deref(&self) -> &Self::Target {
+        &self.files
+    }
+}
+
+/// Edits go to the bytes; the sizes of files read in part are forgotten (a file replaced must
+/// not keep the size of the one before).
+impl std::ops::DerefMut for Tree {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.sizes.clear();
+        &mut self.files
+    }
+}
+
+impl<const N: usize> From<[(String, Vec<u8>); N]> for Tree {
+    fn from(files: [(String, Vec<u8>); N]) -> Self {
+        Tree {
+            files: BTreeMap::from(files),
+            sizes: BTreeMap::new(),
+        }
+    }
+}
 
 /// How much of an image is read for its dimensions: a JPEG's frame header may come after
 /// 64 KiB of EXIF and colour profile.
@@ -71,7 +116,7 @@ fn is_image(path: &str) -> bool {
 /// The staged tree at `dir`.
 pub fn read_dir(dir: &Path) -> std::io::Result<Tree> {
     use std::io::Read;
-    let mut tree = Tree::new();
+    let mut tree = Tree::default();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(at) = stack.pop() {
         for entry in std::fs::read_dir(&at)? {
@@ -93,13 +138,10 @@ pub fn read_dir(dir: &Path) -> std::io::Result<Tree> {
             let rel = rel.to_string_lossy().replace('\\', "/");
             let mut bytes = Vec::new();
             let file = std::fs::File::open(&path)?;
-            if is_image(&rel) {
-                file.take(IMAGE_HEAD).read_to_end(&mut bytes)?;
-            } else {
-                let mut file = file;
-                file.read_to_end(&mut bytes)?;
-            }
-            tree.insert(rel, bytes);
+            let size = file.metadata()?.len();
+            let limit = if is_image(&rel) { IMAGE_HEAD } else { u64::MAX };
+            file.take(limit).read_to_end(&mut bytes)?;
+            tree.add(rel, bytes, size);
         }
     }
     Ok(tree)
@@ -110,7 +152,7 @@ pub fn read_epub(epub: &Path) -> std::io::Result<Tree> {
     use std::io::Read;
     let file = std::fs::File::open(epub)?;
     let mut zip = zip::ZipArchive::new(file).map_err(std::io::Error::other)?;
-    let mut tree = Tree::new();
+    let mut tree = Tree::default();
     for i in 0..zip.len() {
         let entry = zip.by_index(i).map_err(std::io::Error::other)?;
         if entry.is_dir() {
@@ -122,9 +164,10 @@ pub fn read_epub(epub: &Path) -> std::io::Result<Tree> {
         } else {
             u64::MAX
         };
+        let size = entry.size();
         let mut bytes = Vec::new();
         entry.take(limit).read_to_end(&mut bytes)?;
-        tree.insert(name, bytes);
+        tree.add(name, bytes, size);
     }
     Ok(tree)
 }
@@ -149,7 +192,7 @@ pub fn lint(tree: &Tree, profiles: &[Profile], map: Option<&super::SourceMap>) -
         match p {
             Profile::Kdp => found.extend(rules::kdp(tree, &pkg, &at)),
             Profile::Apple => found.extend(rules::apple(tree, &pkg)),
-            Profile::Kobo => {}
+            Profile::Kobo => found.extend(rules::kobo(tree, &pkg)),
             Profile::Ebpaj => found.extend(rules::ebpaj(tree, &pkg)),
         }
     }

@@ -10,6 +10,10 @@ const KPG: &str = "Kindle Publishing Guidelines 2019.2";
 const KDP_COVER: &str = "KDP Help, Cover Image Guidelines";
 const APPLE_IMAGES: &str = "Apple Books Asset Guide, Images";
 const EBPAJ: &str = "EBPAJ EPUB 3 制作ガイド ver.1.1.3";
+const KOBO: &str = "Kobo EPUB Guidelines";
+
+/// Kobo's advised largest image file.
+pub const KOBO_MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 
 /// Apple's limit on the pixels of any image inside the EPUB (width × height).
 pub const APPLE_MAX_PIXELS: u64 = 5_600_000;
@@ -477,4 +481,74 @@ pub(super) fn ebpaj(tree: &Tree, pkg: &Package) -> Vec<Finding> {
         ));
     }
     found
+}
+
+/// Kobo: images of at most 5 MB; a cover that is no GIF, named by `<meta name="cover">`, alone
+/// in its page.
+pub(super) fn kobo(tree: &Tree, pkg: &Package) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for item in pkg.items_of("image/") {
+        let Some(path) = &item.path else { continue };
+        let Some(size) = tree.size(path) else {
+            continue;
+        };
+        if size > KOBO_MAX_IMAGE_BYTES {
+            found.push(Finding::warning(
+                codes::STORE_IMAGE_SIZE,
+                Location::file(path),
+                format!("the image is {:.1} MB; Kobo advises no image above 5 MB ({KOBO}, Image Formatting: \"The advised maximum size for all image types is 5 MB\")", size as f64 / 1_048_576.0),
+            ).with_hint("compress the image, or scale it down"));
+        }
+    }
+    let Some(cover) = pkg.cover() else {
+        return found;
+    };
+    let at = Location::file(cover.path.as_deref().unwrap_or(&cover.href));
+    if cover.media_type == "image/gif" {
+        found.push(Finding::warning(
+            codes::STORE_COVER,
+            at,
+            format!("the cover is a GIF; Kobo does not take GIF covers ({KOBO}, Cover Images: \"GIF files are not supported for covers\")"),
+        ).with_hint("save the cover as JPEG or PNG"));
+    }
+    if pkg.named("cover") != Some(cover.id.as_str()) {
+        found.push(Finding::warning(
+            codes::STORE_COVER,
+            Location::file(&pkg.path),
+            format!("the package has no `<meta name=\"cover\" content=\"{}\"/>`, by which Kobo finds the cover for its libraries ({KOBO}, Cover Images)", cover.id),
+        ));
+    }
+    found.extend(kobo_cover_page(tree, pkg, cover));
+    found
+}
+
+/// The page showing the cover image holds nothing else: Kobo's e-ink readers show it as
+/// fixed layout.
+fn kobo_cover_page(tree: &Tree, pkg: &Package, cover: &Item) -> Option<Finding> {
+    let cover_path = cover.path.as_deref()?;
+    for item in pkg.items_of("application/xhtml+xml") {
+        let Some(path) = &item.path else { continue };
+        let Some(doc) = parse(tree, path) else {
+            continue;
+        };
+        let (mut shows, mut images, mut text) = (false, 0, String::new());
+        doc.root.walk(&mut |e| match local(&e.name) {
+            "img" | "image" => {
+                images += 1;
+                let src = e.attr("src").or_else(|| e.attr_local("href")).unwrap_or("");
+                shows |= matches!(crate::check::resolve(path, src),
+                    crate::check::Target::Local { path: p, .. } if p == cover_path);
+            }
+            "body" => text = e.text_content(),
+            _ => {}
+        });
+        if shows && (images > 1 || !text.trim().is_empty()) {
+            return Some(Finding::warning(
+                codes::STORE_COVER,
+                Location::file(path),
+                format!("the page with the cover image holds other text or images; Kobo's e-ink readers show that page as fixed layout ({KOBO}, Cover Images: \"Cover images must be contained in their own XHTML files\")"),
+            ).with_hint("give the cover a page of its own"));
+        }
+    }
+    None
 }
