@@ -107,6 +107,17 @@ kinds! {
     MISSING_IMAGE = "missing-image", true, "an image that is missing, damaged, outside the book, or of a type an EPUB cannot show: its text alternative is shown, marked";
     INDEX_READING = "index-reading", true, "index terms in kanji with no reading in the makeindex dictionary: the index lists them under 漢字, in character order";
     REMOTE_RESOURCE = "remote-resource", true, "an image or raw XHTML loading from the web (`video`, `iframe`, `srcset`, `url()`), or a `file:` link: a link to it, or its text";
+    // Store profiles (`--profile`): warnings, errors in a release.
+    STORE_REMOTE_RESOURCE = "store-remote-resource", true, "a resource the EPUB loads from the web (an image, style sheet, font, audio or video, an `@import` or `url()`), which no store fetches (`--profile`, every store)";
+    STORE_IMAGE_SIZE = "store-image-size", true, "an image of more than 5.6 million pixels (`--profile apple`), or a file of more than 5 MB (`--profile kobo`)";
+    STORE_COVER = "store-cover", true, "no cover image, or one under 625 pixels on its short side or far from KDP's 1.6 height/width ratio (`--profile kdp`); a GIF cover, one no `<meta name=\"cover\">` names, or one sharing its page (`--profile kobo`)";
+    STORE_SVG_RASTER = "store-svg-raster", true, "an SVG holding a raster image as `data:` or mixed with drawing (`--profile kdp`)";
+    STORE_NCX = "store-ncx", true, "no NCX, or an NCX flatter than the nav's table of contents, to two levels (`--profile kdp`)";
+    STORE_FIXED_LAYOUT = "store-fixed-layout", true, "a fixed-layout book without Kindle's `original-resolution` meta (`--profile kdp`)";
+    STORE_WRITING_MODE = "store-writing-mode", true, "a vertical or right-to-left book without Kindle's `primary-writing-mode` meta (`--profile kdp`)";
+    STORE_STYLE_LINK = "store-style-link", true, "a style sheet linked without `type=\"text/css\"` (`--profile kdp`)";
+    STORE_METADATA = "store-metadata", true, "a package without the `ebpaj:` prefix and `ebpaj:guide-version` meta (`--profile ebpaj`)";
+    STORE_LAYOUT = "store-layout", true, "files outside the guide's folders: `item/standard.opf`, pages in `item/xhtml/`, style sheets in `item/style/`, images in `item/image/` (`--profile ebpaj`)";
     // Making the EPUB.
     TOO_DEEP = "too-deep", false, "markup nested past seihon's bound (lists, blocks, elements, raw HTML)";
     TEMPLATE = "template", false, "a template that fails, or makes a page that is not well-formed XHTML";

@@ -41,7 +41,12 @@ pub fn probe(
     opts: &BuildOptions,
     commit: Option<&str>,
 ) -> Option<Probe> {
-    if !opts.pack || opts.epubcheck || opts.external_links || opts.release.is_some() {
+    if !opts.pack
+        || opts.epubcheck
+        || opts.external_links
+        || opts.release.is_some()
+        || !opts.profiles.is_empty()
+    {
         return None;
     }
     let folder = if dir.is_file() { dir.parent()? } else { dir };

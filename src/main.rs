@@ -69,6 +69,12 @@ struct BuildArgs {
     /// Build even when nothing changed since the last build.
     #[arg(long)]
     force: bool,
+    /// Also lint the EPUB for what a store documents and epubcheck does not check: `kdp`,
+    /// `apple`, `kobo`, `ebpaj` (repeat it, or give a comma list). Its findings are warnings
+    /// (errors in `release`) and cite the store's rule; `ebpaj` also declares the guide's
+    /// version in the package. See "Store profiles" in the README.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "STORE")]
+    profile: Vec<seihon::check::store::Profile>,
 }
 
 impl BuildArgs {
@@ -87,6 +93,7 @@ impl BuildArgs {
             epubcheck: self.epubcheck,
             external_links: self.external_links,
             release: None,
+            profiles: self.profile.clone(),
         }
     }
 }
@@ -110,6 +117,10 @@ enum Command {
         /// The release's version (letters, digits, `.`, `-`, `_`), e.g. 1.0.2.
         #[arg(long)]
         version: String,
+        /// The stores the EPUB must satisfy: `kdp`, `apple`, `kobo`, `ebpaj` (repeat it, or
+        /// give a comma list); any finding of theirs fails the release.
+        #[arg(long, value_enum, value_delimiter = ',', value_name = "STORE")]
+        profile: Vec<seihon::check::store::Profile>,
     },
     /// Build a book, serve its preview on 127.0.0.1 and rebuild it on every save; the browser
     /// reloads itself, and shows the errors of a failed build on top of the page.
@@ -150,7 +161,11 @@ fn main() -> ExitCode {
         Command::Build(args) => cmd::build::run(&project, &args.request(), &args.options(true)),
         Command::Check(args) => cmd::build::run(&project, &args.request(), &args.options(false)),
         Command::Ci(args) => cmd::ci::run(&project, &args.books, &args.options(true), &args.report),
-        Command::Release { book, version } => cmd::release::run(&project, &book, &version),
+        Command::Release {
+            book,
+            version,
+            profile,
+        } => cmd::release::run(&project, &book, &version, &profile),
         Command::Watch { book, port, host } => {
             cmd::watch::run(&project, book.as_deref(), host, port)
         }

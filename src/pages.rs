@@ -197,6 +197,7 @@ impl PageContext {
         ctx.insert("rtl", &(meta.direction == Direction::Rtl));
         ctx.insert("modified", modified);
         ctx.insert("version", &None::<String>);
+        ctx.insert("profiles", &Vec::<&str>::new());
         ctx.insert("css", CSS);
         let creators: Vec<CreatorLine> = meta
             .creators
@@ -322,6 +323,13 @@ impl PageContext {
     /// The table of contents, as the nav shows it.
     pub fn toc(&self) -> &toc::Toc {
         &self.toc
+    }
+
+    /// The store profiles the build is for (`profiles` in templates: `"ebpaj" in profiles`).
+    pub fn with_profiles(mut self, names: &[&str]) -> Self {
+        self.ctx.insert("profiles", &names);
+        self.key = self.key.bytes(b"profiles").value(&names);
+        self
     }
 
     pub fn context(&self) -> &Context {

@@ -28,6 +28,7 @@ mod release;
 mod review_errors;
 mod sarif;
 mod static_pages;
+mod store_profiles;
 mod synth;
 mod watch;
 mod workflow;

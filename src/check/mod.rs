@@ -24,6 +24,7 @@ mod links;
 mod page;
 pub mod programs;
 mod resources;
+pub mod store;
 
 /// One check's identity and default severity; `CheckId::name()` is what users write in settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

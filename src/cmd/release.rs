@@ -5,7 +5,12 @@ use crate::error::Exit;
 use crate::pipeline::{self, BuildOptions};
 use crate::project::Project;
 
-pub fn run(project: &Project, book: &str, version: &str) -> Exit {
+pub fn run(
+    project: &Project,
+    book: &str,
+    version: &str,
+    profiles: &[crate::check::store::Profile],
+) -> Exit {
     if version.is_empty()
         || version.starts_with(['.', '-'])
         || !version
@@ -29,6 +34,7 @@ pub fn run(project: &Project, book: &str, version: &str) -> Exit {
         epubcheck: true,
         external_links: false,
         release: Some(version.to_string()),
+        profiles: profiles.to_vec(),
     };
     let line = format!("releasing {} version {version}", dir.display());
     eprintln!("{}", safe(&line));

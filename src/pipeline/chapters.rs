@@ -43,7 +43,8 @@ impl Templates {
         let modified = crate::epub::iso8601(time);
         let index = resolved.index.as_ref();
         let ctx = PageContext::new(book, &resolved.chapters, index, &modified)
-            .with_version(opts.release.as_deref());
+            .with_version(opts.release.as_deref())
+            .with_profiles(&opts.profiles.iter().map(|p| p.name()).collect::<Vec<_>>());
         let stylesheets = book
             .stylesheets
             .iter()

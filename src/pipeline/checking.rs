@@ -91,6 +91,30 @@ pub(super) fn programs(
     found
 }
 
+/// The store profiles asked for, on the staged `tree` (what will be packed, hooks' edits
+/// included), their findings at the manuscript lines of the pages they name.
+pub(super) fn store_profiles(
+    opts: &BuildOptions,
+    tree: &Path,
+    pkg: &Package,
+) -> Result<Vec<Finding>> {
+    let files = check::store::read_dir(tree)
+        .map_err(|e| Error::io(tree, "cannot read the staged EPUB", e))?;
+    let map = check::SourceMap::new(&pkg.sources);
+    let mut found = check::store::lint(&files, &opts.profiles, Some(&map));
+    // Findings not mapped to a manuscript name a file inside the EPUB, not one of the book.
+    for f in &mut found {
+        if files.contains_key(&*f.location.file.to_string_lossy()) {
+            let note = "a file inside the EPUB";
+            f.hint = Some(match f.hint.take() {
+                Some(h) => format!("{note}; {h}"),
+                None => note.to_string(),
+            });
+        }
+    }
+    Ok(found)
+}
+
 /// epubcheck on a packed EPUB, its findings at their source lines.
 pub(super) struct EpubcheckRun<'a> {
     settings: &'a CheckSettings,

@@ -98,6 +98,8 @@ pub enum Step {
     Stage,
     /// The house's and the book's check programs.
     CheckPrograms,
+    /// The store profiles asked for (`--profile`), on the staged tree.
+    StoreProfiles,
     /// Packing the EPUB.
     Pack,
     /// epubcheck, on request.
@@ -117,6 +119,7 @@ impl Step {
             Step::Check => "checks",
             Step::Stage => "stage",
             Step::CheckPrograms => "check programs",
+            Step::StoreProfiles => "store profiles",
             Step::Pack => "pack",
             Step::Epubcheck => "epubcheck",
         }
@@ -154,6 +157,9 @@ pub struct BuildOptions {
     /// and the package, warnings are errors, epubcheck runs, and the EPUB goes to
     /// `dist/release/<id>-<version>.epub` with a SHA-256 file beside it.
     pub release: Option<String>,
+    /// The stores whose documented rules the EPUB is linted for (`--profile`); under `ebpaj`
+    /// the package also declares the guide's version.
+    pub profiles: Vec<crate::check::store::Profile>,
 }
 
 impl Default for BuildOptions {
@@ -164,6 +170,7 @@ impl Default for BuildOptions {
             epubcheck: false,
             external_links: false,
             release: None,
+            profiles: Vec::new(),
         }
     }
 }
@@ -270,6 +277,10 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     r.enter(Step::CheckPrograms);
     let found = checking::programs(&loaded, &checks, staged.dir(), &pkg, &mut r.log);
     r.gate(found)?;
+    if !opts.profiles.is_empty() {
+        r.enter(Step::StoreProfiles);
+        r.gate(checking::store_profiles(opts, staged.dir(), &pkg)?)?;
+    }
     let epubcheck = checking::EpubcheckRun::new(&checks, &loaded, &pkg);
     if opts.pack {
         r.enter(Step::Pack);
