@@ -195,6 +195,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         generated: Default::default(),
         index: crate::book::index::IndexSettings::docbook(),
         typography: Default::default(),
+        fonts: Default::default(),
         root,
     })
 }

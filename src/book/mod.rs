@@ -167,6 +167,16 @@ struct BookFile {
     makeindex: Option<bool>,
     #[serde(default)]
     typography: Typography,
+    #[serde(default)]
+    fonts: FontSettings,
+}
+
+/// book.yml's `fonts:`: what is done to the fonts the book's style sheets embed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FontSettings {
+    /// Subset each font to the characters the book shows; unset: only in `seihon release`.
+    pub subset: Option<bool>,
 }
 
 /// How a Markdown book's punctuation is read: as written (the default: seihon never changes
@@ -578,6 +588,8 @@ pub struct Book {
     pub index: index::IndexSettings,
     /// book.yml's `typography:` (Markdown chapters).
     pub typography: Typography,
+    /// book.yml's `fonts:`.
+    pub fonts: FontSettings,
 }
 
 /// The XML catalogs a book's settings name, as paths: book.yml's, and seihon.yml's.
@@ -954,6 +966,7 @@ fn resolve_with(
                 docbook_chapters || is_docbook,
             ),
             typography: file.typography,
+            fonts: file.fonts,
         },
         warnings,
     ))

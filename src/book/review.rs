@@ -352,6 +352,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         },
         index,
         typography: Default::default(),
+        fonts: Default::default(),
         review: Some(ReviewSettings {
             imagedir,
             words,

@@ -1,0 +1,313 @@
+//! Fonts a book embeds: what kind of font file a file is, what embedding its licence permits
+//! (the OS/2 table's `fsType`), the characters a book's pages show, and the font subset to
+//! them.
+//!
+//! Subsetting is skera's (fontations' port of HarfBuzz's hb-subset): unlike subsetters made for
+//! PDF it keeps `cmap` and the layout tables a reader shapes text with, and it subsets glyf
+//! (TrueType) and CFF (OpenType) outlines alike. Every subset is parsed again and must map each
+//! character the original mapped, or it is not used.
+use std::collections::BTreeSet;
+
+use read_fonts::collections::IntSet;
+use read_fonts::types::{GlyphId, NameId, Tag};
+use read_fonts::{FontRef, TableProvider};
+
+/// What kind of font file a file is, by its first bytes (not its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A TrueType (glyf) or OpenType (CFF) font: what seihon subsets.
+    Sfnt,
+    /// WOFF or WOFF2: a compressed font for the web, packed as it is.
+    Woff,
+    /// A font collection (`ttcf`) or anything else: packed as it is.
+    Other,
+}
+
+impl Format {
+    pub fn of(bytes: &[u8]) -> Format {
+        match bytes.get(..4) {
+            Some([0, 1, 0, 0] | b"OTTO" | b"true") => Format::Sfnt,
+            Some(b"wOFF" | b"wOF2") => Format::Woff,
+            _ => Format::Other,
+        }
+    }
+}
+
+/// What embedding a font's licence permits, as its OS/2 `fsType` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Embedding(pub u16);
+
+impl Embedding {
+    /// "Restricted License embedding" (bit 1) and no less restrictive usage bit beside it (the
+    /// OpenType spec lets the least restrictive bit set win): the font may not be embedded.
+    pub fn restricted(self) -> bool {
+        self.0 & 0x0002 != 0 && self.0 & 0x000C == 0
+    }
+
+    /// "Bitmap embedding only" (bit 9): only the font's bitmaps may be embedded, and an EPUB
+    /// reader draws outlines.
+    pub fn bitmap_only(self) -> bool {
+        self.0 & 0x0200 != 0
+    }
+
+    /// "No subsetting" (bit 8): the font may be embedded only whole.
+    pub fn no_subsetting(self) -> bool {
+        self.0 & 0x0100 != 0
+    }
+}
+
+/// Why a font could not be read or subset.
+#[derive(Debug, thiserror::Error)]
+pub enum FontError {
+    #[error("not a font seihon can read ({0})")]
+    Unreadable(String),
+    #[error("the subsetter failed ({0})")]
+    Subset(String),
+    #[error("the subset font lost {0} of the characters the font has")]
+    LostCharacters(usize),
+}
+
+/// The font's embedding permission; `None` for a font with no OS/2 table (old Mac fonts),
+/// which states none.
+pub fn embedding(bytes: &[u8]) -> Result<Option<Embedding>, FontError> {
+    let font = FontRef::new(bytes).map_err(|e| FontError::Unreadable(e.to_string()))?;
+    Ok(font.os2().ok().map(|os2| Embedding(os2.fs_type())))
+}
+
+/// Which of `chars` the font maps to a glyph.
+pub fn covered(bytes: &[u8], chars: &BTreeSet<char>) -> Result<BTreeSet<char>, FontError> {
+    let font = FontRef::new(bytes).map_err(|e| FontError::Unreadable(e.to_string()))?;
+    let cmap = font
+        .cmap()
+        .map_err(|e| FontError::Unreadable(format!("no cmap table: {e}")))?;
+    Ok(chars
+        .iter()
+        .copied()
+        .filter(|&c| cmap.map_codepoint(c).is_some_and(|g| g != GlyphId::NOTDEF))
+        .collect())
+}
+
+/// The font with only the glyphs `chars` need (and those its layout rules reach from them:
+/// ligatures, vertical forms, alternates), its cmap mapping each of them. Hinting and every
+/// name record are kept (the licence and copyright are in the name table). The same font and
+/// characters give the same bytes.
+pub fn subset(bytes: &[u8], chars: &BTreeSet<char>) -> Result<Vec<u8>, FontError> {
+    let font = FontRef::new(bytes).map_err(|e| FontError::Unreadable(e.to_string()))?;
+    let unicodes: IntSet<u32> = chars.iter().map(|&c| c as u32).collect();
+    let drop_tables: IntSet<Tag> = skera::DEFAULT_DROP_TABLES.iter().copied().collect();
+    let mut all_scripts = IntSet::<Tag>::empty();
+    all_scripts.invert();
+    // Every layout feature: a book's CSS may ask for any (`palt`, `ruby`, `smcp`), and those
+    // it does not use add only the alternates of the characters kept.
+    let mut all_features = IntSet::<Tag>::empty();
+    all_features.invert();
+    let mut all_names = IntSet::<NameId>::empty();
+    all_names.invert();
+    let mut all_languages = IntSet::<u16>::empty();
+    all_languages.invert();
+    let plan = skera::Plan::new(
+        &IntSet::empty(),
+        &unicodes,
+        &font,
+        skera::SubsetFlags::default(),
+        &drop_tables,
+        &all_scripts,
+        &all_features,
+        &all_names,
+        &all_languages,
+    );
+    let out = skera::subset_font(&font, &plan).map_err(|e| FontError::Subset(e.to_string()))?;
+    // A subset that lost a character would show it as a box: never pack one.
+    let wanted = covered(bytes, chars)?;
+    let kept = covered(&out, &wanted)?;
+    if kept.len() != wanted.len() {
+        return Err(FontError::LostCharacters(wanted.len() - kept.len()));
+    }
+    Ok(out)
+}
+
+/// Characters a font keeps whatever the book's text: printable ASCII (list numbers, counters,
+/// what a reader's own UI or a user's search shows in the book's font) and the few a reader
+/// inserts on its own: the no-break space, hyphens for hyphenation, quotes for `<q>`, an
+/// ellipsis for cut text, bullets for lists, the ideographic space and Japanese quotes.
+pub fn always_kept() -> impl Iterator<Item = char> {
+    const EXTRA: &str = "\u{00A0}\u{00AD}\u{2010}\u{2011}\u{2013}\u{2014}\u{2018}\u{2019}\u{201C}\u{201D}\u{2022}\u{2026}\u{25E6}\u{25AA}\u{3000}\u{3001}\u{3002}\u{300C}\u{300D}\u{300E}\u{300F}";
+    (' '..='~').chain(EXTRA.chars())
+}
+
+/// Adds the characters an XHTML (or SVG) page shows: its text, with entities and character
+/// references read, and both cases of each letter (CSS `text-transform` and small caps draw
+/// the other case). Markup, comments and attributes show nothing.
+pub fn add_page_text(xml: &str, to: &mut BTreeSet<char>) {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    loop {
+        match reader.read_event() {
+            Ok(Event::Text(t)) => {
+                let raw: &str = &t;
+                add_with_cases(raw, to);
+            }
+            Ok(Event::GeneralRef(r)) => {
+                if let Ok(Some(c)) = r.resolve_char_ref() {
+                    add_with_cases(c.encode_utf8(&mut [0; 4]), to);
+                } else if let Some(s) = quick_xml::escape::resolve_predefined_entity({
+                    let name: &str = &r;
+                    name
+                }) {
+                    add_with_cases(s, to);
+                }
+            }
+            Ok(Event::CData(t)) => {
+                let raw: &str = &t;
+                add_with_cases(raw, to);
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Adds the characters a style sheet's `content:` and `quotes:` strings show (CSS escapes
+/// such as `\201C` read).
+pub fn add_css_strings(css: &str, to: &mut BTreeSet<char>) {
+    let lower = css.to_ascii_lowercase();
+    for property in ["content", "quotes"] {
+        let mut from = 0;
+        while let Some(at) = lower[from..].find(property) {
+            let start = from + at + property.len();
+            from = start;
+            let rest = css[start..].trim_start();
+            let Some(value) = rest.strip_prefix(':') else {
+                continue;
+            };
+            let end = value.find([';', '}']).unwrap_or(value.len());
+            for s in css_strings(&value[..end]) {
+                add_with_cases(&s, to);
+            }
+        }
+    }
+}
+
+fn add_with_cases(text: &str, to: &mut BTreeSet<char>) {
+    for c in text.chars().filter(|c| !c.is_control()) {
+        to.insert(c);
+        if c.is_alphabetic() {
+            to.extend(c.to_uppercase().chain(c.to_lowercase()));
+        }
+    }
+}
+
+/// The quoted strings of a CSS value, escapes read.
+fn css_strings(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '"' && c != '\'' {
+            continue;
+        }
+        let quote = c;
+        let mut s = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                _ if c == quote => break,
+                '\\' => {
+                    let mut hex = String::new();
+                    while hex.len() < 6 && chars.peek().is_some_and(char::is_ascii_hexdigit) {
+                        hex.extend(chars.next());
+                    }
+                    if hex.is_empty() {
+                        s.extend(chars.next().filter(|&c| c != '\n'));
+                    } else {
+                        if chars.peek() == Some(&' ') {
+                            chars.next();
+                        }
+                        s.extend(u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32));
+                    }
+                }
+                _ => s.push(c),
+            }
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// A size for people: `812 B`, `84 KiB`, `5.8 MiB`.
+pub fn human_size(bytes: usize) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KIB {
+        format!("{bytes} B")
+    } else if b < KIB * KIB {
+        format!("{:.0} KiB", b / KIB)
+    } else {
+        format!("{:.1} MiB", b / KIB / KIB)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static IPAEX: &[u8] = include_bytes!("../fonts/ipaexg.ttf");
+
+    #[test]
+    fn embedding_bits_read_as_the_opentype_spec_says() {
+        assert!(Embedding(0x0002).restricted());
+        // Preview & print beside restricted: the less restrictive wins.
+        assert!(!Embedding(0x0006).restricted());
+        assert!(!Embedding(0x0000).restricted());
+        assert!(Embedding(0x0200).bitmap_only());
+        assert!(Embedding(0x0108).no_subsetting());
+        assert!(!Embedding(0x0008).no_subsetting());
+        assert_eq!(Format::of(IPAEX), Format::Sfnt);
+        assert_eq!(Format::of(b"wOF2...."), Format::Woff);
+        assert_eq!(Format::of(b"ttcf...."), Format::Other);
+        // IPAexGothic permits installable embedding.
+        assert_eq!(embedding(IPAEX).unwrap(), Some(Embedding(0)));
+        assert!(embedding(b"not a font at all").is_err());
+    }
+
+    #[test]
+    fn page_text_and_css_strings_give_the_characters_shown() {
+        let mut chars = BTreeSet::new();
+        add_page_text(
+            "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>猫</title></head><body class=\"zz\"><p title=\"ignored\">é &amp; &#x201C;<![CDATA[Ω]]><!-- q --></p></body></html>",
+            &mut chars,
+        );
+        let got: String = chars.iter().collect();
+        assert_eq!(got, " &ÉéΩω“猫");
+        let mut chars = BTreeSet::new();
+        add_css_strings(
+            "p::before { content: \"\\2192 \" attr(x) '»'; color: red }\nq { QUOTES: \"\\300C\" \"」\" }\n.content-box { x: 'no' }",
+            &mut chars,
+        );
+        let got: String = chars.iter().collect();
+        assert_eq!(got, "»→「」");
+        assert_eq!(human_size(812), "812 B");
+        assert_eq!(human_size(86_016), "84 KiB");
+        assert_eq!(human_size(6_099_900), "5.8 MiB");
+    }
+
+    #[test]
+    fn a_subset_is_small_maps_every_character_and_is_the_same_each_time() {
+        let chars: BTreeSet<char> = "製本入門 Hello, 猫。"
+            .chars()
+            .chain(always_kept())
+            .collect();
+        let out = subset(IPAEX, &chars).unwrap();
+        assert!(out.len() < IPAEX.len() / 20, "{} bytes", out.len());
+        let font = FontRef::new(&out).unwrap();
+        for tag in [
+            b"cmap", b"head", b"hhea", b"hmtx", b"maxp", b"name", b"OS/2", b"post",
+        ] {
+            assert!(font.table_data(Tag::new(tag)).is_some(), "no {tag:?}");
+        }
+        assert_eq!(
+            covered(&out, &chars).unwrap(),
+            covered(IPAEX, &chars).unwrap()
+        );
+        assert!(covered(&out, &"漢".chars().collect()).unwrap().is_empty());
+        assert_eq!(subset(IPAEX, &chars).unwrap(), out);
+    }
+}
