@@ -17,8 +17,10 @@ use read_fonts::{FontRef, TableProvider};
 pub enum Format {
     /// A TrueType (glyf) or OpenType (CFF) font: what seihon subsets.
     Sfnt,
-    /// WOFF or WOFF2: a compressed font for the web, packed as it is.
+    /// WOFF: a font for the web, its tables zlib-compressed; packed as it is.
     Woff,
+    /// WOFF2: a font for the web, Brotli-compressed and transformed; packed as it is.
+    Woff2,
     /// A font collection (`ttcf`) or anything else: packed as it is.
     Other,
 }
@@ -27,7 +29,8 @@ impl Format {
     pub fn of(bytes: &[u8]) -> Format {
         match bytes.get(..4) {
             Some([0, 1, 0, 0] | b"OTTO" | b"true") => Format::Sfnt,
-            Some(b"wOFF" | b"wOF2") => Format::Woff,
+            Some(b"wOFF") => Format::Woff,
+            Some(b"wOF2") => Format::Woff2,
             _ => Format::Other,
         }
     }
@@ -67,11 +70,50 @@ pub enum FontError {
     LostCharacters(usize),
 }
 
-/// The font's embedding permission; `None` for a font with no OS/2 table (old Mac fonts),
-/// which states none.
+/// The font's embedding permission (of a TrueType/OpenType or WOFF font); `None` for a font
+/// with no OS/2 table (old Mac fonts), which states none.
 pub fn embedding(bytes: &[u8]) -> Result<Option<Embedding>, FontError> {
+    if Format::of(bytes) == Format::Woff {
+        let os2 = woff_table(bytes, *b"OS/2")?;
+        return Ok(os2
+            .and_then(|t| t.get(8..10).map(|b| u16::from_be_bytes([b[0], b[1]])))
+            .map(Embedding));
+    }
     let font = FontRef::new(bytes).map_err(|e| FontError::Unreadable(e.to_string()))?;
     Ok(font.os2().ok().map(|os2| Embedding(os2.fs_type())))
+}
+
+/// One table of a WOFF (1.0) font, uncompressed; `None` when the font has none.
+fn woff_table(bytes: &[u8], tag: [u8; 4]) -> Result<Option<Vec<u8>>, FontError> {
+    let bad = || FontError::Unreadable("a WOFF font cut short".into());
+    let be32 = |at: usize| -> Result<usize, FontError> {
+        let b = bytes.get(at..at + 4).ok_or_else(bad)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let tables = bytes.get(12..14).ok_or_else(bad)?;
+    let tables = u16::from_be_bytes([tables[0], tables[1]]) as usize;
+    // The header is 44 bytes, then a 20-byte entry per table: tag, offset, compressed
+    // length, length, checksum.
+    let Some(entry) = (0..tables)
+        .map(|i| 44 + 20 * i)
+        .find(|&e| bytes.get(e..e + 4) == Some(&tag[..]))
+    else {
+        return Ok(None);
+    };
+    let (offset, packed, length) = (be32(entry + 4)?, be32(entry + 8)?, be32(entry + 12)?);
+    let data = bytes
+        .get(offset..offset.checked_add(packed).ok_or_else(bad)?)
+        .ok_or_else(bad)?;
+    if packed == length {
+        return Ok(Some(data.to_vec()));
+    }
+    let mut out = Vec::with_capacity(length.min(1 << 20));
+    use std::io::Read;
+    flate2::read::ZlibDecoder::new(data)
+        .take(length as u64)
+        .read_to_end(&mut out)
+        .map_err(|e| FontError::Unreadable(format!("a WOFF table that does not inflate: {e}")))?;
+    Ok(Some(out))
 }
 
 /// Which of `chars` the font maps to a glyph.
@@ -261,11 +303,44 @@ mod tests {
         assert!(Embedding(0x0108).no_subsetting());
         assert!(!Embedding(0x0008).no_subsetting());
         assert_eq!(Format::of(IPAEX), Format::Sfnt);
-        assert_eq!(Format::of(b"wOF2...."), Format::Woff);
+        assert_eq!(Format::of(b"wOF2...."), Format::Woff2);
         assert_eq!(Format::of(b"ttcf...."), Format::Other);
         // IPAexGothic permits installable embedding.
         assert_eq!(embedding(IPAEX).unwrap(), Some(Embedding(0)));
         assert!(embedding(b"not a font at all").is_err());
+    }
+
+    /// A WOFF font made here: the header, one OS/2 table compressed (fsType 0x0002).
+    fn woff_with_fs_type(fs_type: u16) -> Vec<u8> {
+        use std::io::Write;
+        let mut os2 = vec![0u8; 96];
+        os2[8..10].copy_from_slice(&fs_type.to_be_bytes());
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&os2).unwrap();
+        let packed = z.finish().unwrap();
+        let mut w = b"wOFF".to_vec();
+        w.extend([0, 1, 0, 0]); // flavor
+        w.extend(0u32.to_be_bytes()); // length (unchecked)
+        w.extend(1u16.to_be_bytes());
+        w.resize(44, 0);
+        w.extend(b"OS/2");
+        w.extend(64u32.to_be_bytes());
+        w.extend((packed.len() as u32).to_be_bytes());
+        w.extend((os2.len() as u32).to_be_bytes());
+        w.extend(0u32.to_be_bytes());
+        w.extend(&packed);
+        w
+    }
+
+    #[test]
+    fn a_woff_fonts_permission_is_read_from_its_compressed_os2_table() {
+        let woff = woff_with_fs_type(0x0002);
+        assert_eq!(Format::of(&woff), Format::Woff);
+        assert_eq!(embedding(&woff).unwrap(), Some(Embedding(0x0002)));
+        assert!(embedding(&woff[..60]).is_err());
+        let mut no_os2 = woff.clone();
+        no_os2[44..48].copy_from_slice(b"head");
+        assert_eq!(embedding(&no_os2).unwrap(), None);
     }
 
     #[test]

@@ -36,10 +36,10 @@ pub(super) fn embed(
         let name = crate::book::display_path(&book.root, &res.source);
         let name = name.display();
         let format = Format::of(&bytes);
-        if format == Format::Woff {
+        if format == Format::Woff2 {
             if subset {
                 log.push(format!(
-                    "packed {name} as it is: seihon subsets TrueType and OpenType fonts, not WOFF\n"
+                    "packed {name} as it is: seihon subsets TrueType and OpenType fonts, and reads no WOFF2 (its embedding permission is not checked)\n"
                 ));
             }
             continue;
@@ -56,6 +56,12 @@ pub(super) fn embed(
             continue;
         }
         if !subset {
+            continue;
+        }
+        if format == Format::Woff {
+            log.push(format!(
+                "packed {name} as it is: seihon subsets TrueType and OpenType fonts, not WOFF\n"
+            ));
             continue;
         }
         if embedding.is_some_and(fonts::Embedding::no_subsetting) {
