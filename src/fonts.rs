@@ -130,19 +130,29 @@ pub fn covered(bytes: &[u8], chars: &BTreeSet<char>) -> Result<BTreeSet<char>, F
 }
 
 /// The font with only the glyphs `chars` need (and those its layout rules reach from them:
-/// ligatures, vertical forms, alternates), its cmap mapping each of them. Hinting and every
+/// ligatures, vertical forms, the alternates of the features kept), its cmap mapping each of
+/// them. The layout features kept are HarfBuzz's defaults (what a reader applies on its own,
+/// vertical forms among them), [`ALWAYS_FEATURES`], and `features` (what the book's style
+/// sheets ask for, [`add_css_features`]); not every feature of the font: IPAexGothic's
+/// JIS78/JIS90, width and traditional forms made a subset four times as large. Hinting and every
 /// name record are kept (the licence and copyright are in the name table). The same font and
 /// characters give the same bytes.
-pub fn subset(bytes: &[u8], chars: &BTreeSet<char>) -> Result<Vec<u8>, FontError> {
+pub fn subset(
+    bytes: &[u8],
+    chars: &BTreeSet<char>,
+    features: &BTreeSet<[u8; 4]>,
+) -> Result<Vec<u8>, FontError> {
     let font = FontRef::new(bytes).map_err(|e| FontError::Unreadable(e.to_string()))?;
     let unicodes: IntSet<u32> = chars.iter().map(|&c| c as u32).collect();
     let drop_tables: IntSet<Tag> = skera::DEFAULT_DROP_TABLES.iter().copied().collect();
     let mut all_scripts = IntSet::<Tag>::empty();
     all_scripts.invert();
-    // Every layout feature: a book's CSS may ask for any (`palt`, `ruby`, `smcp`), and those
-    // it does not use add only the alternates of the characters kept.
-    let mut all_features = IntSet::<Tag>::empty();
-    all_features.invert();
+    let layout_features: IntSet<Tag> = skera::DEFAULT_LAYOUT_FEATURES
+        .iter()
+        .copied()
+        .chain(ALWAYS_FEATURES.iter().map(|t| Tag::new(t)))
+        .chain(features.iter().map(Tag::new))
+        .collect();
     let mut all_names = IntSet::<NameId>::empty();
     all_names.invert();
     let mut all_languages = IntSet::<u16>::empty();
@@ -154,7 +164,7 @@ pub fn subset(bytes: &[u8], chars: &BTreeSet<char>) -> Result<Vec<u8>, FontError
         skera::SubsetFlags::default(),
         &drop_tables,
         &all_scripts,
-        &all_features,
+        &layout_features,
         &all_names,
         &all_languages,
     );
@@ -166,6 +176,74 @@ pub fn subset(bytes: &[u8], chars: &BTreeSet<char>) -> Result<Vec<u8>, FontError
         return Err(FontError::LostCharacters(wanted.len() - kept.len()));
     }
     Ok(out)
+}
+
+/// Features kept besides HarfBuzz's defaults: the spacing alternates and ruby forms Japanese
+/// text is set with, cheap to keep.
+pub const ALWAYS_FEATURES: &[&[u8; 4]] = &[b"palt", b"halt", b"vhal", b"vpal", b"ruby"];
+
+/// The features `font-variant-*` (and `font`) keywords turn on.
+const VARIANT_FEATURES: &[(&str, &[&[u8; 4]])] = &[
+    ("small-caps", &[b"smcp"]),
+    ("all-small-caps", &[b"smcp", b"c2sc"]),
+    ("petite-caps", &[b"pcap"]),
+    ("all-petite-caps", &[b"pcap", b"c2pc"]),
+    ("unicase", &[b"unic"]),
+    ("titling-caps", &[b"titl"]),
+    ("lining-nums", &[b"lnum"]),
+    ("oldstyle-nums", &[b"onum"]),
+    ("proportional-nums", &[b"pnum"]),
+    ("tabular-nums", &[b"tnum"]),
+    ("diagonal-fractions", &[b"frac"]),
+    ("stacked-fractions", &[b"afrc"]),
+    ("ordinal", &[b"ordn"]),
+    ("slashed-zero", &[b"zero"]),
+    ("discretionary-ligatures", &[b"dlig"]),
+    ("historical-ligatures", &[b"hlig"]),
+    ("jis78", &[b"jp78"]),
+    ("jis83", &[b"jp83"]),
+    ("jis90", &[b"jp90"]),
+    ("jis04", &[b"jp04"]),
+    ("simplified", &[b"smpl"]),
+    ("traditional", &[b"trad"]),
+    ("full-width", &[b"fwid"]),
+    ("proportional-width", &[b"pwid"]),
+    ("ruby", &[b"ruby"]),
+    ("sub", &[b"subs"]),
+    ("super", &[b"sups"]),
+];
+
+/// Adds the layout features a style sheet asks for: the tags `font-feature-settings` names
+/// (`"ss01" 1, "salt"`), and those the keywords of `font-variant-*` and `font` turn on.
+pub fn add_css_features(css: &str, to: &mut BTreeSet<[u8; 4]>) {
+    let lower = css.to_ascii_lowercase();
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '-';
+    for (at, _) in lower.match_indices("font") {
+        if lower[..at].ends_with(ident) {
+            continue;
+        }
+        let name_end = lower[at..]
+            .find(|c: char| !ident(c))
+            .map_or(lower.len(), |n| at + n);
+        let name = &lower[at..name_end];
+        let Some(value) = lower[name_end..].trim_start().strip_prefix(':') else {
+            continue;
+        };
+        let value = &value[..value.find([';', '}']).unwrap_or(value.len())];
+        if name == "font-feature-settings" {
+            for s in css_strings(value) {
+                if let Ok(tag) = <[u8; 4]>::try_from(s.as_bytes()) {
+                    to.insert(tag);
+                }
+            }
+        } else if name == "font" || name.starts_with("font-variant") {
+            for word in value.split(|c: char| !ident(c)) {
+                if let Some((_, tags)) = VARIANT_FEATURES.iter().find(|(k, _)| *k == word) {
+                    to.extend(tags.iter().map(|t| **t));
+                }
+            }
+        }
+    }
 }
 
 /// Characters a font keeps whatever the book's text: printable ASCII (list numbers, counters,
@@ -359,6 +437,13 @@ mod tests {
         );
         let got: String = chars.iter().collect();
         assert_eq!(got, "»→「」");
+        let mut tags = BTreeSet::new();
+        add_css_features(
+            "h1 { font-feature-settings: \"ss01\" 1, 'salt' on; }\np { Font-Feature-Settings: \"toolong\" }\n.a { font-variant-east-asian: jis78 full-width; font: small-caps 1em serif; vertical-align: super }\nruby { myfont-variant: ordinal }",
+            &mut tags,
+        );
+        let want: BTreeSet<[u8; 4]> = [*b"salt", *b"ss01", *b"jp78", *b"fwid", *b"smcp"].into();
+        assert_eq!(tags, want);
         assert_eq!(human_size(812), "812 B");
         assert_eq!(human_size(86_016), "84 KiB");
         assert_eq!(human_size(6_099_900), "5.8 MiB");
@@ -370,7 +455,7 @@ mod tests {
             .chars()
             .chain(always_kept())
             .collect();
-        let out = subset(IPAEX, &chars).unwrap();
+        let out = subset(IPAEX, &chars, &BTreeSet::new()).unwrap();
         assert!(out.len() < IPAEX.len() / 20, "{} bytes", out.len());
         let font = FontRef::new(&out).unwrap();
         for tag in [
@@ -383,6 +468,14 @@ mod tests {
             covered(IPAEX, &chars).unwrap()
         );
         assert!(covered(&out, &"漢".chars().collect()).unwrap().is_empty());
-        assert_eq!(subset(IPAEX, &chars).unwrap(), out);
+        assert_eq!(subset(IPAEX, &chars, &BTreeSet::new()).unwrap(), out);
+        // A feature the book's CSS names keeps its alternates: the subset grows.
+        let more = subset(IPAEX, &chars, &[*b"jp78", *b"hwid"].into()).unwrap();
+        assert!(
+            more.len() > out.len() * 5 / 4,
+            "{} / {}",
+            more.len(),
+            out.len()
+        );
     }
 }

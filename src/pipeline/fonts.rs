@@ -28,7 +28,7 @@ pub(super) fn embed(
     // `seihon check` packs nothing: no need to subset (unless epubcheck sees the EPUB).
     let subset =
         book.fonts.subset.unwrap_or(opts.release.is_some()) && (opts.pack || opts.epubcheck);
-    let mut chars: Option<BTreeSet<char>> = None;
+    let mut shown: Option<Shown> = None;
     for res in resolved.resources.iter().filter(|r| is_font(r)) {
         let Some(bytes) = bytes_of(res) else {
             continue; // Reading it again fails when it is packed, with the file system's words.
@@ -70,8 +70,8 @@ pub(super) fn embed(
             ));
             continue;
         }
-        let chars = chars.get_or_insert_with(|| shown_characters(pkg));
-        match fonts::subset(&bytes, chars) {
+        let Shown { chars, features } = shown.get_or_insert_with(|| shown_characters(pkg));
+        match fonts::subset(&bytes, chars, features) {
             Ok(out) => {
                 let kept = fonts::covered(&out, chars).map_or(0, |c| c.len());
                 log.push(format!(
@@ -127,10 +127,18 @@ fn unreadable(res: &Resource, name: &str, why: &str) -> Finding {
     )
 }
 
+/// What the book shows: its characters, and the layout features its style sheets ask for.
+struct Shown {
+    chars: BTreeSet<char>,
+    features: BTreeSet<[u8; 4]>,
+}
+
 /// Every character the book's pages (chapters, generated pages, nav, SVG images) show, what
-/// its style sheets' `content:` strings add, and what every font keeps.
-fn shown_characters(pkg: &Package) -> BTreeSet<char> {
+/// its style sheets' `content:` strings add, and what every font keeps; the features its
+/// style sheets' `font-feature-settings` name.
+fn shown_characters(pkg: &Package) -> Shown {
     let mut chars: BTreeSet<char> = fonts::always_kept().collect();
+    let mut features = BTreeSet::new();
     for (path, content) in pkg.tree.entries() {
         let page = path.ends_with(".xhtml") || path.ends_with(".svg");
         if !page && !path.ends_with(".css") {
@@ -145,7 +153,8 @@ fn shown_characters(pkg: &Package) -> BTreeSet<char> {
             fonts::add_page_text(&text, &mut chars);
         } else {
             fonts::add_css_strings(&text, &mut chars);
+            fonts::add_css_features(&text, &mut features);
         }
     }
-    chars
+    Shown { chars, features }
 }
