@@ -80,6 +80,9 @@ pub fn embedding(bytes: &[u8]) -> Result<Option<Embedding>, FontError> {
             .map(Embedding));
     }
     let font = FontRef::new(bytes).map_err(|e| FontError::Unreadable(e.to_string()))?;
+    // A font no reader can map characters with is no font for an EPUB (nor, often, a font).
+    font.cmap()
+        .map_err(|e| FontError::Unreadable(format!("no cmap table: {e}")))?;
     Ok(font.os2().ok().map(|os2| Embedding(os2.fs_type())))
 }
 

@@ -151,6 +151,18 @@ fn a_font_whose_licence_forbids_embedding_is_refused_at_its_style_sheet_line() {
         );
         assert!(!project.epub("neko").exists());
     }
+    // A file that is no font is packed as it is, with a warning at the same line.
+    let project = TempProject::new();
+    book_with_font(&project, b"\0\x01\0\0 not really a font", "");
+    let out = project.seihon(&["build", "neko"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains(&format!(
+            "books/neko/fonts.css:{SRC_LINE}:1: warning: `fonts/body.ttf`: not a font seihon can read"
+        )) && all.contains("it is packed as it is"),
+        "{all}"
+    );
     // Preview & print beside the restricted bit: the less restrictive permission wins.
     let project = TempProject::new();
     book_with_font(&project, &with_fs_type(&ipaex(), 0x0006), "");
