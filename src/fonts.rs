@@ -413,6 +413,17 @@ mod tests {
         w
     }
 
+    /// A vertical book's punctuation needs its vertical forms (GSUB `vert`), glyphs no
+    /// character maps to: the subset keeps them.
+    #[test]
+    fn a_subset_keeps_the_vertical_forms_of_its_characters() {
+        let chars: BTreeSet<char> = "「」。、ー".chars().collect();
+        let out = subset(IPAEX, &chars, &BTreeSet::new()).unwrap();
+        let glyphs = FontRef::new(&out).unwrap().maxp().unwrap().num_glyphs();
+        // .notdef, the five characters' glyphs and at least one vertical form of each.
+        assert!(glyphs >= 11, "{glyphs} glyphs");
+    }
+
     #[test]
     fn a_woff_fonts_permission_is_read_from_its_compressed_os2_table() {
         let woff = woff_with_fs_type(0x0002);
