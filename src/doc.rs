@@ -737,6 +737,10 @@ pub struct DocBookMeta {
     /// From copyright (year + holder) and legalnotice text.
     pub rights: Option<String>,
     pub releaseinfo: Option<String>,
+    /// The `abstract`'s text, paragraphs apart (`dc:description`).
+    pub description: Option<String>,
+    /// Each `subjectterm` of the `subjectset`s, then each `keyword` of the `keywordset`s.
+    pub subjects: Vec<String>,
     /// `lang`/`xml:lang` of the root element.
     pub language: Option<String>,
 }

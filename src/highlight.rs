@@ -20,28 +20,52 @@ use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 
-/// Every class [`highlight`] can emit, with the CSS declarations that
-/// [`stylesheet`] gives it.
+/// Every class [`highlight`] can emit, with its colour on light paper and on a dark background
+/// (`pre.cmd`, and every listing in a reader's dark mode) and the rest of its style.
 ///
-/// The palette is a light one meant for white paper and e-ink: every colour is
-/// dark enough to read as text on white (contrast ≥ 4.5:1), and the most
-/// important distinctions (comments, keywords) are also carried by italics and
-/// weight, which survive a grey-scale screen.
-pub const CLASSES: &[(&str, &str)] = &[
-    ("hl-comment", "color: #5c6670; font-style: italic;"),
-    ("hl-string", "color: #0b6e23;"),
-    ("hl-constant", "color: #8f4300;"),
-    ("hl-keyword", "color: #7b1fa2; font-weight: bold;"),
-    ("hl-storage", "color: #1a4f9c; font-weight: bold;"),
-    ("hl-entity", "color: #005f73;"),
-    ("hl-variable", "color: #9b2c2c;"),
-    ("hl-support", "color: #0d5c91;"),
-    ("hl-tag", "color: #1a4f9c;"),
-    ("hl-attribute", "color: #8f4300;"),
-    ("hl-inserted", "color: #0b6e23;"),
-    ("hl-deleted", "color: #b3261e;"),
-    ("hl-heading", "color: #1a4f9c; font-weight: bold;"),
+/// Every colour is at WCAG AA contrast (≥ 4.5:1) against the background it is shown on (tested);
+/// the most important distinctions (comments, keywords) are also carried by italics and weight,
+/// which survive a grey-scale screen.
+pub const CLASSES: &[Class] = &[
+    Class::new("hl-comment", "#5c6670", "#b0bec5").style("font-style: italic;"),
+    Class::new("hl-string", "#0b6e23", "#a5d6a7"),
+    Class::new("hl-constant", "#8f4300", "#ffb74d"),
+    Class::new("hl-keyword", "#7b1fa2", "#ce93d8").style("font-weight: bold;"),
+    Class::new("hl-storage", "#1a4f9c", "#90caf9").style("font-weight: bold;"),
+    Class::new("hl-entity", "#005f73", "#80deea"),
+    Class::new("hl-variable", "#9b2c2c", "#ef9a9a"),
+    Class::new("hl-support", "#0d5c91", "#81d4fa"),
+    Class::new("hl-tag", "#1a4f9c", "#90caf9"),
+    Class::new("hl-attribute", "#8f4300", "#ffb74d"),
+    Class::new("hl-inserted", "#0b6e23", "#a5d6a7"),
+    Class::new("hl-deleted", "#b3261e", "#f48fb1"),
+    Class::new("hl-heading", "#1a4f9c", "#90caf9").style("font-weight: bold;"),
 ];
+
+/// A highlighting class and how it looks.
+pub struct Class {
+    pub name: &'static str,
+    /// On light paper (`#fff`, the listings' `#f6f6f6`).
+    pub light: &'static str,
+    /// On a dark background (`pre.cmd`'s `#222`, dark mode's `#1e1e1e`).
+    pub dark: &'static str,
+    pub style: &'static str,
+}
+
+impl Class {
+    const fn new(name: &'static str, light: &'static str, dark: &'static str) -> Class {
+        Class {
+            name,
+            light,
+            dark,
+            style: "",
+        }
+    }
+
+    const fn style(self, style: &'static str) -> Class {
+        Class { style, ..self }
+    }
+}
 
 /// Lines longer than this are not highlighted (the whole listing is then plain
 /// text): backtracking regexes can take very long on huge lines such as
@@ -81,11 +105,25 @@ pub fn highlight(code: &str, language: &str) -> Option<Vec<Node>> {
 /// CSS rules for the classes `highlight` emits (a light theme readable in print and e-ink), to append to the house style sheet. Deterministic.
 pub fn stylesheet() -> String {
     let mut css = String::from("/* Syntax highlighting of code listings (seihon). */\n");
-    for (class, declarations) in CLASSES {
+    for c in CLASSES {
+        let (name, light, style) = (c.name, c.light, c.style);
         css.push_str(&format!(
-            "pre .{class}, code .{class} {{ {declarations} }}\n"
+            "pre .{name}, code .{name} {{ color: {light};{}{style} }}\n",
+            if style.is_empty() { "" } else { " " }
         ));
     }
+    // Light on dark: command lines always, every listing in a dark reading mode.
+    for c in CLASSES {
+        css.push_str(&format!("pre.cmd .{} {{ color: {}; }}\n", c.name, c.dark));
+    }
+    css.push_str("@media (prefers-color-scheme: dark) {\n");
+    for c in CLASSES {
+        let (name, dark) = (c.name, c.dark);
+        css.push_str(&format!(
+            "  pre .{name}, code .{name} {{ color: {dark}; }}\n"
+        ));
+    }
+    css.push_str("}\n");
     css
 }
 
@@ -1018,7 +1056,7 @@ mod tests {
         seen.insert("hl-keyword".to_string());
         for class in &seen {
             assert!(
-                CLASSES.iter().any(|(c, _)| c == class),
+                CLASSES.iter().any(|c| c.name == class),
                 "{class} missing from CLASSES"
             );
             assert!(css.contains(&format!(".{class} {{")), "{class} has no rule");

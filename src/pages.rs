@@ -9,10 +9,11 @@ use serde::Serialize;
 use tera::{Context, Tera};
 
 use crate::book::{Book, Cover, Date, Direction, GeneratedPages, StaticPage, Writing};
-use crate::dom::{self, Element};
 use crate::error::{Error, Result};
 use crate::i18n::{Messages, Msg};
 use crate::xref::{BookIndex, Chapter, TocEntry};
+
+pub mod toc;
 
 /// Every template seihon renders, with the built-in text.
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -171,6 +172,8 @@ pub struct PageContext {
     key: crate::cache::Key,
     labels: Labels,
     creators_line: String,
+    /// The table of contents the nav shows, which the NCX is made from too.
+    toc: toc::Toc,
 }
 
 impl PageContext {
@@ -279,17 +282,17 @@ impl PageContext {
         let index = index.map(|i| index_page(chapters, i, &messages));
         let own_index = index.as_ref().is_some_and(|i| i.chapter.is_none());
         let order = reading_order(chapters, book.generated, own_index);
-        ctx.insert(
-            "toc_html",
-            &toc_html(chapters, &order, book.toc_depth, index.as_ref()),
-        );
+        let toc = toc::toc(chapters, &order, book.toc_depth, index.as_ref());
+        ctx.insert("toc_html", &toc::html(&toc));
         let landmarks = landmarks(book, chapters, &labels, index.as_ref());
+        ctx.insert("guide", &guide(&landmarks));
         ctx.insert("landmarks", &landmarks);
         PageContext {
             ctx: ctx.ctx,
             key: ctx.key,
             labels,
             creators_line: line,
+            toc,
         }
     }
 
@@ -311,6 +314,11 @@ impl PageContext {
         self.ctx.insert("version", &version);
         self.key = self.key.bytes(b"version").value(&version);
         self
+    }
+
+    /// The table of contents, as the nav shows it.
+    pub fn toc(&self) -> &toc::Toc {
+        &self.toc
     }
 
     pub fn context(&self) -> &Context {
@@ -535,7 +543,9 @@ pub fn index_page(chapters: &[Chapter], index: &BookIndex, m: &Messages) -> Inde
 }
 
 /// The nav's landmarks: the cover, the title page (generated or the book's own), the table of
-/// contents, where the body begins, the index and the colophon.
+/// contents, where the body begins, the glossaries and bibliographies (DocBook divisions), the
+/// index and the colophon. seihon makes no list of figures or tables, so there is no `loi` or
+/// `lot` to point to.
 fn landmarks(
     book: &Book,
     chapters: &[Chapter],
@@ -584,6 +594,19 @@ fn landmarks(
             label: first.title.clone(),
         });
     }
+    // The first of each kind: a landmark names one place.
+    for kind in ["glossary", "bibliography"] {
+        if let Some(ch) = chapters
+            .iter()
+            .find(|c| c.source.page.is_none() && c.source.division == Some(kind))
+        {
+            landmarks.push(Landmark {
+                epub_type: kind,
+                href: ch.href(),
+                label: ch.title.clone(),
+            });
+        }
+    }
     if let Some(page) = index {
         landmarks.push(Landmark {
             epub_type: "index",
@@ -601,6 +624,35 @@ fn landmarks(
         });
     }
     landmarks
+}
+
+/// A reference of the package's EPUB 2 `<guide>`, for readers that know no landmarks nav.
+#[derive(Serialize)]
+struct GuideReference {
+    /// OPF 2.0.1's type of the landmark (§2.6).
+    kind: &'static str,
+    href: String,
+    title: String,
+}
+
+/// The `<guide>`: the landmarks, in OPF 2's words for them (the EPUB 3 types map one to one,
+/// `bodymatter` being OPF 2's `text`).
+fn guide(landmarks: &[Landmark]) -> Vec<GuideReference> {
+    (landmarks.iter())
+        .filter_map(|l| {
+            let kind = match l.epub_type {
+                "titlepage" => "title-page",
+                "bodymatter" => "text",
+                k @ ("cover" | "toc" | "index" | "colophon" | "glossary" | "bibliography") => k,
+                _ => return None,
+            };
+            Some(GuideReference {
+                kind,
+                href: l.href.clone(),
+                title: l.label.clone(),
+            })
+        })
+        .collect()
 }
 
 /// A page of the EPUB, in reading order.
@@ -658,85 +710,9 @@ pub fn reading_order(
     order
 }
 
-/// The nested `<ol>` of the table of contents (hrefs relative to the nav document), in
-/// reading order: the index where it comes when it is a page of its own.
-fn toc_html(chapters: &[Chapter], order: &[Slot], depth: u8, index: Option<&IndexPage>) -> String {
-    let mut root = Element::new("ol");
-    for slot in order {
-        match *slot {
-            Slot::Chapter(ci) => toc_lines(&chapters[ci], depth, &mut root),
-            Slot::Index => {
-                if let Some(page) = index.filter(|p| p.chapter.is_none()) {
-                    let a = Element::new("a")
-                        .with_attr("href", page.href.as_str())
-                        .with_text(page.title.as_str());
-                    root.push(Element::new("li").with_child(a));
-                }
-            }
-            _ => {}
-        }
-    }
-    dom::serialize_element(&root)
-}
-
-/// A chapter's lines in the contents: its title, with its sections under it.
-fn toc_lines(ch: &Chapter, depth: u8, root: &mut Element) {
-    let entries: Vec<&TocEntry> = ch.toc.iter().filter(|e| e.level <= depth).collect();
-    let rest: Vec<&TocEntry> = entries
-        .iter()
-        .copied()
-        .skip_while(|e| e.level == 1)
-        .collect();
-    let Some(top) = chapter_entry(ch) else {
-        // A chapter with no title in the contents (no heading, or `[notoc]`) is not
-        // listed by its file name, as Re:VIEW lists it not at all; its sections are.
-        if let Some(ol) = nested(&rest, &ch.href()) {
-            root.children.extend(ol.children);
-        }
-        return;
-    };
-    let mut li = Element::new("li");
-    li.push(
-        Element::new("a")
-            .with_attr("href", ch.href())
-            .with_text(top.label.as_str()),
-    );
-    if let Some(ol) = nested(&rest, &ch.href()) {
-        li.push(ol);
-    }
-    root.push(li);
-}
-
 /// A chapter's line in the contents: its title heading's entry, when it has one there.
 pub fn chapter_entry(ch: &Chapter) -> Option<&TocEntry> {
     ch.toc.first().filter(|e| e.level == 1)
-}
-
-/// Builds nested lists from a flat run of headings: each entry's children are the following
-/// entries of a deeper level.
-fn nested(entries: &[&TocEntry], href: &str) -> Option<Element> {
-    entries.first()?;
-    let mut ol = Element::new("ol");
-    let mut i = 0;
-    while i < entries.len() {
-        let e = entries[i];
-        let mut j = i + 1;
-        while j < entries.len() && entries[j].level > e.level {
-            j += 1;
-        }
-        let mut li = Element::new("li");
-        li.push(
-            Element::new("a")
-                .with_attr("href", format!("{href}#{}", e.id))
-                .with_text(e.label.as_str()),
-        );
-        if let Some(sub) = nested(&entries[i + 1..j], href) {
-            li.push(sub);
-        }
-        ol.push(li);
-        i = j;
-    }
-    Some(ol)
 }
 
 /// The title broken into lines for the generated cover.
@@ -847,6 +823,9 @@ mod tests {
             history: Vec::new(),
             isbn: None,
             rights: None,
+            description: None,
+            subjects: Vec::new(),
+            series: None,
             writing: Writing::Horizontal,
             direction: Direction::Ltr,
         };
@@ -907,20 +886,5 @@ mod tests {
         for _ in 0..20 {
             assert_eq!(form(), first);
         }
-    }
-
-    #[test]
-    fn nested_toc_follows_levels() {
-        let e = |level, id: &str| TocEntry {
-            level,
-            id: id.into(),
-            label: id.into(),
-        };
-        let list = [e(2, "a"), e(3, "a1"), e(3, "a2"), e(2, "b")];
-        let refs: Vec<&TocEntry> = list.iter().collect();
-        let ol = nested(&refs, "x.xhtml").unwrap();
-        let html = dom::serialize_element(&ol);
-        assert_eq!(ol.children.len(), 2, "{html}");
-        assert!(html.contains("x.xhtml#a1"), "{html}");
     }
 }

@@ -178,7 +178,7 @@ fn generated_cover_is_a_png_of_the_declared_size_with_the_title_drawn() {
 }
 
 #[test]
-fn chapters_link_across_files_and_footnotes_get_epub_types() {
+fn chapters_link_across_files_and_footnotes_get_epub_types_and_roles() {
     let project = TempProject::new();
     project.add_book(&sample_book(), "neko");
     assert!(project.seihon(&["build"]).status.success());
@@ -189,9 +189,18 @@ fn chapters_link_across_files_and_footnotes_get_epub_types() {
         "{preface}"
     );
     let ch01 = read_entry(&epub, "item/xhtml/ch01.xhtml");
-    assert!(ch01.contains("epub:type=\"noteref\""), "{ch01}");
     assert!(
-        ch01.contains("<div class=\"footnote\" epub:type=\"footnote\" id=\"fn-ch01-1\""),
+        ch01.contains("epub:type=\"noteref\" id=\"fnref-ch01-1\" role=\"doc-noteref\""),
+        "{ch01}"
+    );
+    assert!(
+        ch01.contains(
+            "<aside class=\"footnote\" epub:type=\"footnote\" id=\"fn-ch01-1\" role=\"doc-footnote\">"
+        ),
+        "{ch01}"
+    );
+    assert!(
+        ch01.contains("<section epub:type=\"chapter\" class=\"chapter\" role=\"doc-chapter\">"),
         "{ch01}"
     );
     assert!(

@@ -28,10 +28,13 @@ fn every_corpus_book_meets_its_expected_outcome() {
         .unwrap_or_else(|e| panic!("{e}"));
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let jar = harness::run::epubcheck_jar().unwrap_or_else(|e| panic!("{e}"));
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let ace = harness::ace::Ace::find(&repo).unwrap_or_else(|e| panic!("{e}"));
     let settings = harness::run::Settings {
         corpus,
         seihon: PathBuf::from(env!("CARGO_BIN_EXE_seihon")),
         epubcheck: harness::run::Epubchecker::new(jar, jobs.div_ceil(2)),
+        ace: Some(ace),
         timeout: Duration::from_secs(600),
         keep: None,
     };

@@ -61,9 +61,10 @@ fn modules(src: &Path) -> BTreeMap<String, Vec<PathBuf>> {
         if path.is_dir() {
             let mut files = Vec::new();
             collect_rs(&path, &mut files);
-            out.insert(name, files);
+            // `src/x.rs` and its submodules in `src/x/` are one module.
+            out.entry(name).or_insert_with(Vec::new).extend(files);
         } else if path.extension().is_some_and(|e| e == "rs") && name != "lib" && name != "main" {
-            out.insert(name, vec![path]);
+            out.entry(name).or_insert_with(Vec::new).push(path);
         }
     }
     out

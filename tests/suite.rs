@@ -20,6 +20,7 @@ mod index;
 mod layers;
 mod limits;
 mod mail;
+mod navigation;
 mod options;
 mod preview;
 mod quality;

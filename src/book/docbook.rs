@@ -172,6 +172,9 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
             history: Vec::new(),
             isbn: None,
             rights: None,
+            description: None,
+            subjects: Vec::new(),
+            series: None,
             writing: Writing::Horizontal,
             direction: Direction::Ltr,
         },
@@ -195,6 +198,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         generated: Default::default(),
         index: crate::book::index::IndexSettings::docbook(),
         typography: Default::default(),
+        accessibility: Default::default(),
         fonts: Default::default(),
         root,
     })

@@ -17,6 +17,8 @@ pub struct Given {
     pub date: bool,
     pub history: bool,
     pub rights: bool,
+    pub description: bool,
+    pub subjects: bool,
     /// The roles book.yml names people for (`authors:` → `aut`, `translators:` → `trl`, a
     /// contributor's own `role:`): the `info`'s people of these roles are replaced, the others
     /// kept.
@@ -55,6 +57,12 @@ pub fn apply_info(book: &mut Book, info: DocBookMeta) {
     }
     if !given.rights {
         meta.rights = text(info.rights).or(meta.rights.take());
+    }
+    if !given.description {
+        meta.description = text(info.description).or(meta.description.take());
+    }
+    if !given.subjects && !info.subjects.is_empty() {
+        meta.subjects = info.subjects;
     }
     if !given.isbn
         && let Some(isbn) = info.isbn.filter(|i| normalize_isbn(i).is_ok())
@@ -216,5 +224,31 @@ mod tests {
         assert_eq!(names, [("A", "aut"), ("T", "trl"), ("R", "rev")]);
         assert_eq!(m.creators[0].affiliation.as_deref(), Some("ACME"));
         assert_eq!(m.identifier, "urn:isbn:9784873115320");
+    }
+
+    #[test]
+    fn book_yml_description_and_subjects_win_over_the_infos() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("book.xml");
+        std::fs::write(&main, "<book/>").unwrap();
+        let info = || DocBookMeta {
+            description: Some("From the abstract".into()),
+            subjects: vec!["From info".into()],
+            ..Default::default()
+        };
+        let mut book = crate::book::docbook::load(&main, None).unwrap();
+        apply_info(&mut book, info());
+        assert_eq!(book.meta.description.as_deref(), Some("From the abstract"));
+        assert_eq!(book.meta.subjects, ["From info"]);
+        book.meta.description = Some("From book.yml".into());
+        book.meta.subjects = vec!["Mine".into()];
+        book.given = Given {
+            description: true,
+            subjects: true,
+            ..Default::default()
+        };
+        apply_info(&mut book, info());
+        assert_eq!(book.meta.description.as_deref(), Some("From book.yml"));
+        assert_eq!(book.meta.subjects, ["Mine"]);
     }
 }

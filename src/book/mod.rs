@@ -10,9 +10,12 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
+pub use accessibility::Accessibility;
+
 use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
+pub mod accessibility;
 pub mod docbook;
 pub mod docbook_info;
 pub mod id;
@@ -133,6 +136,12 @@ struct BookFile {
     history: Vec<HistoryEntry>,
     isbn: Option<Spanned<String>>,
     rights: Option<String>,
+    /// What the book is about, for stores and catalogs (`dc:description`).
+    description: Option<String>,
+    /// Each a `dc:subject`.
+    #[serde(default)]
+    subjects: Vec<String>,
+    series: Option<SeriesEntry>,
     cover: Option<Spanned<String>>,
     #[serde(default)]
     writing: Writing,
@@ -168,6 +177,8 @@ struct BookFile {
     #[serde(default)]
     typography: Typography,
     #[serde(default)]
+    accessibility: accessibility::AccessibilityFile,
+    #[serde(default)]
     fonts: FontSettings,
 }
 
@@ -188,6 +199,22 @@ pub enum Typography {
     #[default]
     AsWritten,
     Smart,
+}
+
+/// `series: {name: …, position: 2}` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeriesEntry {
+    name: Spanned<String>,
+    position: Option<Spanned<f64>>,
+}
+
+/// The series a book belongs to (`belongs-to-collection` of type `series`), and where in it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Series {
+    pub name: String,
+    /// The book's number in the series as the package writes it (`2`, `2.5`).
+    pub position: Option<String>,
 }
 
 /// A person as written: `Name` or `{name: Name, role: trl, file_as: …}`.
@@ -411,6 +438,11 @@ pub struct Metadata {
     pub history: Vec<HistoryEntry>,
     pub isbn: Option<String>,
     pub rights: Option<String>,
+    /// What the book is about (`dc:description`).
+    pub description: Option<String>,
+    /// Its subjects, each a `dc:subject`.
+    pub subjects: Vec<String>,
+    pub series: Option<Series>,
     pub writing: Writing,
     pub direction: Direction,
 }
@@ -588,6 +620,8 @@ pub struct Book {
     pub index: index::IndexSettings,
     /// book.yml's `typography:` (Markdown chapters).
     pub typography: Typography,
+    /// book.yml's `accessibility:`: what only the author can say.
+    pub accessibility: Accessibility,
     /// book.yml's `fonts:`.
     pub fonts: FontSettings,
 }
@@ -849,7 +883,7 @@ fn resolve(
 
 /// [`resolve`], for the DocBook main file `given_main` when the book was given by it.
 fn resolve_with(
-    file: BookFile,
+    mut file: BookFile,
     id: String,
     root: &Path,
     shown: &Path,
@@ -882,6 +916,8 @@ fn resolve_with(
     let creators = creators(&file, shown, &mut findings);
     let date = publication_date(file.date.as_ref(), shown, &mut findings);
     let isbn = checked_isbn(file.isbn.as_ref(), shown, &mut findings);
+    let accessibility = std::mem::take(&mut file.accessibility).checked(shown, &mut findings);
+    let series = series(file.series.as_ref(), shown, &mut findings);
     let identifier = match (&file.identifier, &isbn) {
         // Made from the `info` once the document is read.
         (None, None) if is_docbook => String::new(),
@@ -940,6 +976,12 @@ fn resolve_with(
                 history: file.history,
                 isbn,
                 rights: file.rights,
+                description: file.description.filter(|d| !d.trim().is_empty()),
+                subjects: (file.subjects.iter())
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect(),
+                series,
                 writing: file.writing,
                 direction,
             },
@@ -966,6 +1008,7 @@ fn resolve_with(
                 docbook_chapters || is_docbook,
             ),
             typography: file.typography,
+            accessibility,
             fonts: file.fonts,
         },
         warnings,
@@ -997,6 +1040,8 @@ fn given_of(file: &BookFile, creators: &[Creator], isbn: bool) -> docbook_info::
         date: file.date.is_some(),
         history: !file.history.is_empty(),
         rights: file.rights.is_some(),
+        description: file.description.is_some(),
+        subjects: !file.subjects.is_empty(),
         roles,
         creators: creators.to_vec(),
     }
@@ -1105,6 +1150,48 @@ fn creators(file: &BookFile, shown: &Path, findings: &mut Vec<Finding>) -> Vec<C
         }
     }
     creators
+}
+
+/// The series, its position written as a number (`2`, not `2.0`); a position that is not a
+/// positive number is an error at its line.
+fn series(
+    entry: Option<&SeriesEntry>,
+    shown: &Path,
+    findings: &mut Vec<Finding>,
+) -> Option<Series> {
+    let entry = entry?;
+    let position = entry.position.as_ref().and_then(|p| {
+        let n = p.value;
+        if n.is_finite() && n > 0.0 {
+            return Some(if n.fract() == 0.0 && n < 1e15 {
+                format!("{}", n as u64)
+            } else {
+                n.to_string()
+            });
+        }
+        findings.push(
+            Finding::error(
+                codes::BAD_VALUE,
+                at(shown, &p.referenced),
+                format!("the series position `{n}` is not a positive number"),
+            )
+            .with_hint("write the book's number in the series, e.g. `position: 2`"),
+        );
+        None
+    });
+    let name = entry.name.value.trim().to_string();
+    if name.is_empty() {
+        findings.push(
+            Finding::error(
+                codes::BAD_VALUE,
+                at(shown, &entry.name.referenced),
+                "the series has no name",
+            )
+            .with_hint("write `series: {name: …, position: 2}`"),
+        );
+        return None;
+    }
+    Some(Series { name, position })
 }
 
 /// The publication date as `YYYY-MM-DD`; one that is not a date is an error at its line.

@@ -352,6 +352,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         },
         index,
         typography: Default::default(),
+        accessibility: Default::default(),
         fonts: Default::default(),
         review: Some(ReviewSettings {
             imagedir,
@@ -671,6 +672,12 @@ impl Config {
             history: history(self.get("history")),
             isbn,
             rights,
+            description: self.string("description"),
+            subjects: (self.get("subject").map(strings).unwrap_or_default().iter())
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            series: None,
             writing,
             direction,
         }
@@ -1415,6 +1422,21 @@ mod tests {
 
     fn load_book(dir: &Path) -> Result<Book> {
         load(dir, Path::new("config.yml"), &ProjectConfig::default()).map(|(b, _)| b)
+    }
+
+    #[test]
+    fn description_and_subjects_are_read() {
+        let dir = project(
+            "booktitle: T\ndescription: \" About it. \"\nsubject: [Computers, \" \", Printing]\n",
+            &[],
+        );
+        let meta = load_book(dir.path()).unwrap().meta;
+        assert_eq!(meta.description.as_deref(), Some("About it."));
+        assert_eq!(meta.subjects, ["Computers", "Printing"]);
+        let dir = project("booktitle: T\nsubject: Computers\n", &[]);
+        let meta = load_book(dir.path()).unwrap().meta;
+        assert_eq!(meta.subjects, ["Computers"]);
+        assert_eq!(meta.description, None);
     }
 
     #[test]

@@ -18,6 +18,8 @@ const HONOURED: &[&str] = &[
     "date",
     "history",
     "rights",
+    "description",
+    "subject",
     "isbn",
     "urnid",
     "direction",
@@ -180,7 +182,7 @@ const NOT_HONOURED: &[(&str, &str)] = &[
     ("opf_prefix", "no extra package prefixes are written"),
     (
         "modified",
-        "`dcterms:modified` is the build's time: SOURCE_DATE_EPOCH, else the book's date",
+        "`dcterms:modified` is the build's time: SOURCE_DATE_EPOCH, else the last commit of the book's folder, else the book's date",
     ),
     (
         "imgmath_options",
@@ -190,8 +192,6 @@ const NOT_HONOURED: &[(&str, &str)] = &[
         "locale",
         "Re:VIEW reads its words from locale.yml (which seihon honours), not from config.yml",
     ),
-    ("description", "it is left out of the package metadata"),
-    ("subject", "it is left out of the package metadata"),
     ("relation", "it is left out of the package metadata"),
     ("coverage", "it is left out of the package metadata"),
     ("format", "it is left out of the package metadata"),
@@ -768,6 +768,8 @@ mod tests {
             "profile",
             "titlefile",
             "backcover",
+            "description",
+            "subject",
         ] {
             assert!(!named(key), "`{key}:` {found:#?}");
         }

@@ -12,6 +12,11 @@ use std::path::Path;
 use crate::dom::{self, Document, Element, Pos};
 use crate::error::{Finding, Location, Severity};
 
+#[cfg_attr(
+    not(test),
+    allow(dead_code, reason = "the style sheets check comes next")
+)]
+mod contrast;
 mod external;
 mod ids;
 mod japanese;

@@ -237,8 +237,7 @@ impl PageFacts {
                 Some("describe the image for readers who cannot see it"),
             )),
             Some(alt) if alt.trim().is_empty() => {
-                let decorative = el.has_class("inline") || el.attr("role") == Some("presentation");
-                if !decorative {
+                if !crate::xhtml::aria::is_decorative(el) {
                     let mut f = finding_at(
                         file,
                         path,

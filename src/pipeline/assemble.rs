@@ -8,11 +8,13 @@ use crate::book::StaticPage;
 use crate::dom;
 use crate::epub;
 use crate::error::{Error, Location, Result};
+use crate::pages::toc::{self, TocNode};
 use crate::pages::{self, ManifestItem, Slot, SpineItem};
 use crate::stage::{self, Tree};
 use crate::xref::{self, Chapter, Resolved};
 
 use super::chapters::{CoverImage, Templates, Written};
+use super::claims;
 use super::page::{Checked, checked_xhtml};
 
 /// The book's EPUB, assembled from its written chapters: cover, title page, nav, chapters and
@@ -44,7 +46,8 @@ pub(super) fn package(
     let own_index = index.as_ref().is_some_and(|(_, at)| at.chapter.is_none());
     let order = pages::reading_order(&resolved.chapters, book.generated, own_index);
     let mut written: Vec<Option<_>> = written.pages.into_iter().map(Some).collect();
-    let mut has_ruby = false;
+    // What the content pages hold, for the accessibility claims.
+    let mut facts = super::page::Facts::default();
     for slot in &order {
         match *slot {
             Slot::Cover => {}
@@ -67,7 +70,7 @@ pub(super) fn package(
                     pkg.add_index(templates, i, at, title_id)?;
                     continue;
                 }
-                has_ruby |= checked.ruby;
+                facts.add(checked.facts);
                 pkg.add_checked(&chapter_id(ch), &href, checked);
             }
             Slot::Index => {
@@ -109,30 +112,10 @@ pub(super) fn package(
 
     // Navigation for EPUB 2 readers, then the package document that lists everything.
     let mut ctx = page_ctx.for_page(pages::NCX);
-    let mut points = Vec::new();
-    for slot in &order {
-        let (href, label) = match *slot {
-            Slot::Cover => (pages::COVER_PAGE.into(), page_ctx.label("cover")),
-            Slot::Nav => (pages::NAV.into(), page_ctx.label("toc")),
-            Slot::Chapter(ci) => {
-                let c = &resolved.chapters[ci];
-                let listed = pages::chapter_entry(c).is_some()
-                    || c.source.page == Some(StaticPage::Colophon);
-                if !listed {
-                    continue;
-                }
-                (c.href(), c.title.clone())
-            }
-            Slot::Index => match &index {
-                Some((_, at)) => (at.href.clone(), at.title.clone()),
-                None => continue,
-            },
-            Slot::Colophon => (pages::COLOPHON_PAGE.into(), page_ctx.label("colophon")),
-            Slot::TitlePage => continue,
-        };
-        points.push(NcxPoint { href, label });
-    }
-    ctx.insert("ncx_points", &points);
+    let tree = ncx_tree(resolved, page_ctx, &order, index.as_ref().map(|(_, at)| at));
+    let depth = tree.iter().map(TocNode::depth).max().unwrap_or(1);
+    ctx.insert("ncx_points", &toc::ncx_points(&tree));
+    ctx.insert("ncx_depth", &depth);
     pkg.tree.add(
         format!("{PACKAGE_DIR}/{}", pages::NCX),
         pages::render(tera, "toc.ncx", &ctx)?,
@@ -143,8 +126,16 @@ pub(super) fn package(
     let mut ctx = page_ctx.for_page(OPF);
     ctx.insert("manifest", &pkg.manifest);
     ctx.insert("spine", &pkg.spine);
-    ctx.insert("has_images", &(!resolved.resources.is_empty()));
-    ctx.insert("has_ruby", &has_ruby);
+    let nav = claims::Navigation {
+        index: index.is_some(),
+        page_list: false,
+        vertical: book.meta.writing == crate::book::Writing::Vertical,
+    };
+    let ja = book.meta.language.starts_with("ja");
+    ctx.insert(
+        "a11y",
+        &claims::claims(&facts, nav, &book.accessibility, ja),
+    );
     let isbn_identifier = book
         .meta
         .isbn
@@ -327,10 +318,45 @@ fn cover_file(book: &Book, rel: &Path) -> Result<String> {
     ))
 }
 
-#[derive(serde::Serialize)]
-struct NcxPoint {
-    href: String,
-    label: String,
+/// The NCX's tree: the nav's table of contents, with the pages the nav lists apart (the cover,
+/// the contents themselves, the colophon) in their places of the reading order.
+fn ncx_tree(
+    resolved: &Resolved,
+    page_ctx: &pages::PageContext,
+    order: &[Slot],
+    index: Option<&pages::IndexPage>,
+) -> Vec<TocNode> {
+    let toc = page_ctx.toc();
+    let mut tree = Vec::new();
+    for slot in order {
+        let from_toc: Vec<TocNode> = (toc.iter())
+            .filter(|(s, _)| s == slot)
+            .map(|(_, n)| n.clone())
+            .collect();
+        if !from_toc.is_empty() {
+            tree.extend(from_toc);
+            continue;
+        }
+        let (href, label) = match *slot {
+            Slot::Cover => (pages::COVER_PAGE.into(), page_ctx.label("cover")),
+            Slot::Nav => (pages::NAV.into(), page_ctx.label("toc")),
+            // The book's own colophon, which the contents do not list.
+            Slot::Chapter(ci)
+                if resolved.chapters[ci].source.page == Some(StaticPage::Colophon) =>
+            {
+                let c = &resolved.chapters[ci];
+                (c.href(), c.title.clone())
+            }
+            Slot::Index => match index {
+                Some(at) if at.chapter.is_none() => (at.href.clone(), at.title.clone()),
+                _ => continue,
+            },
+            Slot::Colophon => (pages::COLOPHON_PAGE.into(), page_ctx.label("colophon")),
+            Slot::Chapter(_) | Slot::TitlePage => continue,
+        };
+        tree.push(TocNode::leaf(label, href));
+    }
+    tree
 }
 
 /// A manifest item for the file at `path` inside the package folder.

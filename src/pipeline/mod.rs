@@ -8,6 +8,7 @@
 mod assemble;
 mod chapters;
 mod checking;
+mod claims;
 mod fonts;
 mod load;
 mod pack;
@@ -39,7 +40,10 @@ pub struct Built {
     pub packed: bool,
 }
 
-/// The build's fixed time: `SOURCE_DATE_EPOCH` when set, else the book's date, else 2000-01-01.
+/// The build's fixed time (`dcterms:modified`, the EPUB's entry times): `SOURCE_DATE_EPOCH`
+/// when set, else the time of the last commit of the book's folder (when it is in a git
+/// repository), else the book's date, else 2000-01-01. Never the clock or a file's mtime: the
+/// same sources give the same bytes.
 pub fn build_time(book: &Book) -> i64 {
     if let Some(t) = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
@@ -47,11 +51,30 @@ pub fn build_time(book: &Book) -> i64 {
     {
         return t;
     }
+    if let Some(t) = commit_time(&book.root) {
+        return t;
+    }
     book.meta
         .date
         .as_deref()
         .and_then(crate::book::Date::parse)
         .map_or(946_684_800, |d| d.unix_seconds())
+}
+
+/// The committer time of the last commit that changed something under `dir`: `None` outside
+/// a git repository, without git, or when nothing under `dir` was ever committed.
+fn commit_time(dir: &Path) -> Option<i64> {
+    let out = std::process::Command::new("git")
+        .args(["log", "-1", "--format=%ct", "--", "."])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8(out.stdout).ok()?.trim().parse().ok()
 }
 
 /// Builds one book folder into its EPUB.

@@ -17,7 +17,32 @@ pub(super) struct Checked {
     /// Where its elements came from in the manuscript.
     pub sources: PageSources,
     pub properties: String,
+    /// What the package's accessibility metadata is derived from.
+    pub facts: Facts,
+}
+
+/// What a page holds that the package's accessibility metadata speaks of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Facts {
+    /// Images (`img`, SVG `image`), decorative ones included.
+    pub images: usize,
+    /// Images without alternative text that are not marked decorative: the book cannot claim
+    /// `alternativeText` or conformance while there is one.
+    pub unlabelled_images: usize,
+    pub math: bool,
     pub ruby: bool,
+    /// Sound or moving pictures (`audio`, `video`): hazards cannot be assumed away.
+    pub media: bool,
+}
+
+impl Facts {
+    pub fn add(&mut self, other: Facts) {
+        self.images += other.images;
+        self.unlabelled_images += other.unlabelled_images;
+        self.math |= other.math;
+        self.ruby |= other.ruby;
+        self.media |= other.media;
+    }
 }
 
 /// What a chapter template is given for `{{ body }}`: a comment the page's parsed tree has in
@@ -98,15 +123,25 @@ fn splice(root: &mut Element, body: Vec<Node>) -> std::result::Result<(), Vec<No
 
 /// The page's text and positions, and the manifest properties its content needs.
 fn measured(doc: dom::Document) -> Checked {
-    let (mut svg, mut math, mut script, mut ruby) = (false, false, false, false);
+    let (mut svg, mut script) = (false, false);
+    let mut facts = Facts::default();
     doc.root.walk(&mut |e| match e.name.as_str() {
         "svg" => svg = true,
-        "ruby" => ruby = true,
-        "math" | "m:math" | "mml:math" => math = true,
+        "ruby" => facts.ruby = true,
+        "math" | "m:math" | "mml:math" => facts.math = true,
         "script" | "form" => script = true,
+        "audio" | "video" => facts.media = true,
+        "img" => {
+            facts.images += 1;
+            let labelled = e.attr("alt").is_some_and(|a| !a.trim().is_empty());
+            if !labelled && !crate::xhtml::aria::is_decorative(e) {
+                facts.unlabelled_images += 1;
+            }
+        }
+        "image" | "svg:image" => facts.images += 1,
         _ => {}
     });
-    let props: Vec<&str> = [(math, "mathml"), (script, "scripted"), (svg, "svg")]
+    let props: Vec<&str> = [(facts.math, "mathml"), (script, "scripted"), (svg, "svg")]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
         .collect();
@@ -115,7 +150,7 @@ fn measured(doc: dom::Document) -> Checked {
         text,
         sources,
         properties: props.join(" "),
-        ruby,
+        facts,
     }
 }
 

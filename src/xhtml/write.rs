@@ -14,6 +14,8 @@ use crate::dom::{Element, Node, Src};
 use crate::i18n::{Arg, Messages, Msg};
 use crate::xref::{Chapter, endnote_ids, footnote_ids};
 
+use super::aria;
+
 /// The `epub:type` of a chapter's section: its place in the book, or what page of the
 /// front or back matter it is.
 pub fn section_type(source: &ChapterSource) -> &'static str {
@@ -42,15 +44,10 @@ pub fn write_chapter(ch: &Chapter, m: &Messages) -> Vec<Node> {
         file: ch.source.rel.display().to_string().into(),
         anchored: RefCell::default(),
     };
+    let kind = section_type(&ch.source);
     let mut section = Element::new("section")
-        .with_attr("epub:type", section_type(&ch.source))
-        .with_attr("class", section_type(&ch.source));
-    // A glossary, bibliography or index says so to assistive technology too.
-    if ch.source.page.is_none()
-        && let Some(division) = ch.source.division
-    {
-        section.set_attr("role", format!("doc-{division}"));
-    }
+        .with_attr("epub:type", kind)
+        .with_attr("class", kind);
     if let Some(lang) = &ch.lang {
         section.set_attr("xml:lang", lang.as_str());
         section.set_attr("lang", lang.as_str());
@@ -66,6 +63,14 @@ pub fn write_chapter(ch: &Chapter, m: &Messages) -> Vec<Node> {
         }
         out.push(Node::Text("\n".into()));
         out.push(Node::Element(notes));
+    }
+    // What each marked element is, said to assistive technology too (raw HTML included).
+    let mut outline = aria::outline_levels();
+    for node in &mut out {
+        if let Node::Element(e) = node {
+            e.walk_mut(&mut aria::make_accessible);
+            e.walk_mut(&mut outline);
+        }
     }
     out
 }
@@ -321,7 +326,9 @@ impl Writer<'_> {
 
     /// The chapter's endnotes, where the manuscript asked for them.
     fn endnotes(&self) -> Element {
-        let mut d = el("div").with_attr("class", "endnotes");
+        let mut d = el("div")
+            .with_attr("class", "endnotes")
+            .with_attr("epub:type", "endnotes");
         for (label, n) in &self.ch.endnotes {
             if let Some(note) = self.ch.doc.endnotes.iter().find(|f| &f.label == label) {
                 d.push(self.note(note, *n, NoteKind::End));
@@ -520,7 +527,10 @@ impl Writer<'_> {
                 (id, r, "endnote", Msg::EndnoteTextmark)
             }
         };
-        let mut d = el("div")
+        // A footnote is an `aside` (EPUB readers may pop it up and skip it in the reading
+        // order); an endnote stays in the flow of its list of notes.
+        let name = if class == "footnote" { "aside" } else { "div" };
+        let mut d = el(name)
             .with_attr("class", class)
             .with_attr("epub:type", class)
             .with_attr("id", id);

@@ -292,6 +292,25 @@ impl<'a> Conv<'a> {
                     rights.push(paras.join("\n\n"));
                 }
             }
+            "abstract" if m.description.is_none() => {
+                let paras: Vec<String> = (c.child_elements())
+                    .filter(|e| !matches!(e.local_name(), "title" | "info"))
+                    .map(|e| squash(&e.text()))
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                m.description = Some(paras.join("\n\n")).filter(|d| !d.is_empty());
+            }
+            // `subjectset/subject/subjectterm`, `keywordset/keyword`.
+            "subjectset" | "keywordset" => {
+                c.walk(&mut |e| {
+                    if matches!(e.local_name(), "subjectterm" | "keyword") {
+                        let t = squash(&e.text());
+                        if !t.is_empty() && !m.subjects.contains(&t) {
+                            m.subjects.push(t);
+                        }
+                    }
+                });
+            }
             _ => {}
         }
     }

@@ -4,6 +4,7 @@
 //! (`examples/corpus.rs`, run by `bash bench/corpus`).
 #![allow(dead_code, reason = "the suite and the table each use a part")]
 
+pub mod ace;
 pub mod epub;
 pub mod joining;
 pub mod manifest;

@@ -17,6 +17,8 @@ pub struct Settings {
     pub corpus: PathBuf,
     pub seihon: PathBuf,
     pub epubcheck: Epubchecker,
+    /// DAISY Ace, when the trials run it (the suite always does).
+    pub ace: Option<super::ace::Ace>,
     /// A build taking longer than this is stopped and counts as failed.
     pub timeout: Duration,
     /// Where to keep a copy of each built EPUB, as `<book>.epub` (`corpus --keep DIR`): to
@@ -59,6 +61,8 @@ pub struct Outcome {
     pub seconds: f64,
     pub built: bool,
     pub epubcheck: Option<Epubcheck>,
+    /// DAISY Ace's verdict, when it ran.
+    pub ace: Option<super::ace::Verdict>,
     pub findings: Vec<Finding>,
     /// The first error seihon printed, when the build failed.
     pub first_error: Option<String>,
@@ -83,7 +87,8 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// Built and epubcheck-clean: what `pass` asks before the text measures.
+    /// Built, epubcheck-clean and (when Ace ran) Ace-clean: what `pass` asks before the text
+    /// measures.
     pub fn clean(&self) -> Result<(), String> {
         if !self.built {
             let code = self.exit.map_or("no exit code (stopped)".to_string(), |c| {
@@ -95,7 +100,14 @@ impl Outcome {
             });
         }
         match &self.epubcheck {
-            Some(c) if c.clean() => Ok(()),
+            Some(c) if c.clean() => match self.ace.as_ref().filter(|a| a.total() > 0) {
+                Some(ace) => Err(format!(
+                    "DAISY Ace found {} (first: {})",
+                    ace.summary(),
+                    ace.first.as_deref().unwrap_or("-")
+                )),
+                None => Ok(()),
+            },
             Some(c) => Err(format!(
                 "epubcheck found {} fatal, {}, {} (first: {})",
                 c.fatal,
@@ -198,6 +210,7 @@ pub fn trial(settings: &Settings, book: &Book) -> Result<Outcome, String> {
         seconds,
         built,
         epubcheck: None,
+        ace: None,
         findings,
         first_error,
         crash,
@@ -226,6 +239,9 @@ pub fn trial(settings: &Settings, book: &Book) -> Result<Outcome, String> {
             .map_err(|e| format!("keeping the EPUB in {}: {e}", keep.display()))?;
     }
     outcome.epubcheck = Some(settings.epubcheck.check(&epub_path)?);
+    outcome.ace = (settings.ace.as_ref())
+        .map(|ace| ace.check(&epub_path))
+        .transpose()?;
     let view = epub::read(&epub_path)?;
     outcome.counts = Some(view.counts);
     outcome.reference_text = reference

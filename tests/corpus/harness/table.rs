@@ -42,13 +42,14 @@ pub fn render(outcomes: &[Outcome], expected: &BTreeMap<String, Expected>, detai
         .max(4);
     let _ = writeln!(
         out,
-        "{:width$}  {:8}  {:>4}  {:>7}  {:>9}  {:>6}  {:>6}  {:>5}  {:8}  first error / most frequent warnings",
-        "book", "format", "exit", "time", "epubcheck", "ref", "source", "warn", "expected"
+        "{:width$}  {:8}  {:>4}  {:>7}  {:>9}  {:>4}  {:>6}  {:>6}  {:>5}  {:8}  first error / most frequent warnings",
+        "book", "format", "exit", "time", "epubcheck", "ace", "ref", "source", "warn", "expected"
     );
     for o in outcomes {
         let check = o.epubcheck.as_ref().map_or("-".into(), |c| {
             format!("{}/{}/{}", c.fatal, c.error, c.warning)
         });
+        let ace = o.ace.as_ref().map_or("-".into(), |a| a.total().to_string());
         let warnings = o.findings.iter().filter(|f| !f.error).count();
         let note = match (&o.first_error, o.built) {
             (Some(e), false) => e.clone(),
@@ -61,12 +62,13 @@ pub fn render(outcomes: &[Outcome], expected: &BTreeMap<String, Expected>, detai
         };
         let _ = writeln!(
             out,
-            "{:width$}  {:8}  {:>4}  {:>5.2} s  {:>9}  {:>6}  {:>6}  {:>5}  {:8}  {}",
+            "{:width$}  {:8}  {:>4}  {:>5.2} s  {:>9}  {:>4}  {:>6}  {:>6}  {:>5}  {:8}  {}",
             o.name,
             o.format.name(),
             o.exit.map_or("-".into(), |c| c.to_string()),
             o.seconds,
             check,
+            ace,
             pct(o.reference_text),
             pct(o.source_text.as_ref().ok().copied()),
             warnings,
@@ -88,6 +90,10 @@ pub fn render(outcomes: &[Outcome], expected: &BTreeMap<String, Expected>, detai
             }
             if let Some(first) = o.epubcheck.as_ref().and_then(|c| c.first.as_ref()) {
                 let _ = writeln!(out, "  epubcheck, first message: {first}");
+            }
+            if let Some(ace) = o.ace.as_ref().filter(|a| a.total() > 0) {
+                let _ = writeln!(out, "  DAISY Ace: {}", ace.summary());
+                let _ = writeln!(out, "    first: {}", ace.first.as_deref().unwrap_or("-"));
             }
             if let Err(why) = &o.source_text {
                 let _ = writeln!(out, "  source text not measured: {why}");
@@ -146,16 +152,23 @@ fn structure(outcomes: &[Outcome], width: usize) -> String {
     out
 }
 
-/// `N/24 built, N epubcheck-clean, N at >= 99% of the reference's text`.
+/// `N/24 built, N epubcheck-clean, N Ace-clean, N at >= 99% of the reference's text`.
 pub fn summary(outcomes: &[Outcome]) -> String {
     let built = outcomes.iter().filter(|o| o.built).count();
-    let clean = outcomes.iter().filter(|o| o.clean().is_ok()).count();
+    let clean = outcomes
+        .iter()
+        .filter(|o| o.epubcheck.as_ref().is_some_and(|c| c.clean()))
+        .count();
+    let ace = outcomes
+        .iter()
+        .filter(|o| o.ace.as_ref().is_some_and(|a| a.total() == 0))
+        .count();
     let near = outcomes
         .iter()
         .filter(|o| o.clean().is_ok() && o.reference_text.is_some_and(|v| v >= 99.0))
         .count();
     format!(
-        "{built}/{} built, {clean} epubcheck-clean, {near} at >= 99% of the reference's text",
+        "{built}/{} built, {clean} epubcheck-clean, {ace} Ace-clean, {near} at >= 99% of the reference's text",
         outcomes.len()
     )
 }

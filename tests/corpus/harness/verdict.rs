@@ -125,6 +125,7 @@ mod tests {
             seconds: 0.1,
             built,
             epubcheck: built.then(Epubcheck::default),
+            ace: None,
             findings: Vec::new(),
             first_error: (!built).then(|| "ch01.re:3: error: unknown block //foo".into()),
             crash: None,
