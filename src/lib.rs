@@ -20,6 +20,7 @@ pub mod epubcheck;
 pub mod error;
 pub mod files;
 pub mod filter;
+pub mod fonts;
 pub mod fresh;
 pub mod highlight;
 pub mod hooks;

@@ -76,6 +76,7 @@ fn one_chapter_book(root: &Path, rel: &Path, format: Format) -> Book {
         } else {
             seihon::book::Typography::AsWritten
         },
+        fonts: Default::default(),
         // Re:VIEW fixtures take Re:VIEW's words; `<name>.locale.yml` beside one is its
         // locale.yml.
         locale: seihon::i18n::Locale {

@@ -31,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "highlight",
             "linkcheck",
             "math",
+            "fonts",
         ],
     ),
     ("the document model and the caches", &["doc", "cache"]),

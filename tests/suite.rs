@@ -13,6 +13,7 @@ mod crash_safety;
 mod docbook_book_yml;
 mod docbook_catalogs;
 mod docbook_findings;
+mod fonts;
 mod golden;
 mod hrefs;
 mod index;

@@ -201,6 +201,7 @@ pub fn load(main: &Path, id: Option<String>) -> Result<Book> {
         index: crate::book::index::IndexSettings::docbook(),
         typography: Default::default(),
         accessibility: Default::default(),
+        fonts: Default::default(),
         root,
     })
 }

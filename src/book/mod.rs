@@ -182,6 +182,16 @@ struct BookFile {
     typography: Typography,
     #[serde(default)]
     accessibility: accessibility::AccessibilityFile,
+    #[serde(default)]
+    fonts: FontSettings,
+}
+
+/// book.yml's `fonts:`: what is done to the fonts the book's style sheets embed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FontSettings {
+    /// Subset each font to the characters the book shows; unset: only in `seihon release`.
+    pub subset: Option<bool>,
 }
 
 /// How a Markdown book's punctuation is read: as written (the default: seihon never changes
@@ -622,6 +632,8 @@ pub struct Book {
     pub typography: Typography,
     /// book.yml's `accessibility:`: what only the author can say.
     pub accessibility: Accessibility,
+    /// book.yml's `fonts:`.
+    pub fonts: FontSettings,
 }
 
 /// The XML catalogs a book's settings name, as paths: book.yml's, and seihon.yml's.
@@ -1011,6 +1023,7 @@ fn resolve_with(
             ),
             typography: file.typography,
             accessibility,
+            fonts: file.fonts,
         },
         warnings,
     ))

@@ -353,6 +353,7 @@ pub fn load(dir: &Path, config: &Path, project: &ProjectConfig) -> Result<(Book,
         index,
         typography: Default::default(),
         accessibility: Default::default(),
+        fonts: Default::default(),
         review: Some(ReviewSettings {
             imagedir,
             words,

@@ -9,6 +9,7 @@ mod assemble;
 mod chapters;
 mod checking;
 mod claims;
+mod fonts;
 mod load;
 mod pack;
 mod page;
@@ -267,6 +268,8 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let templates = chapters::Templates::load(project, book, &resolved, time, opts)?;
     let written = chapters::write(project, book, &chain, &templates, &mut resolved, &mut r.log);
     let mut pkg = assemble::package(book, &resolved, &templates, written)?;
+    let found = fonts::embed(book, opts, &resolved, &mut pkg, &mut r.log);
+    r.gate(found)?;
     r.enter(Step::Check);
     r.gate(checking::built_in(project, book, &pkg, &checks))?;
     r.enter(Step::Stage);
