@@ -103,6 +103,7 @@ kinds! {
     CLEANED_IMAGE = "cleaned-image", true, "an SVG image holding what an EPUB may not carry (scripts, a DOCTYPE): it is packed without";
     MISNAMED_IMAGE = "misnamed-image", true, "an image whose content is of another type than its name says (a JPEG named `.png`): it is packed as what it is, under a name that says so";
     CSS_RESOURCE = "css-resource", true, "a file a style sheet of the book refers to (`url()`, `@import`) that is missing, outside the book, on the web, or of a type an EPUB cannot carry: the reference is dropped";
+    LOW_CONTRAST = "low-contrast", true, "a text colour in a style sheet of the book that reads under WCAG AA's 4.5:1 on its rule's background (white when it sets none): the EPUB has the nearest shade of it that reads";
     FONT_LICENCE = "font-licence", false, "a font a style sheet embeds whose licence forbids embedding it (OS/2 `fsType`: restricted licence, or bitmaps only)";
     FONT_FILE = "font-file", true, "a font a style sheet embeds that seihon cannot read or subset: it is packed as it is";
     STATIC_PAGE = "static-page", true, "a page of the book's own XHTML (Re:VIEW's `titlefile:`, `profile:`, `advfile:`, `backcover:`, …) that is missing, outside the book or not well-formed XHTML: the book is made without it (with the generated title page or colophon, where it stood for one)";

@@ -9,6 +9,7 @@ pub mod cache;
 pub mod check;
 pub mod cmd;
 pub mod codes;
+pub mod colour;
 pub mod config;
 pub mod console;
 pub mod cover;

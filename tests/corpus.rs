@@ -5,7 +5,7 @@
 //! `fail` book that starts passing fails the suite too, until its entry is flipped. The same
 //! harness prints the table (`bash bench/corpus`).
 #[path = "corpus/harness/mod.rs"]
-mod harness;
+pub(crate) mod harness;
 
 use std::path::PathBuf;
 use std::time::Duration;

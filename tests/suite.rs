@@ -3,6 +3,7 @@
 //! edit). Each file below is a module; `support` is their shared helpers.
 mod support;
 
+mod accessibility;
 mod bad_input;
 mod bad_inputs;
 mod browser;

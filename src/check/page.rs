@@ -171,9 +171,12 @@ impl PageFacts {
         if !is_blank(&el.text_content()) {
             return;
         }
+        // A name that only repeats the URL (what seihon gives a link the manuscript left
+        // without text) is no text to see: still reported.
+        let href = el.attr("href");
         let labelled = ["aria-label", "title"]
             .iter()
-            .any(|a| el.attr(a).is_some_and(|v| !is_blank(v)));
+            .any(|a| el.attr(a).is_some_and(|v| !is_blank(v) && Some(v) != href));
         let mut image_alt = false;
         el.walk(&mut |d| {
             if d.name == "img" && d.attr("alt").is_some_and(|a| !is_blank(a)) {
@@ -181,7 +184,7 @@ impl PageFacts {
             }
         });
         if !labelled && !image_alt {
-            let href = el.attr("href").unwrap_or("");
+            let href = href.unwrap_or("");
             self.empty_link_text.push(finding_at(
                 file,
                 path,

@@ -17,6 +17,7 @@ use crate::doc::*;
 use crate::error::{Finding, Location};
 
 mod collate;
+mod contrast;
 mod ids;
 mod image_check;
 mod images;

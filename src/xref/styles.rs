@@ -98,6 +98,12 @@ pub(super) fn collect(
                 });
         }
         kept.push_str(&text[at..]);
+        let (legible, low) = super::contrast::legible(&kept, &shown);
+        warnings.extend(low);
+        if let Some(legible) = legible {
+            kept = legible;
+            changed = true;
+        }
         let href = super::asset_path(&rel);
         let sheet = StyleSheet {
             source,
