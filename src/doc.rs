@@ -455,6 +455,12 @@ pub enum InlineKind {
     Inserted(Inlines),
     /// re: `@<u>`.
     Underline(Inlines),
+    /// A run in another language than what surrounds it (db `xml:lang`/`lang` on an inline
+    /// element): readers pronounce and hyphenate it as that language.
+    Lang {
+        lang: String,
+        content: Inlines,
+    },
     /// A styled run: re `@<kw>`, `@<ami>`; db `phrase role=…`.
     Span {
         class: String,
@@ -553,6 +559,7 @@ impl InlineKind {
             | InlineKind::EmphasisDots(c)
             | InlineKind::Keyword { word: c, .. }
             | InlineKind::Span { content: c, .. }
+            | InlineKind::Lang { content: c, .. }
             | InlineKind::Link { content: c, .. }
             | InlineKind::Ref {
                 content: Some(c), ..
@@ -575,6 +582,7 @@ impl InlineKind {
             | InlineKind::EmphasisDots(c)
             | InlineKind::Keyword { word: c, .. }
             | InlineKind::Span { content: c, .. }
+            | InlineKind::Lang { content: c, .. }
             | InlineKind::Link { content: c, .. }
             | InlineKind::Ref {
                 content: Some(c), ..

@@ -20,7 +20,10 @@ pub fn make_accessible(e: &mut Element) {
                 e.set_attr("aria-label", href);
             }
         }
-        "th" if has_no_name(e) => e.name = "td".into(),
+        "th" if has_no_name(e) => {
+            e.name = "td".into();
+            e.remove_attr("scope");
+        }
         _ => {}
     }
     if e.attr("role").is_some() {

@@ -458,8 +458,14 @@ impl Writer<'_> {
             let mut g = el(group);
             for row in rows {
                 let mut tr = el("tr");
+                // What each header cell heads, for assistive technology: its column in the
+                // head or a row of headers, else its row.
+                let header_row = head || row.cells.iter().all(|c| c.header);
                 for cell in &row.cells {
                     let mut c = el(if head || cell.header { "th" } else { "td" });
+                    if head || cell.header {
+                        c.set_attr("scope", if header_row { "col" } else { "row" });
+                    }
                     match cell.align {
                         Align::Default => {}
                         Align::Left => c.set_attr("class", "align-left"),
@@ -656,6 +662,13 @@ impl Writer<'_> {
             InlineKind::Inserted(c) => self.wrap("ins", c, parent),
             InlineKind::Underline(c) => self.wrap("u", c, parent),
             InlineKind::Span { class, content } => self.span(class, content, parent),
+            InlineKind::Lang { lang, content } => {
+                let mut e = el("span")
+                    .with_attr("xml:lang", lang.as_str())
+                    .with_attr("lang", lang.as_str());
+                self.inlines(content, &mut e);
+                parent.push(e);
+            }
             InlineKind::Link { href, content } => {
                 let mut a = el("a")
                     .with_attr("href", href.as_str())

@@ -361,6 +361,20 @@ impl<'a> Conv<'a> {
 
     /// One inline element.
     pub(super) fn inline(&mut self, el: &'a Element, out: &mut Inlines) {
+        // An element in another language says so around what it becomes.
+        let lang = (el.attr("xml:lang").or_else(|| el.attr("lang")))
+            .map(str::trim)
+            .filter(|l| !l.is_empty());
+        let Some(lang) = lang else {
+            return self.inline_element(el, out);
+        };
+        let mut content = Vec::new();
+        self.inline_element(el, &mut content);
+        let lang = lang.to_string();
+        out.push(Inline::new(InlineKind::Lang { lang, content }, pos_of(el)));
+    }
+
+    fn inline_element(&mut self, el: &'a Element, out: &mut Inlines) {
         let name = el.local_name();
         let pos = pos_of(el);
         // Ids of elements whose model node has no id field are kept as anchors.
