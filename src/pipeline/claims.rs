@@ -95,60 +95,56 @@ pub(super) fn claims(facts: &Facts, nav: Navigation, said: &Accessibility, ja: b
 fn summary(facts: &Facts, nav: Navigation, conforms: bool, ja: bool) -> String {
     let images = facts.images > 0;
     let described = facts.unlabelled_images == 0;
-    let mut parts: Vec<&str> = Vec::new();
-    if ja {
-        parts.push(
+    // (whether it holds, in Japanese, in English)
+    let sentences = [
+        (
+            true,
             "この電子書籍はリフロー型で、目次と見出しによる構造化ナビゲーションを備えています。",
-        );
-        if images && described {
-            parts.push("画像には代替テキストがあります。");
-        } else if images {
-            parts.push("代替テキストのない画像があります。");
-        }
-        if facts.math {
-            parts.push("数式は MathML で記述されています。");
-        }
-        if nav.index {
-            parts.push("索引があります。");
-        }
-        if nav.page_list {
-            parts.push("紙版のページ番号を示すページリストがあります。");
-        }
-        if facts.ruby {
-            parts.push("ルビで読みを示しています。");
-        }
-        parts.push(if conforms {
-            "EPUB Accessibility 1.1 と WCAG 2.1 レベル AA に適合するよう制作されています。"
-        } else {
-            "アクセシビリティの適合は表明していません。"
-        });
-        parts.concat()
-    } else {
-        parts.push("This publication is reflowable, with a table of contents and structural navigation by headings.");
-        if images && described {
-            parts.push("Images have alternative text.");
-        } else if images {
-            parts.push("Some images have no alternative text.");
-        }
-        if facts.math {
-            parts.push("Mathematics is written in MathML.");
-        }
-        if nav.index {
-            parts.push("It has an index.");
-        }
-        if nav.page_list {
-            parts.push("A page list gives the page numbers of the print edition.");
-        }
-        if facts.ruby {
-            parts.push("Ruby annotations give readings.");
-        }
-        parts.push(if conforms {
-            "It is made to meet EPUB Accessibility 1.1 at WCAG 2.1 Level AA."
-        } else {
-            "It does not claim accessibility conformance."
-        });
-        parts.join(" ")
-    }
+            "This publication is reflowable, with a table of contents and structural navigation by headings.",
+        ),
+        (
+            images && described,
+            "画像には代替テキストがあります。",
+            "Images have alternative text.",
+        ),
+        (
+            images && !described,
+            "代替テキストのない画像があります。",
+            "Some images have no alternative text.",
+        ),
+        (
+            facts.math,
+            "数式は MathML で記述されています。",
+            "Mathematics is written in MathML.",
+        ),
+        (nav.index, "索引があります。", "It has an index."),
+        (
+            nav.page_list,
+            "紙版のページ番号を示すページリストがあります。",
+            "A page list gives the page numbers of the print edition.",
+        ),
+        (
+            facts.ruby,
+            "ルビで読みを示しています。",
+            "Ruby annotations give readings.",
+        ),
+        (
+            conforms,
+            "EPUB Accessibility 1.1 と WCAG 2.1 レベル AA に適合するよう制作されています。",
+            "It is made to meet EPUB Accessibility 1.1 at WCAG 2.1 Level AA.",
+        ),
+        (
+            !conforms,
+            "アクセシビリティの適合は表明していません。",
+            "It does not claim accessibility conformance.",
+        ),
+    ];
+    let said = sentences
+        .iter()
+        .filter(|(holds, ..)| *holds)
+        .map(|&(_, j, e)| if ja { j } else { e });
+    // Japanese sentences run on; English ones are spaced.
+    said.collect::<Vec<_>>().join(if ja { "" } else { " " })
 }
 
 #[cfg(test)]
