@@ -32,6 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "linkcheck",
             "math",
             "fonts",
+            "colour",
         ],
     ),
     ("the document model and the caches", &["doc", "cache"]),

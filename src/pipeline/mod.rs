@@ -268,10 +268,12 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let templates = chapters::Templates::load(project, book, &resolved, time, opts)?;
     let written = chapters::write(project, book, &chain, &templates, &mut resolved, &mut r.log);
     let mut pkg = assemble::package(book, &resolved, &templates, written)?;
-    let found = fonts::embed(book, opts, &resolved, &mut pkg, &mut r.log);
-    r.gate(found)?;
+    // The fonts' findings stop the build with the checks', not before them: one build reports
+    // every finding it can.
+    let mut found = fonts::embed(book, opts, &resolved, &mut pkg, &mut r.log);
     r.enter(Step::Check);
-    r.gate(checking::built_in(project, book, &pkg, &checks))?;
+    found.extend(checking::built_in(project, book, &pkg, &checks));
+    r.gate(found)?;
     r.enter(Step::Stage);
     let touched = checks.has_programs() || loaded.has_hooks();
     let staged = staging::stage(project, &loaded, &mut pkg, opts.pack, touched)?;
