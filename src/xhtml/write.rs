@@ -80,8 +80,11 @@ pub fn write_chapter(ch: &Chapter, m: &Messages) -> Vec<Node> {
     let mut outline = aria::outline_levels();
     for node in &mut out {
         if let Node::Element(e) = node {
-            e.walk_mut(&mut aria::make_accessible);
-            e.walk_mut(&mut outline);
+            // One pass over the page: what each element says, and its level in the outline.
+            e.walk_mut(&mut |e| {
+                aria::make_accessible(e);
+                outline(e);
+            });
         }
     }
     out
