@@ -181,6 +181,29 @@ fn is_noncharacter(c: char) -> bool {
     (0xFDD0..=0xFDEF).contains(&u) || u & 0xFFFE == 0xFFFE
 }
 
+/// The URL of the container path `to` from a file at the container path `from` (both relative
+/// to the same folder, `/` between names): `../image/a.png` from `style/book.css`. Percent-encoded
+/// as [`href`] makes it.
+pub fn relative_href(from: &str, to: &str) -> String {
+    let from_dirs: Vec<&str> = from.split('/').collect();
+    let from_dirs = &from_dirs[..from_dirs.len() - 1];
+    let to_names: Vec<&str> = to.split('/').collect();
+    let common = from_dirs
+        .iter()
+        .zip(&to_names)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(to_names.len() - 1);
+    let mut parts: Vec<&str> = vec![".."; from_dirs.len() - common];
+    parts.extend(&to_names[common..]);
+    href(&parts.join("/"))
+}
+
+/// The short hash [`container_name`] tags a renamed name with, for other renamings to share.
+pub fn name_hash(name: &str) -> u32 {
+    fnv1a(name.as_bytes())
+}
+
 /// 32-bit FNV-1a: small, stable across platforms and versions (names must not change between
 /// builds).
 fn fnv1a(bytes: &[u8]) -> u32 {
@@ -194,9 +217,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn relative_hrefs_climb_out_of_the_files_folder_only_as_far_as_needed() {
+        assert_eq!(
+            relative_href("style/book.css", "image/a.png"),
+            "../image/a.png"
+        );
+        assert_eq!(relative_href("style/css/a.css", "style/css/b.css"), "b.css");
+        assert_eq!(relative_href("style/a.css", "style/css/b.css"), "css/b.css");
+        assert_eq!(
+            relative_href("style/css/a.css", "image/images/猫 1.png"),
+            "../../image/images/猫%201.png"
+        );
+        assert_eq!(relative_href("a.css", "font/f.otf"), "font/f.otf");
+        assert_eq!(relative_href("style/a.css", "style/a.css"), "a.css");
+    }
+
+    #[test]
     fn hrefs_encode_what_a_url_path_may_not_hold_and_keep_japanese() {
-        assert_eq!(href("assets/images/cat.png"), "assets/images/cat.png");
-        assert_eq!(href("assets/images/写真.png"), "assets/images/写真.png");
+        assert_eq!(href("image/images/cat.png"), "image/images/cat.png");
+        assert_eq!(href("image/images/写真.png"), "image/images/写真.png");
         assert_eq!(href("a b.png"), "a%20b.png");
         assert_eq!(href("100%.png"), "100%25.png");
         assert_eq!(href("a#b?c.png"), "a%23b%3Fc.png");

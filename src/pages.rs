@@ -51,6 +51,17 @@ pub const NCX: &str = "toc.ncx";
 pub const CSS: &str = "style/book.css";
 pub const GENERATED_COVER: &str = "image/cover.png";
 
+/// Whether seihon's own files may take this path inside the package folder: the house style
+/// sheet, and the cover (`image/cover.png` generated, `image/cover.<ext>` the book's, copied).
+/// The book's files are kept off these paths ([`crate::xref::asset_path`]).
+pub fn is_generated_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower == CSS
+        || lower
+            .strip_prefix("image/cover.")
+            .is_some_and(|ext| !ext.contains('/'))
+}
+
 /// Loads the templates: built-in, then `<project>/templates/`, then `<book>/templates/`.
 pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
     load_templates_with_digest(project_root, book_root).map(|(tera, _)| tera)

@@ -2820,7 +2820,7 @@ fn svg_scripts_and_doctypes_are_taken_out_with_a_warning() {
             .any(|l| located(l, "books/tmd/ch01.md", Some(3), "warning") && l.contains("a script")),
         "{all}"
     );
-    let svg = read_entry(&project.epub("tmd"), "item/assets/images/a.svg");
+    let svg = read_entry(&project.epub("tmd"), "item/image/images/a.svg");
     assert!(
         !svg.contains("script") && !svg.contains("DOCTYPE") && !svg.contains("onclick"),
         "{svg}"

@@ -75,13 +75,13 @@ fn a_release_subsets_the_font_to_the_characters_of_the_book() {
     assert!(out.status.success(), "{all}");
     assert!(!all.contains("subset "), "{all}");
     let epub = project.epub("neko");
-    assert_eq!(read_entry_bytes(&epub, "item/assets/fonts/body.ttf"), font);
+    assert_eq!(read_entry_bytes(&epub, "item/font/fonts/body.ttf"), font);
 
     let out = project.seihon(&["release", "neko", "--version", "1.0"]);
     let all = text(&out);
     assert!(out.status.success(), "{all}");
     let epub = project.path().join("dist/release/neko-1.0.epub");
-    let packed = read_entry_bytes(&epub, "item/assets/fonts/body.ttf");
+    let packed = read_entry_bytes(&epub, "item/font/fonts/body.ttf");
     assert!(
         packed.len() * 20 < font.len(),
         "{} bytes of {}",
@@ -121,7 +121,7 @@ fn a_release_subsets_the_font_to_the_characters_of_the_book() {
     let out = other.seihon(&["build", "neko"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
-        read_entry_bytes(&other.epub("neko"), "item/assets/fonts/body.ttf"),
+        read_entry_bytes(&other.epub("neko"), "item/font/fonts/body.ttf"),
         packed
     );
 }
@@ -183,7 +183,7 @@ fn a_font_whose_licence_forbids_subsetting_is_packed_whole_with_a_note() {
         "{all}"
     );
     let epub = project.epub("neko");
-    assert_eq!(read_entry_bytes(&epub, "item/assets/fonts/body.ttf"), font);
+    assert_eq!(read_entry_bytes(&epub, "item/font/fonts/body.ttf"), font);
     // `subset: false` is honoured by a release too.
     let project = TempProject::new();
     book_with_font(&project, &ipaex(), "fonts: {subset: false}\n");
@@ -191,10 +191,7 @@ fn a_font_whose_licence_forbids_subsetting_is_packed_whole_with_a_note() {
     let all = text(&out);
     assert!(out.status.success(), "{all}");
     let epub = project.path().join("dist/release/neko-1.0.epub");
-    assert_eq!(
-        read_entry_bytes(&epub, "item/assets/fonts/body.ttf"),
-        ipaex()
-    );
+    assert_eq!(read_entry_bytes(&epub, "item/font/fonts/body.ttf"), ipaex());
     // An unknown key under `fonts:` is an error.
     let project = TempProject::new();
     book_with_font(&project, &ipaex(), "fonts: {subsets: true}\n");

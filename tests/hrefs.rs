@@ -184,15 +184,12 @@ fn names_with_spaces_japanese_and_url_characters_make_valid_epubs_in_every_forma
     // work.
     let epub = project.epub("md");
     let opf = read_entry(&epub, "item/standard.opf");
-    assert!(opf.contains("href=\"assets/images/猫.png\""), "{opf}");
-    assert!(
-        opf.contains("href=\"assets/images/100%25_%23hash-"),
-        "{opf}"
-    );
-    assert!(opf.contains("href=\"assets/images/x%2541.png\""), "{opf}");
+    assert!(opf.contains("href=\"image/images/猫.png\""), "{opf}");
+    assert!(opf.contains("href=\"image/images/100%25_%23hash-"), "{opf}");
+    assert!(opf.contains("href=\"image/images/x%2541.png\""), "{opf}");
     let page = read_entry(&epub, "item/xhtml/ch-1.xhtml");
     assert_eq!(
-        page.matches("../assets/images/my_photo-").count(),
+        page.matches("../image/images/my_photo-").count(),
         2,
         "{page}"
     );
@@ -203,18 +200,64 @@ fn names_with_spaces_japanese_and_url_characters_make_valid_epubs_in_every_forma
     let names = entry_names(&epub);
     let sheet = names
         .iter()
-        .find(|n| n.starts_with("item/assets/css/my_style-"))
+        .find(|n| n.starts_with("item/style/css/my_style-"))
         .unwrap();
     let css = read_entry(&epub, sheet);
     assert!(css.starts_with("@import url(\"more_rules-"), "{css}");
     assert!(css.contains("\") screen;\n"), "{css}");
     let more = names
         .iter()
-        .find(|n| n.starts_with("item/assets/css/more_rules-"))
+        .find(|n| n.starts_with("item/style/css/more_rules-"))
         .unwrap();
-    // A valid URL to a file that keeps its name stays as written.
+    // Images have a folder of their own: the URL is written again from where the style sheet
+    // lands.
     assert_eq!(
         read_entry(&epub, more),
-        "h1 { background: url(../images/%E7%8C%AB.png) }\n"
+        "h1 { background: url(\"../../image/images/猫.png\") }\n"
     );
+}
+
+/// A book's own `book.css` and `cover.png` at its top: seihon's house style sheet and generated
+/// cover take `item/style/book.css` and `item/image/cover.png`, and the book's files go in
+/// beside them under names of their own, each page still linking the book's, never losing
+/// either file.
+#[test]
+fn a_books_files_named_like_seihons_own_are_kept_beside_them() {
+    let project = TempProject::new();
+    let book = project.path().join("books/clash");
+    put(
+        &book,
+        "book.yml",
+        format!("title: 同名のファイル\n{META}chapters: [one.md]\nstylesheets: [book.css]\n")
+            .as_bytes(),
+    );
+    put(
+        &book,
+        "one.md",
+        "# One\n\n![the author's cover](cover.png)\n".as_bytes(),
+    );
+    put(&book, "book.css", b"p { margin: 0 }\n");
+    put(&book, "cover.png", PNG);
+    let out = project.seihon(&["build", "clash"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let epub = project.epub("clash");
+    let names = entry_names(&epub);
+    let own_css = (names.iter())
+        .find(|n| n.starts_with("item/style/book-") && n.ends_with(".css"))
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert_eq!(read_entry(&epub, own_css), "p { margin: 0 }\n");
+    assert_ne!(
+        read_entry(&epub, "item/style/book.css"),
+        "p { margin: 0 }\n"
+    );
+    let own_png = (names.iter())
+        .find(|n| n.starts_with("item/image/cover-") && n.ends_with(".png"))
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert_eq!(read_entry_bytes(&epub, own_png), PNG);
+    assert_ne!(read_entry_bytes(&epub, "item/image/cover.png"), PNG);
+    let page = read_entry(&epub, "item/xhtml/one.xhtml");
+    let href = |path: &str| format!("\"../{}\"", path.trim_start_matches("item/"));
+    assert!(page.contains(&href(own_css)), "{page}");
+    assert!(page.contains(&href(own_png)), "{page}");
+    assert_eq!(epubcheck(&epub), Vec::<String>::new());
 }

@@ -48,11 +48,11 @@ fn an_image_through_dotdot_is_refused_unless_its_folder_is_shared() {
     assert!(out.status.success(), "{}", text(&out));
     let epub = project.epub("neko");
     assert!(
-        entry_names(&epub).contains(&"item/assets/shared-1/logo.png".to_string()),
+        entry_names(&epub).contains(&"item/image/shared-1/logo.png".to_string()),
         "{:?}",
         entry_names(&epub)
     );
-    assert!(read_entry(&epub, "item/xhtml/ch01.xhtml").contains("../assets/shared-1/logo.png"));
+    assert!(read_entry(&epub, "item/xhtml/ch01.xhtml").contains("../image/shared-1/logo.png"));
     let messages = epubcheck(&epub);
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
@@ -83,9 +83,7 @@ fn an_image_symlink_leading_out_is_refused_unless_it_leads_into_a_shared_folder(
     std::fs::write(project.path().join("seihon.yml"), "shared_dirs: [art]\n").unwrap();
     let out = project.seihon(&["build"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(
-        entry_names(&project.epub("neko")).contains(&"item/assets/images/logo.png".to_string())
-    );
+    assert!(entry_names(&project.epub("neko")).contains(&"item/image/images/logo.png".to_string()));
 }
 
 #[test]

@@ -834,16 +834,21 @@ fn a_style_sheet_brings_its_fonts_and_images_and_drops_what_it_cannot() {
     let epub = project.epub("review-nyumon");
     let opf = read_entry(&epub, "item/standard.opf");
     assert!(
-        opf.contains("href=\"assets/fonts/body-font.ttf\" media-type=\"font/ttf\""),
+        opf.contains("href=\"font/fonts/body-font.ttf\" media-type=\"font/ttf\""),
         "{opf}"
     );
     assert!(
-        opf.contains(&format!("href=\"assets/images/{image}\"")),
+        opf.contains(&format!("href=\"image/images/{image}\"")),
         "{opf}"
     );
-    let packed = read_entry(&epub, "item/assets/style.css");
+    // Fonts and images have folders of their own: the style sheet's URLs follow them.
+    let packed = read_entry(&epub, "item/style/style.css");
     assert!(
-        packed.contains("url(\"fonts/body%2Dfont.ttf\")"),
+        packed.contains("url(\"../font/fonts/body-font.ttf\")"),
+        "{packed}"
+    );
+    assert!(
+        packed.contains(&format!("url(\"../image/images/{image}\")")),
         "{packed}"
     );
     assert!(

@@ -123,11 +123,11 @@ fn a_review_books_own_pages_are_built_where_review_puts_them() {
         "{profile}"
     );
     assert!(
-        profile.contains("src=\"../assets/images/me.png\""),
+        profile.contains("src=\"../image/images/me.png\""),
         "{profile}"
     );
     assert!(profile.contains("epub:type=\"contributors\""), "{profile}");
-    assert!(names.iter().any(|n| n == "item/assets/images/me.png"));
+    assert!(names.iter().any(|n| n == "item/image/images/me.png"));
     let back = read_entry(&epub, "item/xhtml/back.xhtml");
     assert!(back.contains("<p>裏表紙の言葉</p>"), "{back}");
 

@@ -48,7 +48,7 @@ impl Templates {
         let stylesheets = book
             .stylesheets
             .iter()
-            .map(|s| crate::href::href(&crate::xref::asset_path(s)))
+            .map(|s| crate::href::href(&crate::xref::asset_path(s, crate::xref::AssetKind::Style)))
             .collect();
         Ok(Templates {
             tera,

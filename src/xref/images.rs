@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::ids::has_scheme;
-use super::{Linker, Resource, asset_path, media_type, normalize, svg};
+use super::{AssetKind, Linker, Resource, asset_path, in_folder, media_type, normalize, svg};
 use crate::book::{FoundFile, check_book_file_in};
 use crate::codes;
 use crate::doc::Image;
@@ -34,7 +34,7 @@ impl Linker<'_, '_> {
         let (media_type, misnamed) = self.image_type(&rel, &path, &meta, src, loc)?;
         let mut href = match self.shared_href(&rel, &path) {
             Some(href) => href,
-            None => asset_path(&rel),
+            None => asset_path(&rel, AssetKind::Image),
         };
         // Readers (and epubcheck) go by the name too: a JPEG named `.png` goes in as `.png.jpg`.
         if let Some(ext) = misnamed {
@@ -265,7 +265,7 @@ impl Linker<'_, '_> {
     }
 
     /// Where an image from a shared folder (reached through `..`) goes in the EPUB:
-    /// `assets/shared-N/<path inside the N-th shared folder>`.
+    /// `image/shared-N/<path inside the N-th shared folder>`.
     fn shared_href(&self, rel: &Path, path: &Path) -> Option<String> {
         if rel.components().all(|c| {
             matches!(
@@ -282,10 +282,13 @@ impl Linker<'_, '_> {
             .enumerate()
             .find_map(|(i, dir)| {
                 let inside = real.strip_prefix(dir).ok()?;
-                Some(format!(
-                    "assets/shared-{}/{}",
-                    i + 1,
-                    crate::href::container_path(&inside.to_string_lossy())
+                Some(in_folder(
+                    AssetKind::Image.folder(),
+                    &format!(
+                        "shared-{}/{}",
+                        i + 1,
+                        crate::href::container_path(&inside.to_string_lossy())
+                    ),
                 ))
             })
     }

@@ -100,7 +100,7 @@ pub struct TocEntry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resource {
     pub source: PathBuf,
-    /// Path inside the package folder (`assets/images/cat.png`), the file's name in the
+    /// Path inside the package folder (`image/images/cat.png`), the file's name in the
     /// container; URLs to it are [`crate::href::href`] of it.
     pub href: String,
     pub media_type: &'static str,
@@ -121,14 +121,61 @@ pub struct Resolved {
     pub index: Option<BookIndex>,
 }
 
+/// What a file of the book is to the package, which decides its folder: EBPAJ's guide (and
+/// every reader's expectation) keeps images, style sheets and fonts apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssetKind {
+    Image,
+    Style,
+    Font,
+}
+
+impl AssetKind {
+    /// The kind of a file by its media type (a style sheet's `url()` brings any of the three).
+    pub fn of(media_type: &str) -> AssetKind {
+        if media_type == "text/css" {
+            AssetKind::Style
+        } else if media_type.starts_with("font/") {
+            AssetKind::Font
+        } else {
+            AssetKind::Image
+        }
+    }
+
+    /// The folder inside the package folder, as the EBPAJ guide names it.
+    pub fn folder(self) -> &'static str {
+        match self {
+            AssetKind::Image => "image",
+            AssetKind::Style => "style",
+            AssetKind::Font => "font",
+        }
+    }
+}
+
 /// Where a file of the book (`rel`, relative to the book folder) goes inside the package folder:
-/// `assets/<its path>`, each name as [`crate::href::container_path`] makes it. Its URL is
-/// [`crate::href::href`] of this.
-pub fn asset_path(rel: &Path) -> String {
-    format!(
-        "assets/{}",
-        crate::href::container_path(&rel.to_string_lossy())
+/// `<kind's folder>/<its path>` (`image/images/cat.png`, `style/style.css`), each name as
+/// [`crate::href::container_path`] makes it. A path seihon's own files take (the house style
+/// sheet, the cover) gets a short hash before its extension, so the book's file is never
+/// overwritten. Its URL is [`crate::href::href`] of this.
+pub fn asset_path(rel: &Path, kind: AssetKind) -> String {
+    in_folder(
+        kind.folder(),
+        &crate::href::container_path(&rel.to_string_lossy()),
     )
+}
+
+/// `folder/inside`, away from the paths seihon's own files take.
+pub(crate) fn in_folder(folder: &str, inside: &str) -> String {
+    let path = format!("{folder}/{inside}");
+    if !crate::pages::is_generated_path(&path) {
+        return path;
+    }
+    let tag = format!("-{:08x}", crate::href::name_hash(inside));
+    let stem = path.rfind('.').filter(|&i| i > folder.len() + 1);
+    match stem {
+        Some(i) => format!("{}{tag}{}", &path[..i], &path[i..]),
+        None => format!("{path}{tag}"),
+    }
 }
 
 /// Media type of an image or style file by extension; `None` for anything an EPUB cannot carry
@@ -571,6 +618,37 @@ impl<'r, 'a> Linker<'r, 'a> {
 mod tests {
     use super::*;
 
+    /// Each kind of file has its folder, and a book's file never takes the path of seihon's own
+    /// (the house style sheet, the cover), whatever the case of its name.
+    #[test]
+    fn book_files_go_to_their_kinds_folder_clear_of_seihons_own() {
+        let at = |p: &str, k| asset_path(Path::new(p), k);
+        assert_eq!(
+            at("images/cat.png", AssetKind::Image),
+            "image/images/cat.png"
+        );
+        assert_eq!(at("style.css", AssetKind::Style), "style/style.css");
+        assert_eq!(at("fonts/a.otf", AssetKind::Font), "font/fonts/a.otf");
+        assert_eq!(AssetKind::of("font/woff2"), AssetKind::Font);
+        assert_eq!(AssetKind::of("text/css"), AssetKind::Style);
+        assert_eq!(AssetKind::of("image/svg+xml"), AssetKind::Image);
+        for (rel, kind) in [
+            ("book.css", AssetKind::Style),
+            ("cover.png", AssetKind::Image),
+            ("Cover.JPG", AssetKind::Image),
+        ] {
+            let path = at(rel, kind);
+            assert!(!crate::pages::is_generated_path(&path), "{path}");
+            assert_eq!(Path::new(&path).extension(), Path::new(rel).extension());
+            assert!(path.starts_with(kind.folder()), "{path}");
+        }
+        // Only the top of the folder is taken: a cover in a subfolder keeps its path.
+        assert_eq!(
+            at("images/cover.png", AssetKind::Image),
+            "image/images/cover.png"
+        );
+    }
+
     /// Chapters are linked side by side; what they find must come out as linking them one
     /// after another gives: findings in reading order, an image used by two chapters kept once,
     /// first used where the earlier chapter uses it.
@@ -624,7 +702,7 @@ mod tests {
             .collect();
         assert_eq!(warned, names);
         assert_eq!(resolved.resources.len(), 1);
-        assert_eq!(resolved.resources[0].href, "assets/images/cat.gif");
+        assert_eq!(resolved.resources[0].href, "image/images/cat.gif");
         assert_eq!(resolved.resources[0].first_use.file, Path::new("ch02.md"));
         assert_eq!(resolved.resources[0].first_use.line, 3);
         // The chapters' checks of the image are remembered for the next build, once.

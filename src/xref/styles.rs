@@ -20,7 +20,7 @@ use crate::href::written_path;
 pub struct StyleSheet {
     /// The file in the book.
     pub source: PathBuf,
-    /// Where it goes in the package folder (`assets/style.css`).
+    /// Where it goes in the package folder (`style/style.css`).
     pub href: String,
     /// Its text with what could not be packed dropped and references written as the packed
     /// files' URLs; `None` when it goes in as it is.
@@ -54,6 +54,7 @@ pub(super) fn collect(
             book,
             real_root,
             dir: rel.parent().map(Path::to_path_buf).unwrap_or_default(),
+            href: super::asset_path(&rel, super::AssetKind::Style),
             shown: &shown,
             text: &text,
             warnings,
@@ -91,7 +92,7 @@ pub(super) fn collect(
                 .entry(target.rel.clone())
                 .or_insert_with(|| Resource {
                     source: book.root.join(&target.rel),
-                    href: super::asset_path(&target.rel),
+                    href: super::asset_path(&target.rel, super::AssetKind::of(target.media_type)),
                     media_type: target.media_type,
                     first_use: Location::new(&shown, line_of(&text, r.start), 1),
                     bytes: None,
@@ -104,7 +105,7 @@ pub(super) fn collect(
             kept = legible;
             changed = true;
         }
-        let href = super::asset_path(&rel);
+        let href = super::asset_path(&rel, super::AssetKind::Style);
         let sheet = StyleSheet {
             source,
             href,
@@ -162,6 +163,8 @@ struct Sheet<'a> {
     real_root: &'a Path,
     /// The style sheet's folder in the book, which its references are relative to.
     dir: PathBuf,
+    /// Where it goes in the package folder, which the packed references are relative to.
+    href: String,
     shown: &'a Path,
     text: &'a str,
     warnings: &'a mut Vec<Finding>,
@@ -215,9 +218,13 @@ impl Sheet<'_> {
             &rel,
         ) {
             Ok(_) => {
-                // Written again only when it must be: the file's name changes, or what is
-                // written is not a valid URL (`bg image.png`).
-                let packed = packed_href(&path);
+                // Written again only when it must be: the file lands elsewhere relative to the
+                // style sheet (images, fonts and style sheets have folders of their own), its
+                // name changes, or what is written is not a valid URL (`bg image.png`).
+                let packed = crate::href::relative_href(
+                    &self.href,
+                    &super::asset_path(&rel, super::AssetKind::of(media_type)),
+                );
                 let same = crate::href::percent_decode(&packed) == percent_decode(written);
                 let url = (!same || !crate::href::is_valid(written)).then(|| packed + rest);
                 Outcome::Pack(Target {
@@ -237,20 +244,6 @@ impl Sheet<'_> {
             }
         }
     }
-}
-
-/// A reference's path (decoded, relative to the style sheet) as the URL of the packed file:
-/// each name as it is named in the container, percent-encoded where a URL needs it. Style
-/// sheets and what they bring keep their places relative to each other, so the path's shape
-/// stays.
-fn packed_href(path: &str) -> String {
-    path.split('/')
-        .map(|name| match name {
-            "" | "." | ".." => name.to_string(),
-            name => crate::href::href(&crate::href::container_name(name)),
-        })
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// `a/../b/./c` → `b/c`; `None` when it climbs out of the book folder.
@@ -429,20 +422,7 @@ mod tests {
     }
 
     #[test]
-    fn references_are_written_as_the_packed_files_urls() {
-        use crate::href::container_name;
-        assert_eq!(packed_href("../images/猫.png"), "../images/猫.png");
-        assert_eq!(packed_href("./fonts/a#b%.woff"), "./fonts/a%23b%25.woff");
-        assert_eq!(packed_href("fonts/body-font.ttf"), "fonts/body-font.ttf");
-        assert_eq!(
-            packed_href("../my images/bg 1.png"),
-            format!(
-                "../{}/{}",
-                container_name("my images"),
-                container_name("bg 1.png")
-            )
-        );
-        // What follows an `@import`'s address is kept when it is written again.
+    fn what_follows_an_imports_address_is_kept() {
         let css = "@import \"a b.css\" screen;\n@import url( 'c;d.css' ) print;";
         let refs = references(css);
         assert_eq!(&css[refs[0].url_end..refs[0].end], " screen;");
