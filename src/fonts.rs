@@ -3,9 +3,11 @@
 //! them.
 //!
 //! Subsetting is skera's (fontations' port of HarfBuzz's hb-subset): unlike subsetters made for
-//! PDF it keeps `cmap` and the layout tables a reader shapes text with, and it subsets glyf
-//! (TrueType) and CFF (OpenType) outlines alike. Every subset is parsed again and must map each
-//! character the original mapped, or it is not used.
+//! PDF it keeps `cmap` and the layout tables a reader shapes text with. It subsets TrueType
+//! (`glyf`) outlines; skera 0.9 has no CFF subsetter and leaves a `CFF `/`CFF2` table out of
+//! the subset, so fonts with those outlines are packed whole ([`has_cff_outlines`]). Every
+//! subset is parsed again and must keep the original's outline tables and map each character
+//! the original mapped, or it is not used.
 use std::collections::BTreeSet;
 
 use read_fonts::collections::IntSet;
@@ -68,6 +70,22 @@ pub enum FontError {
     Subset(String),
     #[error("the subset font lost {0} of the characters the font has")]
     LostCharacters(usize),
+    #[error("the subset font lost its `{0}` table (the glyphs' outlines)")]
+    LostOutlines(&'static str),
+}
+
+/// The tables that hold a font's outlines: a subset without one the original has draws nothing.
+const OUTLINE_TABLES: &[(&[u8; 4], &str)] =
+    &[(b"glyf", "glyf"), (b"CFF ", "CFF"), (b"CFF2", "CFF2")];
+
+fn has_table(font: &FontRef, tag: &[u8; 4]) -> bool {
+    font.data_for_tag(Tag::new(tag)).is_some()
+}
+
+/// Whether the font draws its glyphs with CFF (or CFF2) outlines: OpenType fonts `OTTO`, which
+/// the subsetter cannot subset yet.
+pub fn has_cff_outlines(bytes: &[u8]) -> bool {
+    FontRef::new(bytes).is_ok_and(|f| has_table(&f, b"CFF ") || has_table(&f, b"CFF2"))
 }
 
 /// The font's embedding permission (of a TrueType/OpenType or WOFF font); `None` for a font
@@ -172,6 +190,12 @@ pub fn subset(
         &all_languages,
     );
     let out = skera::subset_font(&font, &plan).map_err(|e| FontError::Subset(e.to_string()))?;
+    let subset = FontRef::new(&out).map_err(|e| FontError::Subset(e.to_string()))?;
+    if let Some((_, name)) =
+        (OUTLINE_TABLES.iter()).find(|(tag, _)| has_table(&font, tag) && !has_table(&subset, tag))
+    {
+        return Err(FontError::LostOutlines(name));
+    }
     // A subset that lost a character would show it as a box: never pack one.
     let wanted = covered(bytes, chars)?;
     let kept = covered(&out, &wanted)?;

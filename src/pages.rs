@@ -48,19 +48,8 @@ pub const COLOPHON_PAGE: &str = "xhtml/colophon.xhtml";
 pub const INDEX_PAGE: &str = "xhtml/bookindex.xhtml";
 pub const NAV: &str = "nav.xhtml";
 pub const NCX: &str = "toc.ncx";
-pub const CSS: &str = "style/book.css";
+pub const CSS: &str = crate::xref::HOUSE_STYLE;
 pub const GENERATED_COVER: &str = "image/cover.png";
-
-/// Whether seihon's own files may take this path inside the package folder: the house style
-/// sheet, and the cover (`image/cover.png` generated, `image/cover.<ext>` the book's, copied).
-/// The book's files are kept off these paths ([`crate::xref::asset_path`]).
-pub fn is_generated_path(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    lower == CSS
-        || lower
-            .strip_prefix("image/cover.")
-            .is_some_and(|ext| !ext.contains('/'))
-}
 
 /// Loads the templates: built-in, then `<project>/templates/`, then `<book>/templates/`.
 pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
@@ -375,6 +364,8 @@ struct Labels {
     isbn: &'static str,
     /// The heading of the nav's page list.
     pages: &'static str,
+    /// The heading of the nav's landmarks (hidden, but read out by some readers).
+    landmarks: &'static str,
     publisher: String,
     version: &'static str,
 }
@@ -389,6 +380,11 @@ impl Labels {
             index: m.get(Msg::IndexTitle).into(),
             isbn: "ISBN",
             pages: if m.ja { "ページ" } else { "Pages" },
+            landmarks: if m.ja {
+                "ランドマーク"
+            } else {
+                "Landmarks"
+            },
             publisher: m.get(Msg::Pbl).into(),
             version: if m.ja { "電子版" } else { "Version" },
         }
@@ -818,6 +814,13 @@ mod tests {
             "@b.org",
         ] {
             assert!(!is_plain_address(not), "{not}");
+        }
+    }
+
+    #[test]
+    fn seihons_own_files_are_on_the_paths_kept_free_of_the_books() {
+        for path in [CSS, GENERATED_COVER] {
+            assert!(crate::xref::is_generated_path(path), "{path}");
         }
     }
 

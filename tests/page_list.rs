@@ -138,6 +138,38 @@ fn markdown_markers_with_a_page_number_used_twice_and_no_print_source() {
     assert!(!opf.contains("source-of"), "{opf}");
 }
 
+/// A nav template of the book's own that leaves the page list out: the pages still mark the
+/// print pages, but the package no longer claims page navigation it does not offer.
+#[test]
+fn a_nav_template_without_the_page_list_claims_markers_but_no_page_navigation() {
+    let project = TempProject::new();
+    let book = project.path().join("books/md");
+    std::fs::create_dir_all(book.join("templates")).unwrap();
+    std::fs::write(
+        book.join("book.yml"),
+        "title: Paged\nlanguage: en\npage_source: none\nchapters: [a.md]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("a.md"),
+        "# A\n\n<span epub:type=\"pagebreak\" title=\"1\"/>\n\nText.\n",
+    )
+    .unwrap();
+    let nav = std::fs::read_to_string(repo().join("templates/nav.xhtml")).unwrap();
+    let (head, tail) = nav.split_once("{% if has_page_list %}").unwrap();
+    let (_, tail) = tail.split_once("{% endif %}").unwrap();
+    std::fs::write(book.join("templates/nav.xhtml"), format!("{head}{tail}")).unwrap();
+    let out = project.seihon(&["build", "md"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let epub = project.epub("md");
+    assert!(page_list(&epub).is_empty());
+    let messages = epubcheck(&epub);
+    assert!(messages.is_empty(), "{messages:#?}");
+    let opf = read_entry(&epub, "item/standard.opf");
+    assert!(opf.contains(">pageBreakMarkers<"), "{opf}");
+    assert!(!opf.contains("pageNavigation"), "{opf}");
+}
+
 /// No markers: no page list, no page metadata, even with a print ISBN (which stays the
 /// print edition's `dc:source`).
 #[test]

@@ -48,6 +48,7 @@ pub(super) fn package(
     let mut written: Vec<Option<_>> = written.pages.into_iter().map(Some).collect();
     // What the content pages hold, for the accessibility claims.
     let mut facts = super::page::Facts::default();
+    let mut nav_has_pages = false;
     for slot in &order {
         match *slot {
             Slot::Cover => {}
@@ -55,6 +56,7 @@ pub(super) fn package(
             Slot::Nav => {
                 let ctx = page_ctx.for_page(pages::NAV);
                 let nav = checked_xhtml(&pages::render(tera, "nav.xhtml", &ctx)?, "nav.xhtml")?;
+                nav_has_pages = nav.facts.page_list;
                 let properties = join_props("nav", &nav.properties);
                 pkg.add_checked("nav", pages::NAV, Checked { properties, ..nav });
             }
@@ -128,7 +130,8 @@ pub(super) fn package(
     ctx.insert("spine", &pkg.spine);
     let nav = claims::Navigation {
         index: index.is_some(),
-        page_list: resolved.chapters.iter().any(|c| !c.pages.is_empty()),
+        page_list: nav_has_pages,
+        page_breaks: resolved.chapters.iter().any(|c| !c.pages.is_empty()),
         vertical: book.meta.writing == crate::book::Writing::Vertical,
     };
     let ja = book.meta.language.starts_with("ja");

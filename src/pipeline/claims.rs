@@ -27,7 +27,10 @@ pub(super) struct Claims {
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Navigation {
     pub index: bool,
+    /// The nav lists the print edition's pages.
     pub page_list: bool,
+    /// The pages mark where the print edition's pages break.
+    pub page_breaks: bool,
     pub vertical: bool,
 }
 
@@ -57,7 +60,7 @@ pub(super) fn claims(facts: &Facts, nav: Navigation, said: &Accessibility, ja: b
         (facts.math, "MathML"),
         (nav.index, "index"),
         (nav.page_list, "pageNavigation"),
-        (nav.page_list, "pageBreakMarkers"),
+        (nav.page_breaks, "pageBreakMarkers"),
         (facts.ruby, "rubyAnnotations"),
     ];
     features.extend(flags.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
@@ -210,6 +213,7 @@ mod tests {
         let nav = Navigation {
             index: true,
             page_list: true,
+            page_breaks: true,
             vertical: true,
         };
         let c = claims(&f, nav, &Accessibility::default(), false);

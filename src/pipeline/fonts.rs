@@ -70,6 +70,12 @@ pub(super) fn embed(
             ));
             continue;
         }
+        if fonts::has_cff_outlines(&bytes) {
+            log.push(format!(
+                "packed {name} whole: its glyphs are CFF outlines, which seihon's subsetter (skera) cannot subset yet; a TrueType version of the font can be subset\n"
+            ));
+            continue;
+        }
         let Shown { chars, features } = shown.get_or_insert_with(|| shown_characters(pkg));
         match fonts::subset(&bytes, chars, features) {
             Ok(out) => {

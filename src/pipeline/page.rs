@@ -33,6 +33,10 @@ pub(crate) struct Facts {
     pub ruby: bool,
     /// Sound or moving pictures (`audio`, `video`): hazards cannot be assumed away.
     pub media: bool,
+    /// A `page-list` nav with at least one link: what `pageNavigation` claims (a nav template
+    /// of the book's own may leave it out).
+    #[serde(default)]
+    pub page_list: bool,
 }
 
 impl Facts {
@@ -42,6 +46,7 @@ impl Facts {
         self.math |= other.math;
         self.ruby |= other.ruby;
         self.media |= other.media;
+        self.page_list |= other.page_list;
     }
 }
 
@@ -131,6 +136,14 @@ fn measured(doc: dom::Document) -> Checked {
         "math" | "m:math" | "mml:math" => facts.math = true,
         "script" | "form" => script = true,
         "audio" | "video" => facts.media = true,
+        "nav"
+            if e.attr("epub:type")
+                .is_some_and(|t| t.split_whitespace().any(|t| t == "page-list")) =>
+        {
+            let mut links = false;
+            e.walk(&mut |a| links |= a.name == "a" && a.attr("href").is_some());
+            facts.page_list |= links;
+        }
         "img" => {
             facts.images += 1;
             let labelled = e.attr("alt").is_some_and(|a| !a.trim().is_empty());

@@ -152,6 +152,20 @@ impl AssetKind {
     }
 }
 
+/// The house style sheet's path inside the package folder (the pages link it as this).
+pub const HOUSE_STYLE: &str = "style/book.css";
+
+/// Whether seihon's own files may take this path inside the package folder: the house style
+/// sheet, and the cover (`image/cover.png` generated, `image/cover.<ext>` the book's, copied).
+/// The book's files are kept off these paths ([`asset_path`]).
+pub fn is_generated_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower == HOUSE_STYLE
+        || lower
+            .strip_prefix("image/cover.")
+            .is_some_and(|ext| !ext.contains('/'))
+}
+
 /// Where a file of the book (`rel`, relative to the book folder) goes inside the package folder:
 /// `<kind's folder>/<its path>` (`image/images/cat.png`, `style/style.css`), each name as
 /// [`crate::href::container_path`] makes it. A path seihon's own files take (the house style
@@ -167,7 +181,7 @@ pub fn asset_path(rel: &Path, kind: AssetKind) -> String {
 /// `folder/inside`, away from the paths seihon's own files take.
 pub(crate) fn in_folder(folder: &str, inside: &str) -> String {
     let path = format!("{folder}/{inside}");
-    if !crate::pages::is_generated_path(&path) {
+    if !is_generated_path(&path) {
         return path;
     }
     let tag = format!("-{:08x}", crate::href::name_hash(inside));
@@ -638,7 +652,7 @@ mod tests {
             ("Cover.JPG", AssetKind::Image),
         ] {
             let path = at(rel, kind);
-            assert!(!crate::pages::is_generated_path(&path), "{path}");
+            assert!(!is_generated_path(&path), "{path}");
             assert_eq!(Path::new(&path).extension(), Path::new(rel).extension());
             assert!(path.starts_with(kind.folder()), "{path}");
         }
