@@ -185,18 +185,26 @@ fn is_noncharacter(c: char) -> bool {
 /// to the same folder, `/` between names): `../image/a.png` from `style/book.css`. Percent-encoded
 /// as [`href`] makes it.
 pub fn relative_href(from: &str, to: &str) -> String {
-    let from_dirs: Vec<&str> = from.split('/').collect();
-    let from_dirs = &from_dirs[..from_dirs.len() - 1];
-    let to_names: Vec<&str> = to.split('/').collect();
-    let common = from_dirs
-        .iter()
-        .zip(&to_names)
+    let from_dir = from.rsplit_once('/').map_or("", |(dir, _)| dir);
+    href(&relative_path(to, from_dir))
+}
+
+/// The file path `to` as written from the folder `from_dir` (both relative to the same folder,
+/// or both absolute; `/` between names, `""` the folder itself): `../a/b.png` from `c`.
+pub fn relative_path(to: &str, from_dir: &str) -> String {
+    let dirs: Vec<&str> = match from_dir {
+        "" => Vec::new(),
+        dir => dir.split('/').collect(),
+    };
+    let names: Vec<&str> = to.split('/').collect();
+    // The file's own name is never taken for a folder both share.
+    let common = (dirs.iter().zip(&names))
         .take_while(|(a, b)| a == b)
         .count()
-        .min(to_names.len() - 1);
-    let mut parts: Vec<&str> = vec![".."; from_dirs.len() - common];
-    parts.extend(&to_names[common..]);
-    href(&parts.join("/"))
+        .min(names.len() - 1);
+    let mut parts: Vec<&str> = vec![".."; dirs.len() - common];
+    parts.extend(&names[common..]);
+    parts.join("/")
 }
 
 /// The short hash [`container_name`] tags a renamed name with, for other renamings to share.
@@ -230,6 +238,8 @@ mod tests {
         );
         assert_eq!(relative_href("a.css", "font/f.otf"), "font/f.otf");
         assert_eq!(relative_href("style/a.css", "style/a.css"), "a.css");
+        assert_eq!(relative_path("/b/c/d.png", "/b/e"), "../c/d.png");
+        assert_eq!(relative_path("c/d.png", ""), "c/d.png");
     }
 
     #[test]

@@ -523,19 +523,10 @@ fn normalize(p: &Path) -> Option<PathBuf> {
     Some(parts.iter().collect())
 }
 
-/// `target` relative to the folder `dir` (both relative to the book folder, normalized).
+/// `target` relative to the folder `dir` (both relative to the book folder, normalized, or
+/// both absolute).
 fn relative(target: &Path, dir: &Path) -> String {
-    let t: Vec<_> = target.components().collect();
-    let d: Vec<_> = dir.components().collect();
-    let common = t.iter().zip(&d).take_while(|(a, b)| a == b).count();
-    let mut parts: Vec<String> = Vec::new();
-    for _ in common..d.len() {
-        parts.push("..".into());
-    }
-    for c in &t[common..] {
-        parts.push(c.as_os_str().to_string_lossy().into_owned());
-    }
-    parts.join("/")
+    crate::href::relative_path(&target.to_string_lossy(), &dir.to_string_lossy())
 }
 
 fn lang_of(el: &Element) -> Option<&str> {
