@@ -307,7 +307,8 @@ pub fn publish_preview(
     outcome: &Outcome,
     commit: Option<&str>,
 ) -> Option<PathBuf> {
-    crate::publish::publish(
+    let started = std::time::Instant::now();
+    let published = crate::publish::publish(
         project,
         dir,
         &crate::publish::Published {
@@ -315,13 +316,17 @@ pub fn publish_preview(
             log: &outcome.log,
         },
         commit,
-    )
-    .inspect_err(|e| {
-        let line = format!(
-            "warning: the preview of {} was not updated: {e}",
-            dir.display()
-        );
-        eprintln!("{}", crate::console::safe(&line))
-    })
-    .ok()
+    );
+    if crate::pipeline::timings_on() {
+        crate::pipeline::report_timing("preview", started.elapsed());
+    }
+    published
+        .inspect_err(|e| {
+            let line = format!(
+                "warning: the preview of {} was not updated: {e}",
+                dir.display()
+            );
+            eprintln!("{}", crate::console::safe(&line))
+        })
+        .ok()
 }

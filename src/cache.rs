@@ -8,7 +8,8 @@
 //! | a chapter's reading: document and findings (`chapters/<id>/`) | the file's name, format and bytes, the Re:VIEW settings | reading depends on nothing else; a chapter with errors is never kept, so its messages come fresh |
 //! | a chapter's finished page (`pages/<id>/`) | the resolved chapter (every field, by value), the page context, the templates' texts, the filter chain's fingerprint, the style sheets | no entry at all with an external filter, whose output may depend on anything |
 //! | what the checks gathered from a page (`checks/<id>/`) | the page's path, bytes and source positions | the facts are a function of these |
-//! | image checks (`images/<id>/`) | each image's [`FileStamp`] | a file written again has a new change time |
+//! | a highlighted listing (`highlights/<id>/`) | its language and text (and this seihon, whose grammars and classes made it) | highlighting depends on nothing else |
+//! | image checks (`images/<id>/`) | each image's [`FileStamp`] | a file written again has a new modification time, one replaced a new inode ([`FileStamp::unchanged_since`]) |
 //! | CRC-32s of the last packed tree (`crcs/<id>/`) | each staged file's [`FileStamp`] | as above |
 //! | the generated cover as PNG (`covers/`) | the cover's SVG text | rendering depends on nothing else |
 //! | the last EPUB's stamp (`packed-by/<id>`) | this seihon, the EPUB's path and [`FileStamp`] | an EPUB a hook or anything else touched is packed anew |
@@ -107,6 +108,11 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
             .with_limit(bytes.len() as u64 * 16 + 4096)
             .deserialize(&bytes)
             .ok()
+    }
+
+    /// Whether an entry is kept under `key` (without reading it).
+    pub fn contains(&self, key: &str) -> bool {
+        self.find(key).is_some()
     }
 
     fn find(&self, key: &str) -> Option<At> {
@@ -376,6 +382,15 @@ impl FileStamp {
     /// The file's size in bytes.
     pub fn size(&self) -> u64 {
         self.len
+    }
+
+    /// Whether the file is as it was when `was` was taken: same size, modification time and
+    /// inode. The change time is left out: the build's own hard links to the file (into the
+    /// staged tree and the preview, and their removal a build later) change it on every build,
+    /// so a check of it made every cache of linked files (images) miss. A file written again
+    /// in place gets a new modification time; one replaced (as editors save) a new inode.
+    pub fn unchanged_since(&self, was: &FileStamp) -> bool {
+        (self.len, self.modified_ns, self.inode) == (was.len, was.modified_ns, was.inode)
     }
 
     /// Its size and modification time only: what a build's own hard links to the file (into

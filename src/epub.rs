@@ -426,7 +426,7 @@ impl Crcs {
     pub fn get(&self, rel: &str, stamp: &FileStamp) -> Option<u32> {
         self.0
             .get(rel)
-            .filter(|(was, _)| was == stamp)
+            .filter(|(was, _)| stamp.unchanged_since(was))
             .map(|&(_, crc)| crc)
     }
 }

@@ -16,6 +16,7 @@
 //! span (also across plain whitespace).
 
 use crate::dom::{Element, Node};
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
@@ -100,6 +101,34 @@ pub fn highlight(code: &str, language: &str) -> Option<Vec<Node>> {
     }))
     .ok()
     .flatten()
+}
+
+/// Listings highlighted ahead of the pages that show them (all of a build's at once, in
+/// parallel, and from the build cache), by language and text. A listing not among them is
+/// highlighted when it is asked for.
+#[derive(Default)]
+pub struct Highlights(HashMap<String, HashMap<String, Option<Vec<Node>>>>);
+
+impl Highlights {
+    pub fn insert(&mut self, language: String, code: String, nodes: Option<Vec<Node>>) {
+        self.0.entry(language).or_default().insert(code, nodes);
+    }
+
+    /// What [`highlight`] gives for `code` in `language`.
+    pub fn get(&self, code: &str, language: &str) -> Option<Vec<Node>> {
+        match self.0.get(language).and_then(|texts| texts.get(code)) {
+            Some(nodes) => nodes.clone(),
+            None => highlight(code, language),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.values().map(HashMap::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// CSS rules for the classes `highlight` emits (a light theme readable in print and e-ink), to append to the house style sheet. Deterministic.

@@ -142,6 +142,8 @@ pub enum Kept {
     Pages,
     /// What the checks gathered from each page.
     Checks,
+    /// Highlighted listings ([`crate::highlight::Highlights`]).
+    Highlights,
     /// Image checks ([`crate::xref::ImageChecks`]).
     Images,
     /// The CRC-32s of the last staged tree packed ([`crate::epub::Crcs`]).
@@ -158,6 +160,7 @@ impl Kept {
             Kept::Chapters => "chapters",
             Kept::Pages => "pages",
             Kept::Checks => "checks",
+            Kept::Highlights => "highlights",
             Kept::Images => "images",
             Kept::Crcs => "crcs",
             Kept::Spare => "spare",

@@ -280,3 +280,40 @@ fn a_rebuild_reports_the_findings_of_unchanged_pages_and_checks_links_into_chang
         "{page}"
     );
 }
+
+#[test]
+fn listings_are_highlighted_once_and_a_rebuild_highlights_only_the_changed_one() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    let ch02 = book.join("ch02.md");
+    let listings = "\n```rust\nfn main() { println!(\"猫\"); }\n```\n\n\
+                    ```python\ndef neko():\n    return \"にゃー\"\n```\n";
+    let with_listings = std::fs::read_to_string(&ch02).unwrap() + listings;
+    std::fs::write(&ch02, &with_listings).unwrap();
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // ch01's YAML and ch02's two.
+    assert_eq!(line_of(&out, "highlighted "), "highlighted 3 of 3 listings");
+
+    let edited = with_listings.replace("return \"にゃー\"", "return \"ニャー\"");
+    std::fs::write(&ch02, &edited).unwrap();
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        line_of(&out, "highlighted "),
+        "highlighted 1 of 2 listings; the others were highlighted before"
+    );
+    let page = read_entry(&project.epub("neko"), "item/xhtml/ch02.xhtml");
+    assert!(page.contains("ニャー") && page.contains("hl-"), "{page}");
+
+    // The same sources built from scratch give the same bytes.
+    let fresh = TempProject::new();
+    let fresh_book = fresh.add_book(&repo().join("books/neko-no-hon"), "neko");
+    std::fs::write(fresh_book.join("ch02.md"), &edited).unwrap();
+    let out = fresh.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        std::fs::read(fresh.epub("neko")).unwrap(),
+        std::fs::read(project.epub("neko")).unwrap()
+    );
+}

@@ -83,6 +83,34 @@ pub(super) fn write<'a>(
     log: &mut Vec<String>,
 ) -> Written<'a> {
     let messages = book.locale.messages(&book.meta.language);
+    let page_cache = page_cache(project, book, chain, templates);
+    let keys = page_keys(&page_cache, resolved);
+    let to_write: Vec<bool> = keys
+        .iter()
+        .map(|key| match (&page_cache, key) {
+            (Some((_, cache)), Some(key)) => !cache.contains(key),
+            _ => true,
+        })
+        .collect();
+    let highlights = highlight_listings(project, book, resolved, &to_write);
+    if highlights.wanted > 0 {
+        let rest = if highlights.made == highlights.wanted {
+            String::new()
+        } else {
+            "; the others were highlighted before".to_string()
+        };
+        log.push(format!(
+            "highlighted {} of {} {}{rest}\n",
+            highlights.made,
+            highlights.wanted,
+            if highlights.wanted == 1 {
+                "listing"
+            } else {
+                "listings"
+            }
+        ));
+    }
+    let highlights = highlights.listings;
     let write_page = |ch: &Chapter| -> Result<Checked> {
         let mut ctx = templates.ctx.for_page(&ch.href());
         ctx.insert("title", &ch.title);
@@ -90,9 +118,9 @@ pub(super) fn write<'a>(
         ctx.insert("stylesheets", &templates.stylesheets);
         let body = match ch.lang.as_deref() {
             Some(lang) if lang != book.meta.language => {
-                write::write_chapter(ch, &book.locale.messages(lang))
+                write::write_chapter_with(ch, &book.locale.messages(lang), &highlights)
             }
-            _ => write::write_chapter(ch, &messages),
+            _ => write::write_chapter_with(ch, &messages, &highlights),
         };
         ctx.insert("body", BODY_MARK);
         let text = pages::render(&templates.tera, "chapter.xhtml", &ctx)?;
@@ -117,10 +145,72 @@ pub(super) fn write<'a>(
             (chain, &fctx, &ch.source.rel),
         )
     };
-    // Finished pages are kept by what they depend on: a rebuild writes only the chapters that
-    // changed (or whose references into other chapters did). Not with an external filter,
-    // whose output may depend on anything.
-    let cache = chain.fingerprint().map(|filters| {
+    // Each page, and whether it was written (not taken from the cache).
+    let write_chapters = || -> Vec<(Result<(String, Checked)>, bool)> {
+        resolved
+            .chapters
+            .par_iter_mut()
+            .zip(&keys)
+            .map(|(ch, key)| {
+                let made = match (&page_cache, key) {
+                    (Some((_, cache)), Some(key)) if let Some(hit) = cache.get(key) => {
+                        (Ok((ch.href(), hit)), false)
+                    }
+                    _ => {
+                        let page = write_page(ch);
+                        if let (Some((_, cache)), Some(key), Ok(page)) = (&page_cache, key, &page) {
+                            cache.put(key, page);
+                        }
+                        (page.map(|p| (ch.href(), p)), true)
+                    }
+                };
+                ch.doc = Document::new(&ch.doc.source);
+                made
+            })
+            .collect()
+    };
+    // The generated cover is rendered beside the chapters: it takes as long as a dozen.
+    let (cover, chapter_pages) = rayon::join(
+        || match &book.cover {
+            Cover::Generated => CoverImage::Rendered(
+                pages::cover_svg(&templates.tera, &templates.ctx, book)
+                    .and_then(|svg| cover_png(project, &svg)),
+            ),
+            Cover::Image(rel) => CoverImage::File(rel),
+        },
+        write_chapters,
+    );
+    if let Some((_, cache)) = &page_cache {
+        cache.keep_only(&keys.iter().flatten().cloned().collect());
+    }
+    let written: Vec<String> = resolved
+        .chapters
+        .iter()
+        .zip(&chapter_pages)
+        .filter(|(_, (_, written))| *written)
+        .map(|(ch, _)| ch.source.rel.display().to_string())
+        .collect();
+    log.push(how_much_again(
+        "wrote",
+        "chapter pages",
+        &written,
+        chapter_pages.len(),
+        "the others are as they were",
+    ));
+    Written {
+        pages: chapter_pages.into_iter().map(|(page, _)| page).collect(),
+        cover,
+    }
+}
+
+/// The page cache, and the key part every page shares; none with an external filter, whose
+/// output may depend on anything.
+type PageCache = Option<(crate::cache::Key, crate::cache::Cache<Checked>)>;
+
+/// Finished pages are kept by what they depend on: a rebuild writes only the chapters that
+/// changed (or whose references into other chapters did).
+fn page_cache(project: &Project, book: &Book, chain: &Chain, templates: &Templates) -> PageCache {
+    chain.fingerprint().map(|filters| {
         let base = templates
             .ctx
             .key()
@@ -138,8 +228,12 @@ pub(super) fn write<'a>(
             base,
             crate::cache::Cache::<Checked>::new(project.kept_dir(Kept::Pages, &book.id)),
         )
-    });
-    let keys: Vec<Option<String>> = resolved
+    })
+}
+
+/// Each chapter's page key (`None` without a page cache).
+fn page_keys(cache: &PageCache, resolved: &Resolved) -> Vec<Option<String>> {
+    resolved
         .chapters
         .par_iter()
         .map(|ch| {
@@ -163,63 +257,89 @@ pub(super) fn write<'a>(
             let (base, _) = cache.as_ref()?;
             base.clone().value(doc).value(&rest).finish()
         })
-        .collect();
-    // Each page, and whether it was written (not taken from the cache).
-    let write_chapters = || -> Vec<(Result<(String, Checked)>, bool)> {
-        resolved
-            .chapters
-            .par_iter_mut()
-            .zip(&keys)
-            .map(|(ch, key)| {
-                let made = match (&cache, key) {
-                    (Some((_, cache)), Some(key)) if let Some(hit) = cache.get(key) => {
-                        (Ok((ch.href(), hit)), false)
-                    }
-                    _ => {
-                        let page = write_page(ch);
-                        if let (Some((_, cache)), Some(key), Ok(page)) = (&cache, key, &page) {
-                            cache.put(key, page);
-                        }
-                        (page.map(|p| (ch.href(), p)), true)
-                    }
-                };
-                ch.doc = Document::new(&ch.doc.source);
-                made
-            })
-            .collect()
-    };
-    // The generated cover is rendered beside the chapters: it takes as long as a dozen.
-    let (cover, chapter_pages) = rayon::join(
-        || match &book.cover {
-            Cover::Generated => CoverImage::Rendered(
-                pages::cover_svg(&templates.tera, &templates.ctx, book)
-                    .and_then(|svg| cover_png(project, &svg)),
-            ),
-            Cover::Image(rel) => CoverImage::File(rel),
-        },
-        write_chapters,
+        .collect()
+}
+
+/// The listings of the chapters to be written (`to_write`), highlighted before any page is:
+/// from `build/.cache/highlights/` when this seihon highlighted the same text in the same
+/// language before, else all at once in parallel (a chapter of a hundred listings no longer
+/// holds one core while the other waits). The cache keeps every listing of the book, so that
+/// editing one chapter highlights only the listings that changed.
+fn highlight_listings(
+    project: &Project,
+    book: &Book,
+    resolved: &mut Resolved,
+    to_write: &[bool],
+) -> Highlighted {
+    use std::collections::HashSet;
+    let mut all: HashSet<(String, String)> = HashSet::new();
+    let mut wanted: HashSet<(String, String)> = HashSet::new();
+    for (ch, &write) in resolved.chapters.iter_mut().zip(to_write) {
+        crate::xref::visit::visit_blocks_mut(&mut ch.doc.blocks, &mut |b| {
+            if let crate::doc::BlockKind::Code(c) = &b.kind
+                && let (None, Some(lang)) = (&c.markup, &c.language)
+            {
+                let listing = (lang.clone(), c.text.clone());
+                if write {
+                    wanted.insert(listing.clone());
+                }
+                all.insert(listing);
+            }
+        });
+    }
+    let mut highlights = crate::highlight::Highlights::default();
+    if all.is_empty() {
+        return Highlighted {
+            listings: highlights,
+            made: 0,
+            wanted: 0,
+        };
+    }
+    let cache = crate::cache::Cache::<Option<Vec<crate::dom::Node>>>::new(
+        project.kept_dir(Kept::Highlights, &book.id),
     );
-    if let Some((_, cache)) = &cache {
-        cache.keep_only(&keys.iter().flatten().cloned().collect());
-    }
-    let written: Vec<String> = resolved
-        .chapters
-        .iter()
-        .zip(&chapter_pages)
-        .filter(|(_, (_, written))| *written)
-        .map(|(ch, _)| ch.source.rel.display().to_string())
+    let key = |(lang, text): &(String, String)| {
+        crate::cache::Key::new("highlight")
+            .bytes(lang.as_bytes())
+            .bytes(text.as_bytes())
+            .finish()
+    };
+    let wanted: Vec<(String, String)> = wanted.into_iter().collect();
+    // Each listing's highlighting, and whether it was made now (not taken from the cache).
+    let done: Vec<(Option<Vec<crate::dom::Node>>, bool)> = wanted
+        .par_iter()
+        .map(|listing| {
+            let key = key(listing);
+            if let Some(cached) = key.as_ref().and_then(|k| cache.get(k)) {
+                return (cached, false);
+            }
+            let nodes = crate::highlight::highlight(&listing.1, &listing.0);
+            if let Some(k) = &key {
+                cache.put(k, &nodes);
+            }
+            (nodes, true)
+        })
         .collect();
-    log.push(how_much_again(
-        "wrote",
-        "chapter pages",
-        &written,
-        chapter_pages.len(),
-        "the others are as they were",
-    ));
-    Written {
-        pages: chapter_pages.into_iter().map(|(page, _)| page).collect(),
-        cover,
+    let made = done.iter().filter(|(_, now)| *now).count();
+    let count = wanted.len();
+    for ((lang, text), (nodes, _)) in wanted.into_iter().zip(done) {
+        highlights.insert(lang, text, nodes);
     }
+    let used: HashSet<String> = all.par_iter().filter_map(key).collect();
+    cache.keep_only(&used);
+    Highlighted {
+        listings: highlights,
+        made,
+        wanted: count,
+    }
+}
+
+/// The listings highlighted ahead of the pages: how many the pages to write show, and how
+/// many of those were highlighted now (the rest came from the cache).
+struct Highlighted {
+    listings: crate::highlight::Highlights,
+    made: usize,
+    wanted: usize,
 }
 
 /// The generated cover as PNG: rendering takes as long as writing a dozen chapters, so the

@@ -216,7 +216,7 @@ impl Progress {
         Progress {
             step: Step::Load,
             since: std::time::Instant::now(),
-            report: std::env::var_os("SEIHON_TIMINGS").is_some_and(|v| v == "1"),
+            report: timings_on(),
         }
     }
 
@@ -228,15 +228,24 @@ impl Progress {
     fn finish(&mut self) {
         let now = std::time::Instant::now();
         if self.report {
-            let ms = now.duration_since(self.since).as_secs_f64() * 1000.0;
-            eprintln!(
-                "timing: {:<18} {ms:8.1} ms{}",
-                self.step.name(),
-                peak_memory().map_or(String::new(), |m| format!("  (peak {m} MiB so far)"))
-            );
+            report_timing(self.step.name(), now.duration_since(self.since));
         }
         self.since = now;
     }
+}
+
+/// Whether `SEIHON_TIMINGS=1` asks for each step's time.
+pub fn timings_on() -> bool {
+    std::env::var_os("SEIHON_TIMINGS").is_some_and(|v| v == "1")
+}
+
+/// One step's time (and the peak memory so far) on stderr, in the form the benchmark reads.
+pub fn report_timing(step: &str, took: std::time::Duration) {
+    let ms = took.as_secs_f64() * 1000.0;
+    eprintln!(
+        "timing: {step:<18} {ms:8.1} ms{}",
+        peak_memory().map_or(String::new(), |m| format!("  (peak {m} MiB so far)"))
+    );
 }
 
 /// The process's peak resident memory so far, in MiB (Linux), for `SEIHON_TIMINGS`.

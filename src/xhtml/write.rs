@@ -49,10 +49,20 @@ fn print_page(p: &PrintPage) -> Element {
 /// Writes a chapter as one `<section>` followed by its footnotes, with the generated words
 /// (note marks, caption and number separators) of `m`.
 pub fn write_chapter(ch: &Chapter, m: &Messages) -> Vec<Node> {
+    write_chapter_with(ch, m, &crate::highlight::Highlights::default())
+}
+
+/// [`write_chapter`], with its listings taken from those highlighted ahead (`hl`).
+pub fn write_chapter_with(
+    ch: &Chapter,
+    m: &Messages,
+    hl: &crate::highlight::Highlights,
+) -> Vec<Node> {
     let w = Writer {
         ch,
         ja: m.ja,
         m,
+        hl,
         file: ch.source.rel.display().to_string().into(),
         anchored: RefCell::default(),
     };
@@ -100,6 +110,7 @@ struct Writer<'a> {
     ch: &'a Chapter,
     ja: bool,
     m: &'a Messages,
+    hl: &'a crate::highlight::Highlights,
     /// The chapter's file, as the positions of what it produced name it.
     file: Arc<str>,
     /// Note references already given their anchor id: a note referred to twice keeps one.
@@ -425,7 +436,7 @@ impl Writer<'_> {
         match (&c.markup, &c.language) {
             (Some(markup), _) => self.inlines(markup, &mut body),
             // Highlighted at build time, as classes the style sheet colours.
-            (None, Some(lang)) => match crate::highlight::highlight(&c.text, lang) {
+            (None, Some(lang)) => match self.hl.get(&c.text, lang) {
                 Some(nodes) => body.children = nodes,
                 None => body.push_text(&c.text),
             },

@@ -59,7 +59,7 @@ impl ImageChecks {
     ) -> Option<(FileStamp, bool)> {
         let stamp = FileStamp::of_meta(meta)?;
         let ok = match self.known.get(path) {
-            Some(&(was, ok)) if was == stamp => ok,
+            Some(&(was, ok)) if stamp.unchanged_since(&was) => ok,
             _ => image_readable(path, media_type),
         };
         Some((stamp, ok))

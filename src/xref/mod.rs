@@ -33,7 +33,7 @@ pub use styles::StyleSheet;
 mod references;
 mod remote;
 mod svg;
-mod visit;
+pub mod visit;
 
 pub(crate) use crate::files::normalize;
 use ids::{file_stem, unique};
