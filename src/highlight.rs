@@ -103,21 +103,80 @@ pub fn highlight(code: &str, language: &str) -> Option<Vec<Node>> {
     .flatten()
 }
 
+/// A listing's highlighting, compactly: the length in bytes and the class of each run (0 for
+/// plain text, else 1 + its index in [`CLASSES`]). The runs' texts are the listing's own
+/// text in order, so they need not be kept: a book's highlighted listings held as nodes took
+/// more memory than the rest of its build.
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+pub struct Spans(Vec<(u32, u8)>);
+
+impl Spans {
+    /// The spans of what [`highlight`] gave; `None` for a node it does not make.
+    fn of(nodes: &[Node]) -> Option<Spans> {
+        let mut runs = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            let run = match node {
+                Node::Text(t) => (t.len(), 0),
+                Node::Element(e) => {
+                    let class = e.attr("class")?;
+                    let i = CLASSES.iter().position(|c| c.name == class)?;
+                    (e.text_content().len(), u8::try_from(i + 1).ok()?)
+                }
+                Node::Comment(_) => return None,
+            };
+            runs.push((u32::try_from(run.0).ok()?, run.1));
+        }
+        Some(Spans(runs))
+    }
+
+    /// The nodes again, over `code` (the text they were made from); `None` when they do not
+    /// fit it.
+    fn nodes(&self, code: &str) -> Option<Vec<Node>> {
+        let mut at = 0usize;
+        let mut nodes = Vec::with_capacity(self.0.len());
+        for &(len, class) in &self.0 {
+            let end = at + len as usize;
+            let text = code.get(at..end)?.to_string();
+            nodes.push(match class {
+                0 => Node::Text(text),
+                i => Node::Element(
+                    Element::new("span")
+                        .with_attr("class", CLASSES.get(i as usize - 1)?.name)
+                        .with_text(text),
+                ),
+            });
+            at = end;
+        }
+        (at == code.len()).then_some(nodes)
+    }
+}
+
+/// What highlighting a listing gave: spans, or nothing (a plain-text language, a listing too
+/// long, a grammar that failed); `None` when the spans cannot be kept compactly (the listing
+/// is then highlighted when its page is written).
+pub fn highlight_spans(code: &str, language: &str) -> Option<Option<Spans>> {
+    match highlight(code, language) {
+        None => Some(None),
+        Some(nodes) => Spans::of(&nodes).map(Some),
+    }
+}
+
 /// Listings highlighted ahead of the pages that show them (all of a build's at once, in
 /// parallel, and from the build cache), by language and text. A listing not among them is
 /// highlighted when it is asked for.
 #[derive(Default)]
-pub struct Highlights(HashMap<String, HashMap<String, Option<Vec<Node>>>>);
+pub struct Highlights(HashMap<String, HashMap<String, Option<Spans>>>);
 
 impl Highlights {
-    pub fn insert(&mut self, language: String, code: String, nodes: Option<Vec<Node>>) {
-        self.0.entry(language).or_default().insert(code, nodes);
+    pub fn insert(&mut self, language: String, code: String, spans: Option<Spans>) {
+        self.0.entry(language).or_default().insert(code, spans);
     }
 
     /// What [`highlight`] gives for `code` in `language`.
     pub fn get(&self, code: &str, language: &str) -> Option<Vec<Node>> {
         match self.0.get(language).and_then(|texts| texts.get(code)) {
-            Some(nodes) => nodes.clone(),
+            Some(None) => None,
+            Some(Some(spans)) => spans.nodes(code).or_else(|| highlight(code, language)),
             None => highlight(code, language),
         }
     }
@@ -1020,6 +1079,20 @@ mod tests {
                 _ => {}
             }
         }
+    }
+
+    #[test]
+    fn spans_give_back_the_same_nodes() {
+        let code = "fn main() {\n    let s = \"猫\"; // コメント\n}\n";
+        let nodes = hl(code, "rust");
+        let spans = highlight_spans(code, "rust").unwrap().unwrap();
+        assert_eq!(spans.nodes(code).unwrap(), nodes);
+        let mut ahead = Highlights::default();
+        ahead.insert("rust".into(), code.into(), Some(spans.clone()));
+        assert_eq!(ahead.get(code, "rust").unwrap(), nodes);
+        // Spans that do not fit the text are never used.
+        assert_eq!(spans.nodes("fn"), None);
+        assert_eq!(highlight_spans("x", "text"), Some(None));
     }
 
     #[test]

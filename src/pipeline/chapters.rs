@@ -295,7 +295,7 @@ fn highlight_listings(
             wanted: 0,
         };
     }
-    let cache = crate::cache::Cache::<Option<Vec<crate::dom::Node>>>::new(
+    let cache = crate::cache::Cache::<Option<crate::highlight::Spans>>::new(
         project.kept_dir(Kept::Highlights, &book.id),
     );
     let key = |(lang, text): &(String, String)| {
@@ -306,24 +306,27 @@ fn highlight_listings(
     };
     let wanted: Vec<(String, String)> = wanted.into_iter().collect();
     // Each listing's highlighting, and whether it was made now (not taken from the cache).
-    let done: Vec<(Option<Vec<crate::dom::Node>>, bool)> = wanted
+    let done: Vec<(Option<Option<crate::highlight::Spans>>, bool)> = wanted
         .par_iter()
         .map(|listing| {
             let key = key(listing);
             if let Some(cached) = key.as_ref().and_then(|k| cache.get(k)) {
-                return (cached, false);
+                return (Some(cached), false);
             }
-            let nodes = crate::highlight::highlight(&listing.1, &listing.0);
-            if let Some(k) = &key {
-                cache.put(k, &nodes);
+            let spans = crate::highlight::highlight_spans(&listing.1, &listing.0);
+            if let (Some(k), Some(spans)) = (&key, &spans) {
+                cache.put(k, spans);
             }
-            (nodes, true)
+            (spans, true)
         })
         .collect();
     let made = done.iter().filter(|(_, now)| *now).count();
     let count = wanted.len();
-    for ((lang, text), (nodes, _)) in wanted.into_iter().zip(done) {
-        highlights.insert(lang, text, nodes);
+    for ((lang, text), (spans, _)) in wanted.into_iter().zip(done) {
+        // Spans that cannot be kept: the listing is highlighted with its page.
+        if let Some(spans) = spans {
+            highlights.insert(lang, text, spans);
+        }
     }
     let used: HashSet<String> = all.par_iter().filter_map(key).collect();
     cache.keep_only(&used);
