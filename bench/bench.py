@@ -373,11 +373,19 @@ def targets(results):
         if r["format"] == "docbook" and "pandoc" in t:
             ratio = t["pandoc"]["median_s"] / t["seihon"]["median_s"]
             note = "" if t["pandoc"]["exit"] == 0 else f"; pandoc failed (exit {t['pandoc']['exit']})"
+            # A cold build packs at least what `zip -r` packs: pandoc's time over zip's is the
+            # most any EPUB builder could reach on this book.
+            best = t["pandoc"]["median_s"] / t["zip"]["median_s"]
+            if ratio < 50 and best < 50:
+                note += f"; out of reach: zip -r alone takes 1/{best:.0f} of pandoc's time"
             check(ratio >= 50, f"{name}: {ratio:.1f}× faster than pandoc (target ≥ 50×{note})")
     for r in done:
         t, name = r["tools"], r["book"]
         share = 100 * t["seihon-onechapter"]["median_s"] / t["seihon"]["median_s"]
-        check(share <= 10, f"{name}: one-chapter rebuild {share:.1f}% of a cold build (target ≤ 10%)")
+        # Any rebuild starts the process and looks at every file, as a no-change build does.
+        least = 100 * t["seihon-nochange"]["median_s"] / t["seihon"]["median_s"]
+        note = f"; out of reach: a no-change build takes {least:.0f}%" if share > 10 and least > 10 else ""
+        check(share <= 10, f"{name}: one-chapter rebuild {share:.1f}% of a cold build (target ≤ 10%{note})")
     for r in done:
         t, name = r["tools"], r["book"]
         peak = max(t[k]["peak_mib"] for k in ("seihon", "seihon-nochange", "seihon-onechapter"))

@@ -171,7 +171,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 report,
                 log,
                 summary: String::new(),
-                exit: e.exit(),
+                exit: e.book_exit(),
             }
         }
     }

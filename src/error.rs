@@ -184,11 +184,29 @@ impl Error {
         Error::Book(vec![Finding::error(code, location, message)])
     }
 
-    /// How a command that met this error ends: a configuration that cannot be used at all is
-    /// [`Exit::Unusable`], anything else fails the book.
+    /// How a command that met this error before any book was built ends (the project's
+    /// settings, the command's arguments): it cannot run at all.
     pub fn exit(&self) -> Exit {
         match self {
             Error::Config(_) => Exit::Unusable,
+            _ => Exit::Failed,
+        }
+    }
+
+    /// How a command ends when this error stopped one of its books. One rule whatever the
+    /// file: a mistake in the book — its manuscript or its own settings (`book.yml`, Re:VIEW's
+    /// `config.yml` and `catalog.yml`, a DocBook main file) — fails the book (1); what no book
+    /// could get past — a tool that is missing, output folders that cannot be used — is the
+    /// set-up's (2).
+    pub fn book_exit(&self) -> Exit {
+        match self {
+            Error::Config(f)
+                if [crate::codes::MISSING_TOOL, crate::codes::OUTPUTS_OVERLAP]
+                    .iter()
+                    .any(|c| c.name() == f.code) =>
+            {
+                Exit::Unusable
+            }
             _ => Exit::Failed,
         }
     }

@@ -23,7 +23,6 @@ struct Stamp {
     epub: PathBuf,
     epub_file: (u64, i128),
     preview: PathBuf,
-    summary: String,
     report: BookReport,
 }
 
@@ -146,16 +145,18 @@ impl Probe {
         {
             return None;
         }
-        // The findings again (the programs' output of the last build is not news).
-        let mut log = crate::report::findings_text(&stamp.report.findings);
-        log.push_str(&format!(
-            "nothing changed since the last build; {} is up to date (`--force` builds anyway)\n",
+        // The findings again: they still hold (the programs' output of the last build is not
+        // news). Then that the book is up to date, and nothing else.
+        let log = crate::report::findings_text(&stamp.report.findings);
+        let summary = format!(
+            "{} is up to date → {} (nothing changed since the last build; `--force` builds anyway)\n",
+            stamp.report.book,
             stamp.epub.display()
-        ));
+        );
         Some(Outcome {
             report: stamp.report,
             log,
-            summary: stamp.summary,
+            summary,
             exit: crate::error::Exit::Success,
         })
     }
@@ -176,7 +177,6 @@ impl Probe {
             epub,
             epub_file,
             preview: preview.to_path_buf(),
-            summary: outcome.summary.clone(),
             report: outcome.report.clone(),
         };
         if let Ok(json) = serde_json::to_vec(&stamp) {
@@ -235,8 +235,16 @@ mod tests {
         probe.record(&outcome(&root.join("dist/b.epub")), &preview);
         let again = super::probe(&p, &book, &opts, Some("abc")).unwrap();
         let o = again.up_to_date().expect("nothing changed");
-        assert!(o.log.contains("dist/b.epub is up to date"), "{}", o.log);
-        assert_eq!(o.summary, "built b\n");
+        assert!(o.summary.starts_with("b is up to date → "), "{}", o.summary);
+        assert!(
+            o.summary.contains("dist/b.epub (nothing changed"),
+            "{}",
+            o.summary
+        );
+        assert_eq!(
+            o.log, "",
+            "the findings of the last build (none), nothing else"
+        );
         let fresh = |commit| {
             super::probe(&p, &book, &opts, Some(commit))
                 .unwrap()

@@ -94,6 +94,18 @@ pub fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// "ch00.md, ch01.md, ch02.md and 26 more": the first `shown` names, then how many more.
+pub fn shortened(names: &[String], shown: usize) -> String {
+    if names.len() <= shown + 1 {
+        return names.join(", ");
+    }
+    format!(
+        "{} and {} more",
+        names[..shown].join(", "),
+        names.len() - shown
+    )
+}
+
 /// `{"books":[…],"ok":bool,"errors":n,"warnings":n}`, pretty-printed.
 pub fn json(reports: &[BookReport]) -> String {
     let errors: usize = reports.iter().map(|r| r.count(true)).sum();
@@ -541,6 +553,22 @@ mod tests {
 
     fn finding(sev: Severity, file: &str, line: u32, col: u32, msg: &str) -> ReportFinding {
         ReportFinding::from(&Finding::of("", sev, Location::new(file, line, col), msg))
+    }
+
+    #[test]
+    fn long_lists_are_shortened_and_counts_agree_with_their_nouns() {
+        let names: Vec<String> = (0..29).map(|i| format!("ch{i:02}.md")).collect();
+        assert_eq!(
+            shortened(&names, 3),
+            "ch00.md, ch01.md, ch02.md and 26 more"
+        );
+        // "and 1 more" says no more than the name would.
+        assert_eq!(
+            shortened(&names[..4], 3),
+            "ch00.md, ch01.md, ch02.md, ch03.md"
+        );
+        assert_eq!(plural(1, "chapter"), "1 chapter");
+        assert_eq!(plural(0, "chapter"), "0 chapters");
     }
 
     fn sample() -> Vec<BookReport> {

@@ -295,3 +295,34 @@ fn broken_template_override_names_the_template_and_keeps_the_epub() {
     assert!(all.contains("colophon.xhtml"), "{all}");
     assert!(all.contains("not well-formed"), "{all}");
 }
+
+/// One exit-code rule for the same kind of mistake, whatever the file: broken YAML in a
+/// book's own settings (`book.yml`, Re:VIEW's `config.yml` and `catalog.yml`) fails that book
+/// (1) and the other book is still built; in the project's `seihon.yml` no book can be built
+/// (2).
+#[test]
+fn the_same_mistake_exits_the_same_way_in_every_settings_file() {
+    for (book, file, exit) in [
+        ("neko-no-hon", "book.yml", 1),
+        ("review-nyumon", "config.yml", 1),
+        ("review-nyumon", "catalog.yml", 1),
+    ] {
+        let project = TempProject::new();
+        let dir = project.add_book(&repo().join("books").join(book), "bad");
+        project.add_book(&repo().join("books/neko-no-hon"), "good");
+        let path = dir.join(file);
+        let text0 = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text0}\nkey: [unclosed\n")).unwrap();
+        let out = project.seihon(&["build"]);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(exit), "{file}: {all}");
+        assert!(all.contains(&format!("{file}:")), "{file}: located: {all}");
+        assert!(project.epub("good").is_file(), "{file}: the other book: {all}");
+    }
+    let project = TempProject::new();
+    project.add_book(&repo().join("books/neko-no-hon"), "good");
+    std::fs::write(project.path().join("seihon.yml"), "books_dir: [unclosed\n").unwrap();
+    let out = project.seihon(&["build"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("seihon.yml:1:"), "{}", text(&out));
+}

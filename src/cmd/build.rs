@@ -40,8 +40,7 @@ pub fn run(project: &Project, req: &Request, opts: &BuildOptions) -> Exit {
     for (i, dir) in dirs.iter().enumerate() {
         let doing = if opts.pack { "building" } else { "checking" };
         let line = format!("[{}/{}] {doing} {}", i + 1, dirs.len(), dir.display());
-        eprintln!("{}", safe(&line));
-        let outcome = runner.run(dir);
+        let outcome = runner.run(dir, || eprintln!("{}", safe(&line)));
         eprint!("{}", safe(&outcome.log));
         print!("{}", safe(&outcome.summary));
         exit = exit.max(outcome.exit);

@@ -67,7 +67,7 @@ pub fn run(project: &Project, books: &[String], opts: &BuildOptions, reports: &[
         force: true,
         publish: false,
     };
-    let outcomes: Vec<Outcome> = dirs.par_iter().map(|dir| runner.run(dir)).collect();
+    let outcomes: Vec<Outcome> = dirs.par_iter().map(|dir| runner.run(dir, || {})).collect();
 
     let mut code = Exit::Success;
     let mut logs = Vec::new();

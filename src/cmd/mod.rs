@@ -29,7 +29,9 @@ pub struct BookRun<'a> {
 }
 
 impl BookRun<'_> {
-    pub fn run(&self, dir: &Path) -> Outcome {
+    /// Runs the book; `announce` is called first when it is built (an up-to-date book is not
+    /// announced as being built: its outcome says it is up to date, and nothing else).
+    pub fn run(&self, dir: &Path, announce: impl FnOnce()) -> Outcome {
         let (project, opts) = (self.project, self.opts);
         let probe = (!self.force)
             .then(|| crate::fresh::probe(project, dir, opts, self.commit))
@@ -37,6 +39,7 @@ impl BookRun<'_> {
         if let Some(outcome) = probe.as_ref().and_then(|p| p.up_to_date()) {
             return outcome;
         }
+        announce();
         let outcome = batch::run_book(project, dir, opts);
         if self.publish && opts.pack {
             let preview = batch::publish_preview(project, dir, &outcome, self.commit);

@@ -192,7 +192,7 @@ pub(super) fn write<'a>(
         .collect();
     log.push(how_much_again(
         "wrote",
-        "chapter pages",
+        "chapter page",
         &written,
         chapter_pages.len(),
         "the others are as they were",

@@ -44,7 +44,7 @@ pub(super) fn read(project: &Project, book: &mut Book, log: &mut Vec<String>) ->
     // How much was read again: the measure of "work is not done twice".
     log.push(how_much_again(
         "read",
-        "chapters",
+        "chapter",
         &fresh,
         read.len(),
         "the others are unchanged",
@@ -324,7 +324,8 @@ fn part_page(src: &ChapterSource, title: &str) -> Document {
 }
 
 /// "read 1 of 4 chapters (ch02.md); the others are unchanged": how much of a step's work a
-/// build did again, naming the files when it was not all or nothing.
+/// build did again, naming the files when it was not all or nothing (the first few, then how
+/// many more: a line stays on the screen). `what` is singular ("chapter page").
 pub(super) fn how_much_again(
     verb: &str,
     what: &str,
@@ -335,7 +336,8 @@ pub(super) fn how_much_again(
     let names = if done.is_empty() || done.len() == total {
         String::new()
     } else {
-        format!(" ({}); {rest}", done.join(", "))
+        format!(" ({}); {rest}", crate::report::shortened(done, 3))
     };
-    format!("{verb} {} of {total} {what}{names}\n", done.len())
+    let of = crate::report::plural(total, what);
+    format!("{verb} {} of {of}{names}\n", done.len())
 }
