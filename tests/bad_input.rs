@@ -317,7 +317,10 @@ fn the_same_mistake_exits_the_same_way_in_every_settings_file() {
         let all = text(&out);
         assert_eq!(out.status.code(), Some(exit), "{file}: {all}");
         assert!(all.contains(&format!("{file}:")), "{file}: located: {all}");
-        assert!(project.epub("good").is_file(), "{file}: the other book: {all}");
+        assert!(
+            project.epub("good").is_file(),
+            "{file}: the other book: {all}"
+        );
     }
     let project = TempProject::new();
     project.add_book(&repo().join("books/neko-no-hon"), "good");
