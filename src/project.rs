@@ -128,46 +128,6 @@ impl Project {
     }
 }
 
-/// Where a command run in `cwd` finds its project, as cargo finds its workspace: the nearest
-/// folder (`cwd` or above) with a `seihon.yml` or a `books/` that holds a book. Outside any
-/// project, a folder that is itself a book (a Re:VIEW repository) is its own project. `None`
-/// when there is none of these: the command runs in `cwd` as it is.
-pub fn discover(cwd: &Path) -> Option<PathBuf> {
-    let cwd = canonical(cwd);
-    cwd.ancestors()
-        .find(|d| d.join("seihon.yml").is_file() || holds_a_book(&d.join("books")))
-        .or_else(|| cwd.ancestors().find(|d| Book::is_book(d)))
-        .map(Path::to_path_buf)
-}
-
-/// Whether `dir` holds a book (a `books/` of photographs, say, does not make a project).
-fn holds_a_book(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|e| {
-            let p = e.path();
-            p.is_dir() && (Book::is_book(&p) || Book::looks_like_book(&p))
-        })
-}
-
-impl Project {
-    /// The book of this project that `dir` is in (its folder, or one inside it), as the
-    /// project names its folder; the project root when the project is that book itself.
-    pub fn book_holding(&self, dir: &Path) -> Option<PathBuf> {
-        let dir = canonical(dir);
-        if let Some(book) = self
-            .book_dirs()
-            .into_iter()
-            .find(|b| dir.starts_with(canonical(b)))
-        {
-            return Some(book);
-        }
-        (dir == canonical(&self.root) && Book::is_book(&self.root)).then(|| PathBuf::from("."))
-    }
-}
-
 fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
