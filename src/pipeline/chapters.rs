@@ -100,14 +100,9 @@ pub(super) fn write<'a>(
             "; the others were highlighted before".to_string()
         };
         log.push(format!(
-            "highlighted {} of {} {}{rest}\n",
+            "highlighted {} of {}{rest}\n",
             highlights.made,
-            highlights.wanted,
-            if highlights.wanted == 1 {
-                "listing"
-            } else {
-                "listings"
-            }
+            crate::report::plural(highlights.wanted, "listing")
         ));
     }
     let highlights = highlights.listings;
