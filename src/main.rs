@@ -1,6 +1,6 @@
 //! The `seihon` command line: its arguments, and which command of [`seihon::cmd`] runs. Exit
 //! codes ([`seihon::error::Exit`]): 0 success, 1 a book failed, 2 bad usage or config.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -148,25 +148,98 @@ enum Command {
     },
 }
 
+/// Where the command was run, and the project root it runs in (see
+/// [`seihon::project::discover`]): the process works from the root, so that every output goes
+/// under it and messages name files as they open from it.
+struct Here {
+    cwd: PathBuf,
+    root: PathBuf,
+}
+
+impl Here {
+    /// Finds the project and enters its root; `None` when the root cannot be entered.
+    fn find() -> Option<Here> {
+        let cwd = std::env::current_dir().ok()?;
+        let cwd = cwd.canonicalize().unwrap_or(cwd);
+        let root = seihon::project::discover(&cwd).unwrap_or_else(|| cwd.clone());
+        if root != cwd {
+            std::env::set_current_dir(&root).ok()?;
+        }
+        Some(Here { cwd, root })
+    }
+
+    /// A book named on the command line, as the root sees it: a path from where the command
+    /// was run becomes a path from the root; an id stays as it is.
+    fn rebase(&self, arg: &str) -> String {
+        let given = Path::new(arg);
+        if self.cwd == self.root || given.is_absolute() || !self.cwd.join(given).exists() {
+            return arg.to_string();
+        }
+        let path = self.cwd.join(given);
+        match path.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
+            Ok(rel) => rel.display().to_string(),
+            Err(_) => path.display().to_string(),
+        }
+    }
+
+    /// The books named, rebased; none named means the book the command was run in, if any.
+    fn books(&self, args: &mut Vec<String>, this_book: impl FnOnce() -> Option<String>) {
+        self.rebase_all(args);
+        if args.is_empty() {
+            args.extend(this_book());
+        }
+    }
+
+    fn rebase_all(&self, args: &mut [String]) {
+        for arg in args {
+            *arg = self.rebase(arg);
+        }
+    }
+}
+
 fn main() -> ExitCode {
     return_freed_memory_soon();
     // Panics are caught per book and reported in plain words; keep the default hook quiet.
     std::panic::set_hook(Box::new(|_| {}));
     let cli = Cli::parse();
+    let Some(here) = Here::find() else {
+        eprintln!(
+            "error: cannot enter the project's folder\n  help: check the folder's permissions"
+        );
+        return seihon::error::Exit::Unusable.into();
+    };
     let project = match Project::load(&PathBuf::from(".")) {
         Ok(p) => p,
         Err(e) => return cmd::fail(&e).into(),
     };
+    // Inside a book's folder, that book is the one meant when none is named (`ci` always
+    // builds every book: none may drop out of CI).
+    let this_book = || {
+        project
+            .book_holding(&here.cwd)
+            .map(|b| b.display().to_string())
+    };
     let exit = match cli.command {
-        Command::Build(args) => cmd::build::run(&project, &args.request(), &args.options(true)),
-        Command::Check(args) => cmd::build::run(&project, &args.request(), &args.options(false)),
-        Command::Ci(args) => cmd::ci::run(&project, &args.books, &args.options(true), &args.report),
+        Command::Build(mut args) => {
+            here.books(&mut args.books, this_book);
+            cmd::build::run(&project, &args.request(), &args.options(true))
+        }
+        Command::Check(mut args) => {
+            here.books(&mut args.books, this_book);
+            cmd::build::run(&project, &args.request(), &args.options(false))
+        }
+        Command::Ci(mut args) => {
+            here.rebase_all(&mut args.books);
+            cmd::ci::run(&project, &args.books, &args.options(true), &args.report)
+        }
         Command::Release {
             book,
             version,
             profile,
-        } => cmd::release::run(&project, &book, &version, &profile),
+        } => cmd::release::run(&project, &here.rebase(&book), &version, &profile),
         Command::Watch { book, port, host } => {
+            let book = book.map(|b| here.rebase(&b)).or_else(this_book);
             cmd::watch::run(&project, book.as_deref(), host, port)
         }
         Command::List { json } => cmd::list::run(&project, json),

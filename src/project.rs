@@ -128,6 +128,68 @@ impl Project {
     }
 }
 
+/// Where a command run in `cwd` finds its project, as cargo finds its workspace:
+/// - the nearest folder, `cwd` or above, with a `seihon.yml` (the project's own mark, as
+///   `Cargo.toml` is cargo's);
+/// - else the nearest folder whose books folder `cwd` is in (a book's folder, a folder inside
+///   one, or `books/` itself) — a bare `books/` above does not claim every folder under its
+///   parent, or a scratch folder beside it would build, and write, another project's books;
+/// - else the nearest folder that is a book by its own settings file (a Re:VIEW repository's
+///   `config.yml` and `catalog.yml`, or a `book.yml`). Not a folder that is a book only by a
+///   DocBook file in it: a stray `.xml` in a home folder must not make it everyone's project.
+///
+/// `None` when there is none of these: the command runs in `cwd` as it is, its own project.
+pub fn discover(cwd: &Path) -> Option<PathBuf> {
+    let cwd = canonical(cwd);
+    let here = |d: &Path| d.join("seihon.yml").is_file() || holds_a_book(&d.join("books"));
+    if here(&cwd) {
+        return Some(cwd);
+    }
+    let marked = cwd.ancestors().find(|d| d.join("seihon.yml").is_file());
+    let holding = cwd
+        .ancestors()
+        .skip(1)
+        .find(|d| cwd.starts_with(d.join("books")) && holds_a_book(&d.join("books")));
+    // The nearer of the two, as cargo takes the nearest workspace.
+    match (marked, holding) {
+        (Some(m), Some(h)) => Some(if h.starts_with(m) { h } else { m }),
+        (m, h) => m.or(h),
+    }
+    .or_else(|| {
+        cwd.ancestors()
+            .find(|d| d.join("book.yml").is_file() || crate::book::review::is_review_project(d))
+    })
+    .map(Path::to_path_buf)
+}
+
+/// Whether `dir` holds a book (a `books/` of photographs, say, does not make a project).
+fn holds_a_book(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            let p = e.path();
+            p.is_dir() && (Book::is_book(&p) || Book::looks_like_book(&p))
+        })
+}
+
+impl Project {
+    /// The book of this project that `dir` is in (its folder, or one inside it), as the
+    /// project names its folder; the project root when the project is that book itself.
+    pub fn book_holding(&self, dir: &Path) -> Option<PathBuf> {
+        let dir = canonical(dir);
+        if let Some(book) = self
+            .book_dirs()
+            .into_iter()
+            .find(|b| dir.starts_with(canonical(b)))
+        {
+            return Some(book);
+        }
+        (dir == canonical(&self.root) && Book::is_book(&self.root)).then(|| PathBuf::from("."))
+    }
+}
+
 fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }

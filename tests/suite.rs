@@ -9,6 +9,7 @@ mod bad_inputs;
 mod browser;
 mod build;
 mod cache;
+mod cli;
 mod corpus;
 mod crash_safety;
 mod docbook_book_yml;

@@ -40,6 +40,16 @@ impl TempProject {
             .expect("run seihon")
     }
 
+    /// Runs seihon from `dir` (a folder inside the project, or anywhere).
+    pub fn seihon_in(&self, dir: &Path, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_seihon"))
+            .args(args)
+            .current_dir(dir)
+            .env_remove("SOURCE_DATE_EPOCH")
+            .output()
+            .expect("run seihon")
+    }
+
     pub fn epub(&self, id: &str) -> PathBuf {
         self.path().join("dist").join(format!("{id}.epub"))
     }
