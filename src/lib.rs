@@ -43,5 +43,6 @@ pub mod serve;
 pub mod source;
 pub mod stage;
 pub mod synth;
+pub mod textdiff;
 pub mod xhtml;
 pub mod xref;

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::files::Source;
 use crate::project::{Kept, Project};
 use crate::report::{BookReport, ReportFinding};
+use crate::textdiff::{TextChange, page_text, passages};
 
 /// `status.json`: what the index shows, for tools and for the watch server.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -41,6 +42,20 @@ pub struct Changes {
     pub added: Vec<String>,
     pub removed: Vec<String>,
     pub changed: Vec<String>,
+    /// The changed pages whose text changed, with the passages that did (a status.json of
+    /// before these has none).
+    #[serde(default)]
+    pub pages: Vec<PageChange>,
+}
+
+/// What changed in the running text of one changed page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageChange {
+    /// Under `book/`.
+    pub path: String,
+    /// Its title, else its first heading, else its path.
+    pub title: String,
+    pub text: TextChange,
 }
 
 /// The unpacked EPUB's folder inside a book's preview.
@@ -237,7 +252,51 @@ fn unpack(
         .filter(|rel| !now.contains_key(*rel))
         .map(|rel| rel.to_string())
         .collect();
+    changes.pages = page_changes(prev, to, &changes.changed);
     Ok(Some(changes))
+}
+
+/// The text changes of the `changed` pages, old from the `previous` EPUB (what the preview
+/// showed, whatever became of the files it was unpacked to), new from the unpacked `tree`.
+/// Pages whose text reads the same (the markup alone changed) are left out; a page that
+/// cannot be read is, too: this is a courtesy of the index, never a reason to fail.
+fn page_changes(previous: &Path, tree: &Path, changed: &[String]) -> Vec<PageChange> {
+    let pages: Vec<&String> = changed.iter().filter(|rel| is_page(rel)).collect();
+    if pages.is_empty() {
+        return Vec::new();
+    }
+    let Ok(mut zip) = open_zip(previous) else {
+        return Vec::new();
+    };
+    pages
+        .into_iter()
+        .filter_map(|rel| {
+            let old = page_text(&read_entry(&mut zip, rel)?);
+            let new = page_text(&String::from_utf8_lossy(
+                &std::fs::read(tree.join(rel)).ok()?,
+            ));
+            let text = passages(&old.text, &new.text);
+            (!text.is_empty()).then(|| PageChange {
+                path: rel.clone(),
+                title: new.title.or(old.title).unwrap_or_else(|| rel.clone()),
+                text,
+            })
+        })
+        .collect()
+}
+
+/// An XHTML content document, by its name (the nav and the cover page are pages too).
+fn is_page(rel: &str) -> bool {
+    [".xhtml", ".html", ".htm"]
+        .iter()
+        .any(|ext| rel.to_ascii_lowercase().ends_with(ext))
+}
+
+fn read_entry(zip: &mut Zip, rel: &str) -> Option<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    zip.by_name(rel).ok()?.read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 type Zip = zip::ZipArchive<std::io::BufReader<std::fs::File>>;
@@ -399,7 +458,26 @@ fn index_html(
 
 #[cfg(test)]
 mod tests {
-    use super::page_title;
+    use super::{Status, is_page, page_title};
+
+    #[test]
+    fn a_status_from_before_the_text_changes_still_loads() {
+        let old = r#"{"book":"neko","ok":true,"stale":false,"time":"2026-01-01T00:00:00Z",
+            "commit":null,"failed_stage":null,"last_good_time":null,"last_good_commit":null,
+            "findings":[],"changes":{"added":[],"removed":[],"changed":["item/xhtml/ch01.xhtml"]}}"#;
+        let status: Status = serde_json::from_str(old).expect("loads");
+        let changes = status.changes.expect("changes");
+        assert_eq!(changes.changed, ["item/xhtml/ch01.xhtml"]);
+        assert!(changes.pages.is_empty());
+    }
+
+    #[test]
+    fn pages_are_told_by_their_names() {
+        assert!(is_page("item/xhtml/ch01.xhtml"));
+        assert!(is_page("OEBPS/Text/A.HTML"));
+        assert!(!is_page("item/style/book.css"));
+        assert!(!is_page("item/image/xhtml.png"));
+    }
 
     #[test]
     fn a_page_title_is_read_from_its_element_alone() {

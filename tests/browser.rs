@@ -92,3 +92,51 @@ fn browser_sees_edits_errors_and_fixes_without_reloading() {
     assert_eq!(state["ok"], true, "{state}");
     assert!(state["builds"].as_u64() >= Some(4), "{state}");
 }
+
+/// The preview index read in Chromium after `seihon build`, an edit and a second build: the
+/// edited page's title links to it, and the removed and added words show, struck through and
+/// underlined. The screenshot goes to `target/test-artifacts/preview-diff/` (the watch test
+/// empties `preview/` as it starts).
+#[test]
+fn browser_shows_the_words_an_edit_changed_on_the_index() {
+    let browser_dir = repo().join("tests/browser");
+    require_tools(&browser_dir);
+    let shots = screenshots().with_file_name("preview-diff");
+    let _ = std::fs::remove_dir_all(&shots);
+
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko-no-hon");
+    let build = || {
+        let out = project.seihon(&["build"]);
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    build();
+    let chapter = book.join("ch03-english.md");
+    let before = std::fs::read_to_string(&chapter).unwrap();
+    let from = "a book that mixes languages.";
+    assert!(before.contains(from), "{before}");
+    std::fs::write(
+        &chapter,
+        before.replacen(from, "a book that mixes scripts.", 1),
+    )
+    .unwrap();
+    build();
+    let index = project.path().join("public/neko-no-hon/index.html");
+    let out = Command::new("node")
+        .arg(browser_dir.join("index-diff.mjs"))
+        .arg(&index)
+        .args(["Binding in English", "languages", "scripts"])
+        .arg(&shots)
+        .output()
+        .expect("run node");
+    let said = text(&out);
+    assert!(
+        out.status.success(),
+        "the browser test failed ({}):\n{said}",
+        out.status
+    );
+    let png = std::fs::read(shots.join("4-index-diff.png")).expect("the screenshot");
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let info = decoder.read_info().expect("a PNG screenshot");
+    assert!(info.info().width >= 800, "{} wide", info.info().width);
+}

@@ -33,6 +33,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "math",
             "fonts",
             "colour",
+            "textdiff",
         ],
     ),
     ("the document model and the caches", &["doc", "cache"]),

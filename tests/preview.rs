@@ -87,6 +87,51 @@ fn the_index_says_what_changed_since_the_previous_build() {
     );
 }
 
+/// The index shows the edited passages of each changed page, word by word in English and
+/// character by character in Japanese, escaped, under a link to the page.
+#[test]
+fn the_index_shows_the_words_that_changed() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    assert!(project.seihon(&["build"]).status.success());
+    let edit = |name: &str, from: &str, to: &str| {
+        let path = book.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{name}: {from}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    edit(
+        "ch03-english.md",
+        "a book that mixes languages.",
+        "a book that mixes two `<scripts>`.",
+    );
+    edit("ch02.md", "良い原稿から", "丁寧な原稿から");
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let preview = project.path().join("public/neko");
+    let index = std::fs::read_to_string(preview.join("index.html")).unwrap();
+    for wanted in [
+        "<h3><a href=\"book/item/xhtml/ch03-english.xhtml\">Binding in English</a></h3>",
+        "a book that mixes <del>languages</del> <ins>two &lt;scripts&gt;</ins>.",
+        "<h3><a href=\"book/item/xhtml/ch02.xhtml\">組版と検査</a></h3>",
+        "良い本は、<del>良い</del><ins>丁寧な</ins>原稿から生まれる。",
+    ] {
+        assert!(index.contains(wanted), "{wanted}:\n{index}");
+    }
+    // Only the pages whose text changed, each once; the file list stays.
+    assert_eq!(
+        index.matches("<article class=\"page-diff\">").count(),
+        2,
+        "{index}"
+    );
+    assert!(
+        index.contains("changed <a href=\"book/item/xhtml/ch02.xhtml\">"),
+        "{index}"
+    );
+    let pages = &status(&preview)["changes"]["pages"];
+    assert_eq!(pages.as_array().map(Vec::len), Some(2), "{pages}");
+}
+
 /// Rebuilds start from the trees before last (kept under `build/.cache/spare*`) and change only
 /// what changed: after each, the preview's pages and the staged tree are exactly the EPUB's.
 #[test]
