@@ -60,8 +60,43 @@ pub struct Outcome {
     pub log: String,
     /// The one-line result for standard output ("built neko → dist/neko.epub (4 chapters)").
     pub summary: String,
+    /// What of the log says why the book failed but is not a finding (an internal error, a
+    /// file that could not be written, "the book was not built"): with the errors among the
+    /// findings, all that `--quiet` prints.
+    pub failure: String,
     /// How the book's command ends: success, failed, or its configuration cannot be used.
     pub exit: Exit,
+}
+
+impl Outcome {
+    /// Prints the book's log on stderr and its result on stdout, as much as the verbosity
+    /// asks: under `--quiet`, its errors and why it failed only.
+    pub fn print(&self) {
+        self.print_log();
+        crate::term::say(
+            crate::term::Stream::Out,
+            crate::term::Kind::Info,
+            &self.summary,
+        );
+    }
+
+    /// Prints the book's log on stderr (under `--quiet`, its errors and why it failed only).
+    pub fn print_log(&self) {
+        use crate::term::{self, Kind, Stream, Verbosity};
+        if term::verbosity() == Verbosity::Quiet {
+            let errors: Vec<_> = self
+                .report
+                .findings
+                .iter()
+                .filter(|f| f.is_error())
+                .cloned()
+                .collect();
+            term::say(Stream::Err, Kind::Error, &report::findings_text(&errors));
+            term::say(Stream::Err, Kind::Error, &self.failure);
+        } else {
+            term::say(Stream::Err, Kind::Info, &self.log);
+        }
+    }
 }
 
 /// Builds one book, never panicking: a bug in seihon is reported as this book's failure.
@@ -78,10 +113,11 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            log.push_str(&format!(
+            let failure = format!(
                 "{}: internal error in seihon ({what}); the previous EPUB, if any, is unchanged\n  help: this is a bug in seihon, not in the book; please report it with the book's files\n",
                 dir.display()
-            ));
+            );
+            log.push_str(&failure);
             let finding = Finding::error(
                 codes::INTERNAL,
                 Location::file(dir),
@@ -98,6 +134,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 ),
                 log,
                 summary: String::new(),
+                failure,
                 exit: Exit::Failed,
             }
         }
@@ -126,6 +163,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 report,
                 log,
                 summary,
+                failure: String::new(),
                 exit: Exit::Success,
             }
         }
@@ -151,6 +189,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 started,
                 Some(failure.step.name()),
             );
+            let mut why = String::new();
             match e {
                 Error::Book(_) | Error::Config(_) => {
                     log.push_str(&report::findings_text(&report.findings))
@@ -158,19 +197,21 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 // Its paths are the project's (an output folder, a temporary), already as
                 // they open from the project root: never the book's.
                 other => {
-                    log.push_str(&other.to_string());
-                    log.push('\n');
+                    why.push_str(&other.to_string());
+                    why.push('\n');
                 }
             }
-            log.push_str(&format!(
+            why.push_str(&format!(
                 "{}: the book was not built (it failed at the {} step); the previous EPUB, if any, is unchanged\n",
                 dir.display(),
                 failure.step.name()
             ));
+            log.push_str(&why);
             Outcome {
                 report,
                 log,
                 summary: String::new(),
+                failure: why,
                 exit: e.book_exit(),
             }
         }
@@ -287,7 +328,10 @@ pub fn write_reports(targets: &[(String, PathBuf)], book_reports: &[report::Book
             _ => report::junit(book_reports),
         };
         if let Err(e) = crate::files::write_atomic(path, text.as_bytes()) {
-            eprintln!("error: cannot write the {kind} report: {e}");
+            crate::term::err_line(
+                crate::term::Kind::Error,
+                &format!("error: cannot write the {kind} report: {e}"),
+            );
             code = Exit::Failed;
         }
     }
@@ -326,7 +370,7 @@ pub fn publish_preview(
                 "warning: the preview of {} was not updated: {e}",
                 dir.display()
             );
-            eprintln!("{}", crate::console::safe(&line))
+            crate::term::err_line(crate::term::Kind::Info, &line)
         })
         .ok()
 }

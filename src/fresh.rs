@@ -157,6 +157,7 @@ impl Probe {
             report: stamp.report,
             log,
             summary,
+            failure: String::new(),
             exit: crate::error::Exit::Success,
         })
     }
@@ -211,6 +212,7 @@ mod tests {
             },
             log: "a warning\n".into(),
             summary: "built b\n".into(),
+            failure: String::new(),
             exit: crate::error::Exit::Success,
         }
     }

@@ -43,6 +43,7 @@ pub mod serve;
 pub mod source;
 pub mod stage;
 pub mod synth;
+pub mod term;
 pub mod textdiff;
 pub mod xhtml;
 pub mod xref;

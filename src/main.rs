@@ -45,6 +45,12 @@ fn return_freed_memory_soon() {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print errors only (and what the command was run to print, such as `list`'s books).
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print each step of a build with its time and the memory used so far.
+    #[arg(long, short, global = true)]
+    verbose: bool,
 }
 
 /// What `build`, `check` and `ci` share.
@@ -203,6 +209,11 @@ fn main() -> ExitCode {
     // Panics are caught per book and reported in plain words; keep the default hook quiet.
     std::panic::set_hook(Box::new(|_| {}));
     let cli = Cli::parse();
+    seihon::term::init(match (cli.quiet, cli.verbose) {
+        (true, _) => seihon::term::Verbosity::Quiet,
+        (_, true) => seihon::term::Verbosity::Verbose,
+        _ => seihon::term::Verbosity::Normal,
+    });
     let Some(here) = Here::find() else {
         eprintln!(
             "error: cannot enter the project's folder\n  help: check the folder's permissions"

@@ -49,7 +49,7 @@ impl From<&Finding> for ReportFinding {
 }
 
 impl ReportFinding {
-    fn is_error(&self) -> bool {
+    pub fn is_error(&self) -> bool {
         self.severity == "error"
     }
 

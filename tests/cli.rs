@@ -99,3 +99,155 @@ fn a_folder_beside_books_stays_its_own_project() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     no_outputs_in(project.path());
 }
+
+/// A project with two books: `warn` builds with a warning (a link to no id), `bad` fails (a
+/// quotation nested past the bound no reader renders around).
+fn warn_and_bad() -> TempProject {
+    let project = TempProject::new();
+    let warn = project.add_book(&repo().join("books/neko-no-hon"), "warn");
+    append(&warn.join("ch01.md"), "\n[どこへも](#nowhere)\n");
+    let bad = project.add_book(&repo().join("books/neko-no-hon"), "bad");
+    append(
+        &bad.join("ch01.md"),
+        &format!("\n{}壊れた引用\n", "> ".repeat(101)),
+    );
+    project
+}
+
+fn append(file: &std::path::Path, text: &str) {
+    let mut all = std::fs::read_to_string(file).unwrap();
+    all.push_str(text);
+    std::fs::write(file, all).unwrap();
+}
+
+#[test]
+fn quiet_prints_errors_only_and_verbose_adds_each_step_with_its_time() {
+    let project = warn_and_bad();
+    let out = project.seihon(&["build", "--quiet"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stdout, "", "no result lines");
+    assert!(stderr.contains(": error: "), "the error: {stderr}");
+    assert!(stderr.contains("levels deep"), "{stderr}");
+    assert!(stderr.contains("the book was not built"), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    for chatter in ["[1/2]", "read ", "wrote ", "built "] {
+        assert!(
+            !stderr.lines().any(|l| l.starts_with(chatter)),
+            "`{chatter}` under --quiet: {stderr}"
+        );
+    }
+    // What the command is run for is still printed.
+    let out = project.seihon(&["-q", "list"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("warn\t"));
+
+    let out = project.seihon(&["build", "--verbose", "--force", "warn"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for step in ["read", "convert", "checks", "stage", "pack", "preview"] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("timing: {step} ")) && l.contains(" ms")),
+            "{step}'s time: {stderr}"
+        );
+    }
+    assert!(stderr.contains("warning:"), "and all the rest: {stderr}");
+    let out = project.seihon(&["build", "--quiet", "--verbose"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn output_that_is_not_a_terminal_has_no_control_sequences() {
+    let project = warn_and_bad();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seihon"))
+        .arg("build")
+        .current_dir(project.path())
+        .env_remove("CI")
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm-256color")
+        .env("SEIHON_PROGRESS_AFTER_MS", "0")
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert!(all.contains("warning:") && all.contains("error:"), "{all}");
+    assert!(!all.contains('\x1b') && !all.contains('\r'), "{all:?}");
+}
+
+/// Runs seihon in a pseudo-terminal (util-linux's `script`), as a person at a terminal would,
+/// with `env` set; all it printed, as the terminal got it.
+fn at_a_terminal(project: &TempProject, args: &str, env: &[(&str, &str)]) -> String {
+    let script = std::process::Command::new("script")
+        .arg("--version")
+        .output();
+    assert!(
+        script.is_ok_and(|o| o.status.success()),
+        "`script` (util-linux) is needed to run seihon in a terminal: apt-get install -y bsdutils"
+    );
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-q", "-e", "-c"])
+        .arg(format!("'{}' {args}", env!("CARGO_BIN_EXE_seihon")))
+        .arg("/dev/null")
+        .current_dir(project.path())
+        .env_remove("CI")
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm-256color");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run script");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn at_a_terminal_severities_are_coloured_unless_no_color_is_set() {
+    let project = warn_and_bad();
+    let seen = at_a_terminal(&project, "build", &[]);
+    assert!(seen.contains("\x1b[1;33mwarning\x1b[0m: "), "{seen:?}");
+    assert!(seen.contains("\x1b[1;31merror\x1b[0m: "), "{seen:?}");
+    assert!(
+        seen.contains("\x1b[1mbooks/warn/ch01.md:"),
+        "the place: {seen:?}"
+    );
+    let seen = at_a_terminal(&project, "build --force", &[("NO_COLOR", "1")]);
+    assert!(
+        seen.contains("warning: ") && seen.contains("error: "),
+        "{seen}"
+    );
+    assert!(!seen.contains('\x1b'), "{seen:?}");
+}
+
+#[test]
+fn at_a_terminal_long_work_shows_its_progress_and_ci_logs_get_plain_lines() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    // A step that takes a while, whatever the machine: the line is shown after
+    // SEIHON_PROGRESS_AFTER_MS (a second by default).
+    write_exec(&book.join("hooks/pre-pack"), "#!/bin/sh\nsleep 1\n");
+    let now = [("SEIHON_PROGRESS_AFTER_MS", "0")];
+    let seen = at_a_terminal(&project, "build", &now);
+    assert!(
+        seen.contains("\r\x1b[2Kneko: pre-pack hook · "),
+        "the book and its step: {seen:?}"
+    );
+    assert!(seen.contains("neko → dist/neko.epub"), "{seen:?}");
+    // Under NO_COLOR, no control sequence: the line is overwritten with spaces.
+    let seen = at_a_terminal(&project, "build --force", &[now[0], ("NO_COLOR", "1")]);
+    assert!(seen.contains("\rneko: pre-pack hook · "), "{seen:?}");
+    assert!(!seen.contains('\x1b'), "{seen:?}");
+    // In CI (and under --quiet) no line is drawn.
+    for (args, env) in [
+        ("build --force", ("CI", "true")),
+        ("build -q --force", now[0]),
+    ] {
+        let seen = at_a_terminal(&project, args, &[now[0], env]);
+        assert!(
+            !seen.contains("pre-pack hook ·"),
+            "{args} {env:?}: {seen:?}"
+        );
+        assert!(!seen.contains("\x1b[2K"), "{args} {env:?}: {seen:?}");
+    }
+}

@@ -2,10 +2,10 @@
 //! through the shared runner; the reports asked for at the end.
 use super::BookRun;
 use crate::batch;
-use crate::console::safe;
 use crate::error::Exit;
 use crate::pipeline::BuildOptions;
 use crate::project::Project;
+use crate::term::{self, Kind};
 
 /// What `build` and `check` are asked to do.
 pub struct Request<'a> {
@@ -37,12 +37,12 @@ pub fn run(project: &Project, req: &Request, opts: &BuildOptions) -> Exit {
     };
     let mut exit = Exit::Success;
     let mut book_reports = Vec::new();
+    crate::term::progress::books(dirs.len());
     for (i, dir) in dirs.iter().enumerate() {
         let doing = if opts.pack { "building" } else { "checking" };
         let line = format!("[{}/{}] {doing} {}", i + 1, dirs.len(), dir.display());
-        let outcome = runner.run(dir, || eprintln!("{}", safe(&line)));
-        eprint!("{}", safe(&outcome.log));
-        print!("{}", safe(&outcome.summary));
+        let outcome = runner.run(dir, || term::err_line(Kind::Info, &line));
+        outcome.print();
         exit = exit.max(outcome.exit);
         book_reports.push(outcome.report);
     }

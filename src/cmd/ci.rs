@@ -13,6 +13,7 @@ use crate::error::Exit;
 use crate::pipeline::BuildOptions;
 use crate::project::Project;
 use crate::report;
+use crate::term::{self, Kind};
 
 /// Where the last run's result per book is kept, to tell a "fixed" book from one that was
 /// always fine.
@@ -38,26 +39,23 @@ pub fn run(project: &Project, books: &[String], opts: &BuildOptions, reports: &[
     targets.push(("junit".into(), reports_dir.join("junit.xml")));
     for dir in [&reports_dir, &logs_dir] {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("error: cannot create {}: {e}", dir.display());
+            let line = format!("error: cannot create {}: {e}", dir.display());
+            term::err_line(Kind::Error, &line);
             return Exit::Failed;
         }
     }
     let commit = crate::mail::commit_id(&project.root);
-    eprintln!(
-        "seihon ci: {} book{} on {} thread{}{}",
-        dirs.len(),
-        if dirs.len() == 1 { "" } else { "s" },
-        rayon::current_num_threads(),
-        if rayon::current_num_threads() == 1 {
-            ""
-        } else {
-            "s"
-        },
+    let threads = rayon::current_num_threads();
+    let line = format!(
+        "seihon ci: {} on {}{}",
+        report::plural(dirs.len(), "book"),
+        report::plural(threads, "thread"),
         commit
             .as_deref()
             .map(|c| format!(", commit {c}"))
             .unwrap_or_default()
     );
+    term::err_line(Kind::Info, &line);
     // Every book is built (never skipped as up to date); the previews are published below, one
     // after another.
     let runner = super::BookRun {
@@ -67,6 +65,7 @@ pub fn run(project: &Project, books: &[String], opts: &BuildOptions, reports: &[
         force: true,
         publish: false,
     };
+    term::progress::books(dirs.len());
     let outcomes: Vec<Outcome> = dirs.par_iter().map(|dir| runner.run(dir, || {})).collect();
 
     let mut code = Exit::Success;
@@ -74,13 +73,12 @@ pub fn run(project: &Project, books: &[String], opts: &BuildOptions, reports: &[
     for (i, (dir, outcome)) in dirs.iter().zip(&outcomes).enumerate() {
         let log = book_log(dir, outcome, commit.as_deref());
         let line = format!("[{}/{}] {}", i + 1, dirs.len(), dir.display());
-        eprintln!("{}", crate::console::safe(&line));
-        eprint!("{}", crate::console::safe(&outcome.log));
-        print!("{}", crate::console::safe(&outcome.summary));
+        term::err_line(Kind::Info, &line);
+        outcome.print();
         let path = logs_dir.join(format!("{}.log", outcome.report.book));
         if let Err(e) = crate::files::write_atomic(&path, log.as_bytes()) {
             let line = format!("warning: cannot write the log {}: {e}", path.display());
-            eprintln!("{}", crate::console::safe(&line));
+            term::err_line(Kind::Info, &line);
         }
         if !outcome.exit.is_success() {
             code = Exit::Failed;
@@ -90,7 +88,7 @@ pub fn run(project: &Project, books: &[String], opts: &BuildOptions, reports: &[
     }
     let reports: Vec<report::BookReport> = outcomes.iter().map(|o| o.report.clone()).collect();
     code = code.max(batch::write_reports(&targets, &reports));
-    eprint!("{}", crate::console::safe(&summary(&reports)));
+    term::say(term::Stream::Err, Kind::Info, &summary(&reports));
 
     let state_path = build_dir.join(STATE_FILE);
     let previous = read_state(&state_path);
@@ -104,7 +102,10 @@ pub fn run(project: &Project, books: &[String], opts: &BuildOptions, reports: &[
     if let Ok(json) = serde_json::to_vec_pretty(&merged)
         && let Err(e) = crate::files::write_atomic(&state_path, &json)
     {
-        eprintln!("warning: cannot keep this run's results: {e}");
+        term::err_line(
+            Kind::Info,
+            &format!("warning: cannot keep this run's results: {e}"),
+        );
     }
     code
 }
@@ -204,6 +205,7 @@ fn notify(
                 path.display()
             ),
         };
-        eprintln!("{}", crate::console::safe(&line));
+        // A mail that was not sent is not the book's error: the log is kept either way.
+        term::err_line(Kind::Info, &line);
     }
 }

@@ -1,10 +1,10 @@
 //! `seihon list [--json]`: every book of the project; one that cannot be loaded is named with
 //! its error, never left out.
 use crate::batch;
-use crate::console::safe;
 use crate::error::Exit;
 use crate::pipeline;
 use crate::project::Project;
+use crate::term::{self, Kind};
 
 pub fn run(project: &Project, json: bool) -> Exit {
     let mut rows = Vec::new();
@@ -23,12 +23,13 @@ pub fn run(project: &Project, json: bool) -> Exit {
             }
             Err(e) => {
                 let line = batch::prefixed(&dir, &e.to_string());
-                eprintln!("{}", safe(&line));
+                term::err_line(Kind::Error, &line);
                 exit = Exit::Failed;
             }
         }
     }
     if json {
+        // As it is: JSON for a CI matrix, never altered for the log it is not printed to.
         println!("{}", serde_json::Value::Array(rows));
     } else {
         for r in &rows {
@@ -37,7 +38,7 @@ pub fn run(project: &Project, json: bool) -> Exit {
                 r["id"].as_str().unwrap_or(""),
                 r["title"].as_str().unwrap_or("")
             );
-            println!("{}", safe(&line));
+            term::out_line(Kind::Data, &line);
         }
     }
     exit

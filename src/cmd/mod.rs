@@ -37,9 +37,12 @@ impl BookRun<'_> {
             .then(|| crate::fresh::probe(project, dir, opts, self.commit))
             .flatten();
         if let Some(outcome) = probe.as_ref().and_then(|p| p.up_to_date()) {
+            crate::term::progress::skipped();
             return outcome;
         }
         announce();
+        let label = dir.file_name().unwrap_or(dir.as_os_str()).to_string_lossy();
+        let building = crate::term::progress::begin(&label);
         let outcome = batch::run_book(project, dir, opts);
         if self.publish && opts.pack {
             let preview = batch::publish_preview(project, dir, &outcome, self.commit);
@@ -47,18 +50,19 @@ impl BookRun<'_> {
                 probe.record(&outcome, &preview);
             }
         }
+        drop(building);
         outcome
     }
 }
 
 /// Prints a message that ends a command before it ran (its arguments or settings are wrong).
 fn refuse(why: &str) -> crate::error::Exit {
-    eprintln!("{}", crate::console::safe(why));
+    crate::term::err_line(crate::term::Kind::Error, why);
     crate::error::Exit::Unusable
 }
 
 /// Prints an error that ends a command, and ends it as the error says.
 pub fn fail(e: &crate::error::Error) -> crate::error::Exit {
-    eprintln!("{}", crate::console::safe(&e.to_string()));
+    crate::term::err_line(crate::term::Kind::Error, &e.to_string());
     e.exit()
 }

@@ -11,10 +11,11 @@ pub fn run(project: &Project, id: &str, format: NewFormat) -> Exit {
                 NewFormat::Review => "config.yml, catalog.yml and ch01.re",
                 NewFormat::Docbook => "book.xml and ch01.xml",
             };
-            println!(
+            let line = format!(
                 "created {}: edit {files}, then run `seihon build {id}`",
                 dir.display()
             );
+            crate::term::out_line(crate::term::Kind::Info, &line);
             Exit::Success
         }
         Err(e) => super::fail(&e),

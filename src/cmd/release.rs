@@ -1,9 +1,9 @@
 //! `seihon release BOOK --version V`: the EPUB for sale, with its SHA-256 beside it.
 use crate::batch;
-use crate::console::safe;
 use crate::error::Exit;
 use crate::pipeline::{self, BuildOptions};
 use crate::project::Project;
+use crate::term::{self, Kind};
 
 pub fn run(
     project: &Project,
@@ -37,16 +37,20 @@ pub fn run(
         profiles: profiles.to_vec(),
     };
     let line = format!("releasing {} version {version}", dir.display());
-    eprintln!("{}", safe(&line));
+    term::err_line(Kind::Info, &line);
+    let label = dir.file_name().unwrap_or(dir.as_os_str()).to_string_lossy();
+    let building = term::progress::begin(&label);
     let outcome = batch::run_book(project, &dir, &opts);
-    eprint!("{}", safe(&outcome.log));
+    drop(building);
+    outcome.print_log();
     if outcome.exit.is_success()
         && let Some(epub) = &outcome.report.epub
     {
         let sums = pipeline::checksum_path(std::path::Path::new(epub));
         let sum = std::fs::read_to_string(&sums).unwrap_or_default();
-        println!("{}", safe(&format!("released {epub}")));
-        println!("sha256 {}", sum.split_whitespace().next().unwrap_or(""));
+        term::out_line(Kind::Data, &format!("released {epub}"));
+        let sum = sum.split_whitespace().next().unwrap_or("");
+        term::out_line(Kind::Data, &format!("sha256 {sum}"));
     }
     outcome.exit
 }

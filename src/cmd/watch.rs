@@ -23,6 +23,22 @@ use crate::project::Project;
 use crate::publish;
 use crate::report::{self, ReportFinding};
 use crate::serve::{self, Finished, Preview};
+use crate::term::{self, Kind};
+
+/// Prints a build's findings on stderr (its errors only under `--quiet`).
+fn say_findings(findings: &[ReportFinding]) {
+    let quiet = term::verbosity() == term::Verbosity::Quiet;
+    let shown: Vec<ReportFinding> = findings
+        .iter()
+        .filter(|f| !quiet || f.is_error())
+        .cloned()
+        .collect();
+    term::say(
+        term::Stream::Err,
+        Kind::Error,
+        &report::findings_text(&shown),
+    );
+}
 
 /// How long the watcher waits for a burst of events (an editor's save) to end.
 const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -33,19 +49,22 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
     let dir = match choose_book(project, book) {
         Ok(d) => d,
         Err(why) => {
-            eprintln!("{why}");
+            term::err_line(Kind::Error, &why);
             return Exit::Unusable;
         }
     };
     if !host.is_loopback() {
-        eprintln!(
-            "warning: serving on {host}, which other machines may reach: anyone who can reach it can read the book\n  help: leave out --host to serve on 127.0.0.1 only"
+        term::err_line(
+            Kind::Info,
+            &format!(
+                "warning: serving on {host}, which other machines may reach: anyone who can reach it can read the book\n  help: leave out --host to serve on 127.0.0.1 only"
+            ),
         );
     }
     let (runtime, listener) = match listen(host, port) {
         Ok(both) => both,
         Err((why, code)) => {
-            eprintln!("{why}");
+            term::err_line(Kind::Error, &why);
             return code;
         }
     };
@@ -54,7 +73,7 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
     let (debouncer, events) = match watcher(&sources) {
         Ok(both) => both,
         Err(why) => {
-            eprintln!("{why}");
+            term::err_line(Kind::Error, &why);
             return Exit::Failed;
         }
     };
@@ -83,7 +102,8 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
             () = preview.first_build() => {}
             _ = tokio::signal::ctrl_c() => return Exit::Success,
         }
-        println!("serving the preview of {id} at http://{addr}/ (Ctrl-C stops)");
+        let line = format!("serving the preview of {id} at http://{addr}/ (Ctrl-C stops)");
+        term::out_line(Kind::Data, &line);
         let server = tokio::spawn(serve::serve(listener, preview.clone()));
         tokio::select! {
             _ = tokio::signal::ctrl_c() => Exit::Success,
@@ -93,7 +113,7 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
                     Ok(Err(e)) => e.to_string(),
                     Err(e) => e.to_string(),
                 };
-                eprintln!("error: the preview server stopped: {why}");
+                term::err_line(Kind::Error, &format!("error: the preview server stopped: {why}"));
                 Exit::Failed
             }
         }
@@ -108,7 +128,10 @@ pub fn run(project: &Project, book: Option<&str>, host: IpAddr, port: u16) -> Ex
             _ = done => true,
             _ = async {
                 tokio::time::sleep(Duration::from_millis(500)).await;
-                eprintln!("stopping after the current build (Ctrl-C again to stop now)");
+                term::err_line(
+                    Kind::Info,
+                    "stopping after the current build (Ctrl-C again to stop now)",
+                );
                 let _ = tokio::signal::ctrl_c().await;
             } => false,
         }
@@ -328,7 +351,7 @@ impl Changes {
             }
             Err(errors) => {
                 for e in errors {
-                    eprintln!("warning: watching the book: {e}");
+                    term::err_line(Kind::Info, &format!("warning: watching the book: {e}"));
                 }
                 self.lost = true;
             }
@@ -455,19 +478,20 @@ impl Builder {
         }
         let seconds = started.elapsed().as_secs_f64();
         if done.ok {
-            eprintln!(
+            let line = format!(
                 "[{count}] built {} in {seconds:.1} s{what}; the browser reloads",
                 done.book
             );
-            eprint!("{}", report::findings_text(&done.findings));
+            term::err_line(Kind::Info, &line);
         } else {
-            eprintln!(
+            let line = format!(
                 "[{count}] {} failed at the {} step in {seconds:.1} s{what}; the preview keeps the last good build",
                 done.book,
                 done.failed_stage.as_deref().unwrap_or("build")
             );
-            eprint!("{}", report::findings_text(&done.findings));
+            term::err_line(Kind::Error, &line);
         }
+        say_findings(&done.findings);
     }
 
     /// `seihon.yml` cannot be read: nothing is built; the browsers show why.
@@ -481,10 +505,11 @@ impl Builder {
                 &self.sources.config,
             )],
         };
-        eprintln!(
+        let line = format!(
             "[{count}] seihon.yml cannot be used{what}; the preview keeps the last good build"
         );
-        eprint!("{}", report::findings_text(&findings));
+        term::err_line(Kind::Error, &line);
+        say_findings(&findings);
         let _held = self.preview.hold_requests();
         self.preview.record(Finished {
             book: self.preview.state().book,

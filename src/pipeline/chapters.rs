@@ -141,6 +141,8 @@ pub(super) fn write<'a>(
         )
     };
     // Each page, and whether it was written (not taken from the cache).
+    // Counted from here: the closure may run on another thread, which builds no book.
+    let tick = crate::term::progress::count("pages written", resolved.chapters.len());
     let write_chapters = || -> Vec<(Result<(String, Checked)>, bool)> {
         resolved
             .chapters
@@ -160,6 +162,7 @@ pub(super) fn write<'a>(
                     }
                 };
                 ch.doc = Document::new(&ch.doc.source);
+                tick.tick();
                 made
             })
             .collect()

@@ -223,6 +223,7 @@ impl Progress {
     fn enter(&mut self, step: Step) {
         self.finish();
         self.step = step;
+        crate::term::progress::step(step.name());
     }
 
     fn finish(&mut self) {
@@ -234,18 +235,21 @@ impl Progress {
     }
 }
 
-/// Whether `SEIHON_TIMINGS=1` asks for each step's time.
+/// Whether each step's time is asked for: `--verbose`, or `SEIHON_TIMINGS=1` (the bench).
 pub fn timings_on() -> bool {
-    std::env::var_os("SEIHON_TIMINGS").is_some_and(|v| v == "1")
+    crate::term::verbosity() == crate::term::Verbosity::Verbose
+        || std::env::var_os("SEIHON_TIMINGS").is_some_and(|v| v == "1")
 }
 
 /// One step's time (and the peak memory so far) on stderr, in the form the benchmark reads.
 pub fn report_timing(step: &str, took: std::time::Duration) {
     let ms = took.as_secs_f64() * 1000.0;
-    eprintln!(
+    let line = format!(
         "timing: {step:<18} {ms:8.1} ms{}",
         peak_memory().map_or(String::new(), |m| format!("  (peak {m} MiB so far)"))
     );
+    // Asked for: printed even under `--quiet` (the bench sets SEIHON_TIMINGS alone).
+    crate::term::err_line(crate::term::Kind::Data, &line);
 }
 
 /// The process's peak resident memory so far, in MiB (Linux), for `SEIHON_TIMINGS`.

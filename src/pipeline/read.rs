@@ -29,10 +29,15 @@ pub(super) fn read(project: &Project, book: &mut Book, log: &mut Vec<String>) ->
         return read_docbook(book, &main);
     }
     let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
+    let tick = crate::term::progress::count("chapters read", book.chapters.len());
     let read: Vec<(crate::cache::Read, Option<String>, bool)> = book
         .chapters
         .par_iter()
-        .map(|src| read_cached(book, src, &cache))
+        .map(|src| {
+            let read = read_cached(book, src, &cache);
+            tick.tick();
+            read
+        })
         .collect();
     let fresh: Vec<String> = book
         .chapters
