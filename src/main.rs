@@ -72,9 +72,6 @@ struct BuildArgs {
     /// answers are cached for a day in build/.cache/).
     #[arg(long)]
     external_links: bool,
-    /// Build even when nothing changed since the last build.
-    #[arg(long)]
-    force: bool,
     /// Also lint the EPUB for what a store documents and epubcheck does not check: `kdp`,
     /// `apple`, `kobo`, `ebpaj` (repeat it, or give a comma list). Its findings are warnings
     /// (errors in `release`) and cite the store's rule; `ebpaj` also declares the guide's
@@ -84,11 +81,11 @@ struct BuildArgs {
 }
 
 impl BuildArgs {
-    fn request(&self) -> cmd::build::Request<'_> {
+    fn request(&self, force: bool) -> cmd::build::Request<'_> {
         cmd::build::Request {
             books: &self.books,
             reports: &self.report,
-            force: self.force,
+            force,
         }
     }
 
@@ -107,7 +104,14 @@ impl BuildArgs {
 #[derive(Subcommand)]
 enum Command {
     /// Build books into dist/<id>.epub (every book under books/ when none is named).
-    Build(BuildArgs),
+    Build {
+        #[command(flatten)]
+        args: BuildArgs,
+        /// Build even when nothing changed since the last build (`check`, `ci` and `release`
+        /// always build).
+        #[arg(long)]
+        force: bool,
+    },
     /// Run everything but packing: reading, filters, checks, the pre-build, post-convert and
     /// pre-pack hooks and the check programs, on a scratch copy of the EPUB's tree; build/ and
     /// dist/ are left as they are (the post-pack hook, which needs the EPUB, does not run).
@@ -119,6 +123,8 @@ enum Command {
     /// stamped into the colophon and package; writes dist/release/<id>-<version>.epub and
     /// its .sha256.
     Release {
+        /// The book to release: its id (as `seihon list` shows it), its folder's name under
+        /// books/, or its path.
         book: String,
         /// The release's version (letters, digits, `.`, `-`, `_`), e.g. 1.0.2.
         #[arg(long)]
@@ -133,6 +139,7 @@ enum Command {
     Watch {
         /// The book (an id under books/ or a path); may be left out when there is only one.
         book: Option<String>,
+        /// The port to serve on (0: any free one, said when serving starts).
         #[arg(long, default_value_t = 3000)]
         port: u16,
         /// The address to serve on; anything but 127.0.0.1 or ::1 lets other machines read
@@ -148,7 +155,10 @@ enum Command {
     },
     /// Create a new book under books/.
     New {
+        /// The new book's id, and its folder under books/: letters, digits, `-` and `_`,
+        /// starting with a letter or digit (e.g. scaling-mongodb).
         id: String,
+        /// The manuscript format of its first chapter and settings.
         #[arg(long, value_enum, default_value = "markdown")]
         format: NewFormat,
     },
@@ -232,13 +242,13 @@ fn main() -> ExitCode {
             .map(|b| b.display().to_string())
     };
     let exit = match cli.command {
-        Command::Build(mut args) => {
+        Command::Build { mut args, force } => {
             here.books(&mut args.books, this_book);
-            cmd::build::run(&project, &args.request(), &args.options(true))
+            cmd::build::run(&project, &args.request(force), &args.options(true))
         }
         Command::Check(mut args) => {
             here.books(&mut args.books, this_book);
-            cmd::build::run(&project, &args.request(), &args.options(false))
+            cmd::build::run(&project, &args.request(false), &args.options(false))
         }
         Command::Ci(mut args) => {
             here.rebase_all(&mut args.books);

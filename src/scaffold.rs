@@ -7,6 +7,7 @@ use crate::error::{Error, Finding, Location, Result};
 /// Source formats `seihon new` can scaffold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum NewFormat {
+    /// A Markdown book: book.yml (its metadata and chapter list) and .md chapters.
     Markdown,
     /// A Re:VIEW project (config.yml, catalog.yml, .re chapters), as review-init makes.
     Review,

@@ -251,3 +251,140 @@ fn at_a_terminal_long_work_shows_its_progress_and_ci_logs_get_plain_lines() {
         assert!(!seen.contains("\x1b[2K"), "{args} {env:?}: {seen:?}");
     }
 }
+
+/// `seihon <command> --help`, as printed.
+fn help(command: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seihon"))
+        .args(command)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{command:?} --help: {}", text(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A help section (`Options:`, `Arguments:`, `Commands:`): each entry's name and whether it
+/// is explained, on its line or the lines under it.
+fn entries(help: &str, section: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut inside = false;
+    for line in help.lines() {
+        if !line.starts_with(' ') && !line.is_empty() {
+            inside = line == section;
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if !inside || trimmed.is_empty() {
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        // An entry starts at the section's indent (2, or 6 for a long flag without a short);
+        // what it says runs on below, further in.
+        let starts = if section == "Options:" {
+            indent <= 6 && trimmed.starts_with("-") && !trimmed.starts_with("- ")
+        } else {
+            indent == 2
+        };
+        if starts {
+            // `-q, --quiet`: the long name.
+            let long = match trimmed.split_once(", ") {
+                Some((short, long)) if !short.starts_with("--") && short.starts_with('-') => long,
+                _ => trimmed,
+            };
+            let name = long.split_whitespace().next().unwrap().to_string();
+            let said = trimmed.contains("  ");
+            out.push((name, said));
+        } else if let Some(last) = out.last_mut() {
+            last.1 = true;
+        }
+    }
+    out
+}
+
+/// The README's "Every flag, command by command": each item's commands and the flags it names.
+fn readme_flags() -> Vec<(Vec<String>, std::collections::BTreeSet<String>)> {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let start = readme
+        .find("**Every flag, command by command**")
+        .expect("the README lists every flag");
+    let list = &readme[start..];
+    let list = &list[..list.find("\n\n").unwrap()];
+    let mut items: Vec<String> = Vec::new();
+    for line in list.lines().skip(2) {
+        match line.strip_prefix("- ") {
+            Some(item) => items.push(item.to_string()),
+            None => items.last_mut().unwrap().push_str(line),
+        }
+    }
+    items
+        .iter()
+        .map(|item| {
+            let (head, rest) = item.split_once(": ").unwrap();
+            let commands = head
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(|c| c.split_whitespace().next().unwrap().to_string())
+                .collect::<Vec<_>>();
+            let commands = if head == "every command" {
+                vec!["*".to_string()]
+            } else {
+                commands
+            };
+            let flags = rest
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .filter(|w| w.starts_with("--") && w.len() > 2)
+                .map(str::to_string)
+                .collect();
+            (commands, flags)
+        })
+        .collect()
+}
+
+#[test]
+fn the_help_explains_every_flag_and_argument_and_agrees_with_the_readme() {
+    let readme = readme_flags();
+    let listed = |command: &str| {
+        readme
+            .iter()
+            .find(|(c, _)| c.iter().any(|c| c == command))
+            .unwrap_or_else(|| panic!("the README's flag list has no `{command}`"))
+            .1
+            .clone()
+    };
+    let global: std::collections::BTreeSet<String> =
+        ["--quiet", "--verbose", "--help"].map(String::from).into();
+    assert!(listed("*").is_superset(&global), "{:?}", listed("*"));
+
+    let top = help(&[]);
+    let commands: Vec<String> = entries(&top, "Commands:")
+        .into_iter()
+        .map(|(name, said)| {
+            assert!(said, "`{name}` has no help text");
+            name
+        })
+        .filter(|name| name != "help")
+        .collect();
+    assert_eq!(
+        commands,
+        ["build", "check", "ci", "release", "watch", "list", "new"]
+    );
+    for command in &commands {
+        let help = help(&[command.as_str()]);
+        let mut flags = std::collections::BTreeSet::new();
+        for (name, said) in entries(&help, "Options:") {
+            assert!(said, "`{command} {name}` has no help text:\n{help}");
+            flags.insert(name);
+        }
+        for (name, said) in entries(&help, "Arguments:") {
+            assert!(said, "`{command} {name}` has no help text:\n{help}");
+        }
+        assert!(flags.is_superset(&global), "{command}: {flags:?}");
+        let own: std::collections::BTreeSet<String> = flags.difference(&global).cloned().collect();
+        assert_eq!(
+            own,
+            listed(command),
+            "`seihon {command} --help` and the README's flag list differ"
+        );
+    }
+}

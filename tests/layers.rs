@@ -34,6 +34,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "fonts",
             "colour",
             "textdiff",
+            "term",
         ],
     ),
     ("the document model and the caches", &["doc", "cache"]),
