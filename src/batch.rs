@@ -14,9 +14,12 @@ pub fn book_dirs(project: &Project, args: &[String]) -> Result<Vec<PathBuf>, Str
     if args.is_empty() {
         let dirs = project.book_dirs();
         if dirs.is_empty() {
+            // Said from where it was looked for: a project is found from any folder inside it.
+            let here = std::fs::canonicalize(&project.root).unwrap_or(project.root.clone());
             return Err(format!(
-                "error: no books found in {} (a book is a folder with a book.yml)\n  help: create one with `seihon new <id>`",
-                project.books_dir().display()
+                "error: no books found in {}/ (in {}): a book is a folder there with a book.yml, Re:VIEW's config.yml and catalog.yml, or a DocBook main file\n  help: run seihon in a project (a folder with a seihon.yml or a books/ folder, or any folder inside one), or create a book here with `seihon new <id>`",
+                project.books_dir().display(),
+                here.display()
             ));
         }
         return Ok(dirs);
