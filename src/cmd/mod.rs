@@ -45,6 +45,7 @@ impl BookRun<'_> {
         let building = crate::term::progress::begin(&label);
         let outcome = batch::run_book(project, dir, opts);
         if self.publish && opts.pack {
+            crate::term::progress::step("preview");
             let preview = batch::publish_preview(project, dir, &outcome, self.commit);
             if let (Some(probe), Some(preview)) = (&probe, preview) {
                 probe.record(&outcome, &preview);

@@ -223,7 +223,10 @@ impl Progress {
     fn enter(&mut self, step: Step) {
         self.finish();
         self.step = step;
-        crate::term::progress::step(step.name());
+        // A hook is shown only where the book has one (see `Run::hook`).
+        if !matches!(step, Step::Hook(_)) {
+            crate::term::progress::step(step.name());
+        }
     }
 
     fn finish(&mut self) {
@@ -273,6 +276,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     r.add(std::mem::take(&mut loaded.warnings));
     r.enter(Step::Read);
     let read = read::read(project, &mut loaded.book, &mut r.log);
+    crate::term::progress::step("resolve");
     let mut resolved =
         read::resolve(project, &loaded.book, read).map_err(|e| r.leveled_error(e))?;
     r.add(std::mem::take(&mut resolved.warnings));
@@ -381,6 +385,9 @@ impl Run<'_> {
     /// Runs the book's hook for `stage` in `tree`, if it has one.
     fn hook(&mut self, loaded: &load::Loaded, stage: hooks::Stage, tree: &Path) -> Result<()> {
         self.enter(Step::Hook(stage));
+        if loaded.has_hooks() {
+            crate::term::progress::step(Step::Hook(stage).name());
+        }
         self.log.extend(loaded.hook(stage, tree)?);
         Ok(())
     }

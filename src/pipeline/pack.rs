@@ -49,6 +49,9 @@ pub(super) fn pack(
         Some(&project.kept_dir(Kept::Crcs, &loaded.book.id)),
         |packed| {
             r.enter(Step::Hook(hooks::Stage::PostPack));
+            if loaded.has_hooks() {
+                crate::term::progress::step(Step::Hook(hooks::Stage::PostPack).name());
+            }
             let ran = loaded.hook_at(hooks::Stage::PostPack, tree, packed)?;
             post_pack_ran = !ran.is_empty();
             r.log.extend(ran);
