@@ -303,18 +303,21 @@ fn highlight_listings(
             .finish()
     };
     let wanted: Vec<(String, String)> = wanted.into_iter().collect();
+    let tick = crate::term::progress::count("listings highlighted", wanted.len());
     // Each listing's highlighting, and whether it was made now (not taken from the cache).
     let done: Vec<(Option<Option<crate::highlight::Spans>>, bool)> = wanted
         .par_iter()
         .map(|listing| {
             let key = key(listing);
             if let Some(cached) = key.as_ref().and_then(|k| cache.get(k)) {
+                tick.tick();
                 return (Some(cached), false);
             }
             let spans = crate::highlight::highlight_spans(&listing.1, &listing.0);
             if let (Some(k), Some(spans)) = (&key, &spans) {
                 cache.put(k, spans);
             }
+            tick.tick();
             (spans, true)
         })
         .collect();
