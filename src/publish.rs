@@ -46,7 +46,14 @@ pub struct Changes {
     /// before these has none).
     #[serde(default)]
     pub pages: Vec<PageChange>,
+    /// Changed pages past the first [`PAGES_COMPARED`], whose text is not compared: a new
+    /// template changes every page, and nobody reads thousands of diffs in an index.
+    #[serde(default)]
+    pub pages_not_compared: usize,
 }
+
+/// How many changed pages have their text compared in one preview.
+pub const PAGES_COMPARED: usize = 50;
 
 /// What changed in the running text of one changed page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,23 +259,26 @@ fn unpack(
         .filter(|rel| !now.contains_key(*rel))
         .map(|rel| rel.to_string())
         .collect();
-    changes.pages = page_changes(prev, to, &changes.changed);
+    (changes.pages, changes.pages_not_compared) = page_changes(prev, to, &changes.changed);
     Ok(Some(changes))
 }
 
 /// The text changes of the `changed` pages, old from the `previous` EPUB (what the preview
 /// showed, whatever became of the files it was unpacked to), new from the unpacked `tree`.
 /// Pages whose text reads the same (the markup alone changed) are left out; a page that
-/// cannot be read is, too: this is a courtesy of the index, never a reason to fail.
-fn page_changes(previous: &Path, tree: &Path, changed: &[String]) -> Vec<PageChange> {
-    let pages: Vec<&String> = changed.iter().filter(|rel| is_page(rel)).collect();
+/// cannot be read is, too: this is a courtesy of the index, never a reason to fail. Only the
+/// first [`PAGES_COMPARED`] pages are compared; how many more changed comes second.
+fn page_changes(previous: &Path, tree: &Path, changed: &[String]) -> (Vec<PageChange>, usize) {
+    let mut pages: Vec<&String> = changed.iter().filter(|rel| is_page(rel)).collect();
+    let more = pages.len().saturating_sub(PAGES_COMPARED);
+    pages.truncate(PAGES_COMPARED);
     if pages.is_empty() {
-        return Vec::new();
+        return (Vec::new(), more);
     }
     let Ok(mut zip) = open_zip(previous) else {
-        return Vec::new();
+        return (Vec::new(), more);
     };
-    pages
+    let compared = pages
         .into_iter()
         .filter_map(|rel| {
             let old = page_text(&read_entry(&mut zip, rel)?);
@@ -282,7 +292,8 @@ fn page_changes(previous: &Path, tree: &Path, changed: &[String]) -> Vec<PageCha
                 text,
             })
         })
-        .collect()
+        .collect();
+    (compared, more)
 }
 
 /// An XHTML content document, by its name (the nav and the cover page are pages too).
@@ -440,6 +451,7 @@ fn index_html(
             .as_ref()
             .map_or("en".to_string(), |b| b.meta.language.clone()),
     );
+    ctx.insert("pages_compared", &PAGES_COMPARED);
     ctx.insert("epub", &format!("{}.epub", status.book));
     ctx.insert("ok", &status.ok);
     ctx.insert("stale", &status.stale);
@@ -469,6 +481,29 @@ mod tests {
         let changes = status.changes.expect("changes");
         assert_eq!(changes.changed, ["item/xhtml/ch01.xhtml"]);
         assert!(changes.pages.is_empty());
+    }
+
+    #[test]
+    fn at_most_so_many_pages_are_compared_and_the_rest_are_counted() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let (epub, tree) = (dir.path().join("old.epub"), dir.path().join("book"));
+        std::fs::create_dir_all(&tree).unwrap();
+        let page = |word: &str| format!("<html><body><p>{word} page</p></body></html>");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&epub).unwrap());
+        let mut changed = Vec::new();
+        for i in 0..super::PAGES_COMPARED + 2 {
+            let rel = format!("p{i:03}.xhtml");
+            zip.start_file(rel.as_str(), zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(page("old").as_bytes()).unwrap();
+            std::fs::write(tree.join(&rel), page("new")).unwrap();
+            changed.push(rel);
+        }
+        zip.finish().unwrap();
+        let (pages, more) = super::page_changes(&epub, &tree, &changed);
+        assert_eq!((pages.len(), more), (super::PAGES_COMPARED, 2));
+        assert_eq!(pages[0].path, "p000.xhtml");
     }
 
     #[test]
