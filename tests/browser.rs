@@ -62,30 +62,18 @@ fn browser_sees_edits_errors_and_fixes_without_reloading() {
     let book = project.add_book(&repo().join("books/neko-no-hon"), "neko-no-hon");
     let watching = Watching::start(project.path(), "neko-no-hon");
     let page = format!("{}book/item/xhtml/ch01.xhtml", watching.url);
-    let out = Command::new("node")
-        .arg(browser_dir.join("preview.mjs"))
-        .arg(&page)
-        .arg(book.join("ch01.md"))
-        .arg(&shots)
-        .output()
-        .expect("run node");
-    let said = text(&out);
-    assert!(
-        out.status.success(),
-        "the browser test failed ({}):\n{said}\nseihon's log:\n{}",
-        out.status,
-        watching.log()
+    let said = drive(
+        &browser_dir.join("preview.mjs"),
+        &[
+            page.as_ref(),
+            book.join("ch01.md").as_os_str(),
+            shots.as_os_str(),
+        ],
+        || watching.log(),
     );
     assert!(said.contains("books/neko-no-hon/ch01.md:"), "{said}");
     for name in ["1-edited.png", "2-error.png", "3-fixed.png"] {
-        let png = std::fs::read(shots.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let decoder = png::Decoder::new(std::io::Cursor::new(png));
-        let info = decoder.read_info().expect("a PNG screenshot");
-        assert!(
-            info.info().width >= 800,
-            "{name} is {} wide",
-            info.info().width
-        );
+        wide_enough(&shots.join(name));
     }
     // One build at start, then the edit, the error and the fix.
     let state = watching.state();
@@ -122,21 +110,37 @@ fn browser_shows_the_words_an_edit_changed_on_the_index() {
     .unwrap();
     build();
     let index = project.path().join("public/neko-no-hon/index.html");
+    let words = ["Binding in English", "languages", "scripts"].map(std::ffi::OsStr::new);
+    let mut args = vec![index.as_os_str()];
+    args.extend(words);
+    args.push(shots.as_os_str());
+    drive(&browser_dir.join("index-diff.mjs"), &args, String::new);
+    wide_enough(&shots.join("4-index-diff.png"));
+}
+
+/// Runs one of the browser scripts under node; what it printed, once it passed. `log` says
+/// what seihon printed meanwhile, for the failure message.
+fn drive(script: &Path, args: &[&std::ffi::OsStr], log: impl FnOnce() -> String) -> String {
     let out = Command::new("node")
-        .arg(browser_dir.join("index-diff.mjs"))
-        .arg(&index)
-        .args(["Binding in English", "languages", "scripts"])
-        .arg(&shots)
+        .arg(script)
+        .args(args)
         .output()
         .expect("run node");
     let said = text(&out);
     assert!(
         out.status.success(),
-        "the browser test failed ({}):\n{said}",
-        out.status
+        "the browser test failed ({}):\n{said}\nseihon's log:\n{}",
+        out.status,
+        log()
     );
-    let png = std::fs::read(shots.join("4-index-diff.png")).expect("the screenshot");
-    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    said
+}
+
+/// A screenshot as wide as the page it shows (at least 800 pixels).
+fn wide_enough(png: &Path) {
+    let bytes = std::fs::read(png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     let info = decoder.read_info().expect("a PNG screenshot");
-    assert!(info.info().width >= 800, "{} wide", info.info().width);
+    let width = info.info().width;
+    assert!(width >= 800, "{} is {width} wide", png.display());
 }

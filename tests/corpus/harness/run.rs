@@ -589,8 +589,14 @@ impl Epubchecker {
 
     pub fn check(&self, epub: &Path) -> Result<Epubcheck, String> {
         let report = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+        self.report(epub, report.path())?;
+        read_report(report.path())
+    }
+
+    /// Checks `epub`, its JSON report written to `report`.
+    pub fn report(&self, epub: &Path, report: &Path) -> Result<(), String> {
         match self.take() {
-            Some(mut worker) => match worker.check(epub, report.path()) {
+            Some(mut worker) => match worker.check(epub, report) {
                 Ok(()) => self.give(Some(worker)),
                 Err(_) => {
                     // A JVM that cannot run the batch (no source launcher) or died: from now
@@ -598,12 +604,12 @@ impl Epubchecker {
                     self.pool.lock().unwrap().single = true;
                     self.give(None);
                     drop(worker);
-                    check_once(&self.jar, epub, report.path())?;
+                    check_once(&self.jar, epub, report)?;
                 }
             },
-            None => check_once(&self.jar, epub, report.path())?,
+            None => check_once(&self.jar, epub, report)?,
         }
-        read_report(report.path())
+        Ok(())
     }
 
     /// An idle worker, a new one while fewer than `workers` run, or `None` in single mode.
