@@ -6,26 +6,18 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { launch, STEP } from "./launch.mjs";
 
 const [index, title, removed, added, shots] = process.argv.slice(2);
 if (!index || !title || !removed || !added || !shots) {
   console.error("usage: node index-diff.mjs <index.html> <page title> <removed> <added> <screenshots dir>");
   process.exit(2);
 }
-const STEP = 60_000; // a loaded two-core machine
 mkdirSync(shots, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath: process.env.SEIHON_CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  // Root in a container has no user namespaces for Chromium's sandbox.
-  args: ["--no-sandbox"],
-});
+const { browser, page } = await launch();
 let failed = false;
-const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
 try {
-  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   await page.goto(pathToFileURL(index).href, { waitUntil: "load", timeout: STEP });
   const article = page.locator("article.page-diff").filter({ hasText: title });
   const link = article.getByRole("link", { name: title });

@@ -7,27 +7,19 @@
 // A screenshot after each step. Exits non-zero with a message when a step fails.
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launch, STEP } from "./launch.mjs";
 
 const [url, source, shots] = process.argv.slice(2);
 if (!url || !source || !shots) {
   console.error("usage: node preview.mjs <chapter page URL> <chapter source file> <screenshots dir>");
   process.exit(2);
 }
-const STEP = 60_000; // a loaded two-core machine: builds and page loads can be slow
 const original = readFileSync(source, "utf8");
 mkdirSync(shots, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath: process.env.SEIHON_CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  // Root in a container has no user namespaces for Chromium's sandbox.
-  args: ["--no-sandbox"],
-});
+const { browser, page } = await launch();
 let failed = false;
-const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
 try {
-  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
   // Counts navigations after the first load: each is a reload the page did by itself.
   let reloads = -1;
   page.on("framenavigated", (frame) => {
