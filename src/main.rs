@@ -225,8 +225,9 @@ fn main() -> ExitCode {
         _ => seihon::term::Verbosity::Normal,
     });
     let Some(here) = Here::find() else {
-        eprintln!(
-            "error: cannot enter the project's folder\n  help: check the folder's permissions"
+        seihon::term::err_line(
+            seihon::term::Kind::Error,
+            "error: cannot enter the project's folder\n  help: check the folder's permissions",
         );
         return seihon::error::Exit::Unusable.into();
     };

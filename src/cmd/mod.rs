@@ -41,8 +41,7 @@ impl BookRun<'_> {
             return outcome;
         }
         announce();
-        let label = dir.file_name().unwrap_or(dir.as_os_str()).to_string_lossy();
-        let building = crate::term::progress::begin(&label);
+        let building = crate::term::progress::begin(dir);
         let outcome = batch::run_book(project, dir, opts);
         if self.publish && opts.pack {
             crate::term::progress::step("preview");

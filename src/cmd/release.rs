@@ -38,8 +38,7 @@ pub fn run(
     };
     let line = format!("releasing {} version {version}", dir.display());
     term::err_line(Kind::Info, &line);
-    let label = dir.file_name().unwrap_or(dir.as_os_str()).to_string_lossy();
-    let building = term::progress::begin(&label);
+    let building = term::progress::begin(&dir);
     let outcome = batch::run_book(project, &dir, &opts);
     drop(building);
     outcome.print_log();

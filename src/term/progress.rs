@@ -103,11 +103,13 @@ pub fn skipped() {
     }
 }
 
-/// The book `label` is being built on this thread until the returned guard is dropped.
-pub fn begin(label: &str) -> Building {
+/// The book in `dir` is being built on this thread until the returned guard is dropped; it
+/// is shown by its folder's name.
+pub fn begin(dir: &std::path::Path) -> Building {
     if super::progress_style().is_none() {
         return Building { id: None };
     }
+    let label = dir.file_name().unwrap_or(dir.as_os_str()).to_string_lossy();
     let id = {
         let mut b = board();
         b.next_id += 1;
