@@ -160,7 +160,7 @@ pub fn pack_reusing(
     // Never dropped unfinished: the zip crate's drop finishes the archive and prints its own
     // message to stderr when that fails (a full disk). On an error the writer (which holds
     // only a buffer, the file being the temporary's) is left, and the temporary removed.
-    let mut zip = ManuallyDrop::new(ZipWriter::new(std::io::BufWriter::new(tmp.as_file())));
+    let mut zip = ManuallyDrop::new(ZipWriter::new(Positioned::new(tmp.as_file())));
     packing.write_mimetype(&mut zip)?;
     let mut reused = 0;
     let mut kept: Vec<(String, FileStamp, u32)> = Vec::new();
@@ -201,16 +201,90 @@ fn output_dir(output: &Path) -> Result<&Path> {
     Ok(out_dir)
 }
 
-/// An EPUB packed before, read through a buffer.
-type Previous = zip::ZipArchive<std::io::BufReader<std::fs::File>>;
+/// An EPUB packed before.
+type Previous = zip::ZipArchive<PreviousBytes>;
 
 /// The EPUB being written, into the temporary file.
-type Epub<'f> = ManuallyDrop<ZipWriter<std::io::BufWriter<&'f std::fs::File>>>;
+type Epub<'f> = ManuallyDrop<ZipWriter<Positioned<'f>>>;
 
 /// The previous EPUB, when there is one and it is an archive: anything else is ignored.
 fn open_previous(path: &Path) -> Option<Previous> {
-    let file = std::fs::File::open(path).ok()?;
-    zip::ZipArchive::new(std::io::BufReader::new(file)).ok()
+    let mut file = std::fs::File::open(path).ok()?;
+    let bytes = if file.metadata().ok()?.len() <= PREVIOUS_IN_MEMORY {
+        let mut all = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut all).ok()?;
+        PreviousBytes::Memory(std::io::Cursor::new(all))
+    } else {
+        PreviousBytes::File(std::io::BufReader::new(file))
+    };
+    zip::ZipArchive::new(bytes).ok()
+}
+
+/// The previous EPUB is read whole into memory up to this size. Copying its unchanged entries
+/// is then a copy of bytes; from the file, each entry costs a seek and a read of its header
+/// and another of its data (3,000 entries took 20 ms of a 50 ms packing).
+const PREVIOUS_IN_MEMORY: u64 = 32 << 20;
+
+/// The previous EPUB's bytes: in memory when small (see [`PREVIOUS_IN_MEMORY`]), else its file.
+enum PreviousBytes {
+    Memory(std::io::Cursor<Vec<u8>>),
+    File(std::io::BufReader<std::fs::File>),
+}
+
+impl std::io::Read for PreviousBytes {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            PreviousBytes::Memory(m) => m.read(buf),
+            PreviousBytes::File(f) => f.read(buf),
+        }
+    }
+}
+
+impl std::io::Seek for PreviousBytes {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        match self {
+            PreviousBytes::Memory(m) => m.seek(to),
+            PreviousBytes::File(f) => f.seek(to),
+        }
+    }
+}
+
+/// The EPUB's file behind a buffer that knows its own position: the ZIP writer asks for it at
+/// every entry, and a buffered file answers that by flushing and asking the kernel.
+struct Positioned<'f> {
+    file: std::io::BufWriter<&'f std::fs::File>,
+    at: u64,
+}
+
+impl<'f> Positioned<'f> {
+    fn new(file: &'f std::fs::File) -> Self {
+        Positioned {
+            file: std::io::BufWriter::with_capacity(1 << 16, file),
+            at: 0,
+        }
+    }
+}
+
+impl Write for Positioned<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl std::io::Seek for Positioned<'_> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        if to == std::io::SeekFrom::Current(0) {
+            return Ok(self.at);
+        }
+        self.at = self.file.seek(to)?;
+        Ok(self.at)
+    }
 }
 
 /// Each entry as it goes in: copied from the previous EPUB, or made here.

@@ -13,8 +13,56 @@ pub enum Source<'a> {
     /// A hard link to this file (a copy where links are not possible): only for files nothing
     /// will write to in place.
     Link(&'a Path),
+    /// A hard link to this file, like [`Source::Link`], whose identity the caller already knows
+    /// (it has just looked at the file): a mirror of thousands of images is not a stat of each.
+    Known(&'a Path, FileId),
     /// A copy of this file.
     Copy(&'a Path),
+}
+
+/// Which file a path is: its device and inode. Two paths with the same are hard links to one
+/// file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The identity of the file `path` leads to (`None` where it cannot be read, or off Unix).
+    pub fn of(path: &Path) -> Option<FileId> {
+        Self::of_meta(&std::fs::metadata(path).ok()?)
+    }
+
+    pub fn of_meta(meta: &std::fs::Metadata) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+}
+
+/// The inode a folder entry names, as the folder listing gives it (no stat of the file).
+fn entry_inode(entry: &std::fs::DirEntry) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirEntryExt;
+        Some(entry.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = entry;
+        None
+    }
 }
 
 /// Makes the folder `dir` hold exactly `files` (by `/`-separated path inside it), leaving
@@ -26,11 +74,17 @@ pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
     let io = |path: &Path, e| Error::io(path, "cannot write the build folder", e);
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let (present, folders) = walk(dir).map_err(|e| io(dir, e))?;
+    // Files in the folder are on its device: a link there is the same file as its source when
+    // the device is the source's and the listing's inode its inode.
+    let here = FileId::of(dir);
     let wanted_folders: std::collections::BTreeSet<&str> = files
         .keys()
         .flat_map(|rel| rel.match_indices('/').map(move |(i, _)| &rel[..i]))
         .collect();
-    for rel in present.iter().filter(|r| !files.contains_key(r.as_str())) {
+    for (rel, _) in present
+        .iter()
+        .filter(|(r, _)| !files.contains_key(r.as_str()))
+    {
         std::fs::remove_file(dir.join(rel)).map_err(|e| io(&dir.join(rel), e))?;
     }
     // Deepest first, so a folder is empty of folders when it goes.
@@ -46,27 +100,37 @@ pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
             std::fs::create_dir_all(&path).map_err(|e| io(&path, e))?;
         }
     }
-    let present: std::collections::HashSet<&str> = present.iter().map(String::as_str).collect();
+    let present: std::collections::HashMap<&str, Option<u64>> = present
+        .iter()
+        .map(|(rel, ino)| (rel.as_str(), *ino))
+        .collect();
     let written = files
         .par_iter()
         .map(|(rel, source)| {
             let path = dir.join(rel);
-            let there = present.contains(rel);
-            let current = there
+            let there = present.get(rel);
+            let linked = |from: Option<FileId>| {
+                let (Some(from), Some(here), Some(Some(ino))) = (from, here, there) else {
+                    return false;
+                };
+                from.dev == here.dev && from.ino == *ino
+            };
+            let current = there.is_some()
                 && match source {
                     Source::Bytes(b) => same_bytes(&path, b),
-                    Source::Link(from) => same_file(&path, from),
+                    Source::Link(from) => linked(FileId::of(from)),
+                    Source::Known(_, id) => linked(Some(*id)),
                     Source::Copy(_) => false,
                 };
             if current {
                 return Ok(0);
             }
-            if there {
+            if there.is_some() {
                 std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
             }
             match source {
                 Source::Bytes(b) => std::fs::write(&path, b),
-                Source::Link(from) => link_or_copy(from, &path),
+                Source::Link(from) | Source::Known(from, _) => link_or_copy(from, &path),
                 Source::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
             }
             .map_err(|e| Error::io(&path, "cannot write a staged file", e))?;
@@ -76,9 +140,10 @@ pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
     Ok(written)
 }
 
-/// The regular files (sorted) and folders (sorted, parents before children) under `dir`, as
-/// `/`-separated paths; anything else (a link a hook made) is removed.
-fn walk(dir: &Path) -> std::io::Result<(Vec<String>, Vec<String>)> {
+/// The regular files (sorted, with their inodes) and folders (sorted, parents before children)
+/// under `dir`, as `/`-separated paths; anything else (a link a hook made) is removed.
+type Listed = (Vec<(String, Option<u64>)>, Vec<String>);
+fn walk(dir: &Path) -> std::io::Result<Listed> {
     let (mut files, mut folders) = (Vec::new(), Vec::new());
     let mut stack = vec![String::new()];
     while let Some(rel) = stack.pop() {
@@ -95,7 +160,7 @@ fn walk(dir: &Path) -> std::io::Result<(Vec<String>, Vec<String>)> {
                 folders.push(path.clone());
                 stack.push(path);
             } else if kind.is_file() {
-                files.push(path);
+                files.push((path, entry_inode(&entry)));
             } else {
                 std::fs::remove_file(entry.path())?;
             }
@@ -109,23 +174,6 @@ fn walk(dir: &Path) -> std::io::Result<(Vec<String>, Vec<String>)> {
 fn same_bytes(path: &Path, bytes: &[u8]) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
         && std::fs::read(path).is_ok_and(|b| b == bytes)
-}
-
-/// Whether two paths are the same file (a hard link to it).
-fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (a, b);
-        false
-    }
 }
 
 /// A hard link to `from` at `to` (no new file), or a copy where links are not possible (another

@@ -200,18 +200,25 @@ fn unpack(
     let zip = open_zip(epub)?;
     let entries = zip_files(&zip);
     let mut unvouched: Vec<(usize, &String)> = Vec::new();
-    let mut links: Vec<(&String, PathBuf)> = Vec::new();
+    let mut unpacked: Vec<(&String, PathBuf)> = Vec::new();
+    let mut links: Vec<(&String, PathBuf, crate::files::FileId)> = Vec::new();
     for (i, (rel, (size, crc))) in entries.iter().enumerate() {
         let path = staged.join(rel);
         // Only a regular file of the staged tree vouches for an entry (a link a hook left
         // there never goes into the preview: the EPUB's bytes do).
-        let held = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
-            && crate::cache::FileStamp::of(&path)
-                .is_some_and(|s| s.size() == *size && crcs.get(rel, &s) == Some(*crc));
-        if held {
-            links.push((rel, path));
-        } else {
-            unvouched.push((i, rel));
+        let meta = std::fs::symlink_metadata(&path)
+            .ok()
+            .filter(|m| m.is_file());
+        let held = meta.as_ref().and_then(|m| {
+            let stamp = crate::cache::FileStamp::of_meta(m)?;
+            (stamp.size() == *size && crcs.get(rel, &stamp) == Some(*crc))
+                .then(|| crate::files::FileId::of_meta(m))
+        });
+        match held {
+            Some(Some(id)) => links.push((rel, path, id)),
+            // Vouched for, but its identity unknown (off Unix): linked by its path.
+            Some(None) => unpacked.push((rel, path)),
+            None => unvouched.push((i, rel)),
         }
     }
     // The others are unzipped one at a time into a scratch folder beside the tree and linked
@@ -220,7 +227,6 @@ fn unpack(
     let scratch = tempfile::tempdir_in(beside)
         .map_err(|e| Error::io(beside, "cannot create a temporary folder", e))?;
     let mut zip = zip;
-    let mut unpacked: Vec<(&String, PathBuf)> = Vec::new();
     for (n, (i, rel)) in unvouched.into_iter().enumerate() {
         let bad = |e: std::io::Error| Error::io(epub, "cannot read the EPUB", e);
         let mut entry = zip.by_index(i).map_err(|e| bad(std::io::Error::other(e)))?;
@@ -231,10 +237,13 @@ fn unpack(
             .map_err(|e| Error::io(&path, "cannot write the preview", e))?;
         unpacked.push((rel, path));
     }
-    let files: BTreeMap<&str, Source> = links
-        .iter()
-        .chain(&unpacked)
-        .map(|(rel, path)| (rel.as_str(), Source::Link(path)))
+    let files: BTreeMap<&str, Source> = (links.iter())
+        .map(|(rel, path, id)| (rel.as_str(), Source::Known(path, *id)))
+        .chain(
+            unpacked
+                .iter()
+                .map(|(rel, path)| (rel.as_str(), Source::Link(path))),
+        )
         .collect();
     crate::files::mirror(to, &files)?;
     drop(scratch);
