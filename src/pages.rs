@@ -152,16 +152,25 @@ struct Landmark {
     label: String,
 }
 
-/// A context and the key of what was put in it.
-struct Keyed {
+/// A context and the key of what was put in it: whatever a template is given is in the key
+/// of what it renders.
+pub struct Keyed {
     ctx: Context,
     key: crate::cache::Key,
 }
 
 impl Keyed {
-    fn insert<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
+    pub fn insert<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
         self.key = self.key.clone().bytes(name.as_bytes()).value(&value);
         self.ctx.insert(name, value);
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    pub fn key(&self) -> &crate::cache::Key {
+        &self.key
     }
 }
 
@@ -344,7 +353,15 @@ impl PageContext {
     /// The context for one page: `page_href` is where the page sits inside the package folder,
     /// so templates can link to the style sheet and images relative to it.
     pub fn for_page(&self, page_href: &str) -> Context {
-        let mut ctx = self.ctx.clone();
+        self.for_page_keyed(page_href).ctx
+    }
+
+    /// [`PageContext::for_page`], with the key of everything in it.
+    pub fn for_page_keyed(&self, page_href: &str) -> Keyed {
+        let mut ctx = Keyed {
+            ctx: self.ctx.clone(),
+            key: self.key.clone(),
+        };
         let depth = page_href.matches('/').count();
         let up = "../".repeat(depth);
         ctx.insert("root", &up);

@@ -202,6 +202,8 @@ pub enum Kept {
     Chapters,
     /// Finished chapter pages.
     Pages,
+    /// Generated pages and files (title page, nav, colophon, NCX, package document).
+    Generated,
     /// What the checks gathered from each page.
     Checks,
     /// Highlighted listings ([`crate::highlight::Highlights`]).
@@ -221,6 +223,7 @@ impl Kept {
         match self {
             Kept::Chapters => "chapters",
             Kept::Pages => "pages",
+            Kept::Generated => "generated",
             Kept::Checks => "checks",
             Kept::Highlights => "highlights",
             Kept::Images => "images",

@@ -134,6 +134,7 @@ fn a_rebuild_writes_only_the_pages_whose_inputs_changed() {
         let out = project.seihon(&["build", "--force"]);
         assert!(out.status.success(), "{}", text(&out));
         assert_eq!(wrote_line(&out), expected);
+        out
     };
     build("wrote 4 of 4 chapter pages");
     build("wrote 0 of 4 chapter pages");
@@ -142,7 +143,12 @@ fn a_rebuild_writes_only_the_pages_whose_inputs_changed() {
     let ch02 = book.join("ch02.md");
     let original = std::fs::read_to_string(&ch02).unwrap();
     std::fs::write(&ch02, format!("{original}\n段落を足した。\n")).unwrap();
-    build("wrote 1 of 4 chapter pages (ch02.md); the others are as they were");
+    let out = build("wrote 1 of 4 chapter pages (ch02.md); the others are as they were");
+    // Nor are the generated pages and files made again: nothing they show changed.
+    assert_eq!(
+        line_of(&out, "rendered "),
+        "rendered 0 of 7 generated files"
+    );
     let page = read_entry(&project.epub("neko"), "item/xhtml/ch02.xhtml");
     assert!(page.contains("段落を足した。"), "{page}");
     // What the cache gave is what a build from scratch gives.
@@ -162,7 +168,18 @@ fn a_rebuild_writes_only_the_pages_whose_inputs_changed() {
         ),
     )
     .unwrap();
+    let out = build("wrote 4 of 4 chapter pages");
+    // So are the generated pages and files: every template is given the contents.
+    assert_eq!(
+        line_of(&out, "rendered "),
+        "rendered 7 of 7 generated files"
+    );
+    let nav = read_entry(&project.epub("neko"), "item/nav.xhtml");
+    assert!(nav.contains("組版と点検"), "{nav}");
+    let cached = std::fs::read(project.epub("neko")).unwrap();
+    std::fs::remove_dir_all(project.path().join("build")).unwrap();
     build("wrote 4 of 4 chapter pages");
+    assert_eq!(std::fs::read(project.epub("neko")).unwrap(), cached);
 
     // A template, a rule file, the filter chain: every page.
     std::fs::create_dir_all(project.path().join("templates")).unwrap();

@@ -9,7 +9,8 @@ use crate::dom;
 use crate::epub;
 use crate::error::{Error, Location, Result};
 use crate::pages::toc::{self, TocNode};
-use crate::pages::{self, ManifestItem, Slot, SpineItem};
+use crate::pages::{self, Keyed, ManifestItem, Slot, SpineItem};
+use crate::project::{Kept, Project};
 use crate::stage::{self, Tree};
 use crate::xref::{self, Chapter, Resolved};
 
@@ -20,26 +21,44 @@ use super::page::{Checked, checked_xhtml};
 /// The book's EPUB, assembled from its written chapters: cover, title page, nav, chapters and
 /// colophon in reading order, then the style sheets, images, NCX and package document.
 pub(super) fn package(
+    project: &Project,
+    book: &Book,
+    resolved: &Resolved,
+    templates: &Templates,
+    written: Written,
+    log: &mut Vec<String>,
+) -> Result<Package> {
+    let mut made = Made::new(project, book, templates);
+    let pkg = package_with(&mut made, book, resolved, templates, written)?;
+    // How much was made again, as for the chapters' pages.
+    log.push(super::read::how_much_again(
+        "rendered",
+        "generated file",
+        &made.rendered,
+        made.used.len(),
+        "the others are as they were",
+    ));
+    made.finish();
+    Ok(pkg)
+}
+
+fn package_with(
+    made: &mut Made,
     book: &Book,
     resolved: &Resolved,
     templates: &Templates,
     written: Written,
 ) -> Result<Package> {
-    let tera = &templates.tera;
     let page_ctx = &templates.ctx;
     let mut pkg = Package::default();
     pkg.tree.add("mimetype", epub::MIMETYPE);
     pkg.tree.add("META-INF/container.xml", CONTAINER_XML);
 
     let cover_href = pkg.add_cover(book, written.cover)?;
-    let mut ctx = page_ctx.for_page(pages::COVER_PAGE);
+    let mut ctx = page_ctx.for_page_keyed(pages::COVER_PAGE);
     ctx.insert("cover_href", &crate::href::href(&cover_href));
-    pkg.add_page(
-        "cover",
-        pages::COVER_PAGE,
-        pages::render(tera, "cover.xhtml", &ctx)?,
-        "cover.xhtml",
-    )?;
+    let cover = made.page("cover.xhtml", &ctx)?;
+    pkg.add_checked("cover", pages::COVER_PAGE, cover);
     let messages = book.locale.messages(&book.meta.language);
     let index =
         (resolved.index.as_ref()).map(|i| (i, pages::index_page(&resolved.chapters, i, &messages)));
@@ -52,10 +71,11 @@ pub(super) fn package(
     for slot in &order {
         match *slot {
             Slot::Cover => {}
-            Slot::TitlePage => pkg.add_generated(templates, "titlepage", pages::TITLE_PAGE)?,
+            Slot::TitlePage => {
+                pkg.add_generated(made, templates, "titlepage", pages::TITLE_PAGE)?
+            }
             Slot::Nav => {
-                let ctx = page_ctx.for_page(pages::NAV);
-                let nav = checked_xhtml(&pages::render(tera, "nav.xhtml", &ctx)?, "nav.xhtml")?;
+                let nav = made.page("nav.xhtml", &page_ctx.for_page_keyed(pages::NAV))?;
                 nav_has_pages = nav.facts.page_list;
                 let properties = join_props("nav", &nav.properties);
                 pkg.add_checked("nav", pages::NAV, Checked { properties, ..nav });
@@ -69,7 +89,7 @@ pub(super) fn package(
                 // The index takes the place of the chapter that marks where it goes.
                 if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter == Some(ci)) {
                     let title_id = pages::chapter_entry(ch).map(|e| e.id.as_str());
-                    pkg.add_index(templates, i, at, title_id)?;
+                    pkg.add_index(made, templates, i, at, title_id)?;
                     continue;
                 }
                 facts.add(checked.facts);
@@ -77,15 +97,17 @@ pub(super) fn package(
             }
             Slot::Index => {
                 if let Some((i, at)) = &index {
-                    pkg.add_index(templates, i, at, None)?;
+                    pkg.add_index(made, templates, i, at, None)?;
                 }
             }
-            Slot::Colophon => pkg.add_generated(templates, "colophon", pages::COLOPHON_PAGE)?,
+            Slot::Colophon => {
+                pkg.add_generated(made, templates, "colophon", pages::COLOPHON_PAGE)?;
+            }
         }
     }
 
     // Style sheets and images.
-    let css = pages::render(tera, "book.css", &page_ctx.for_page(pages::CSS))?
+    let css = made.text("book.css", &page_ctx.for_page_keyed(pages::CSS))?
         + &crate::highlight::stylesheet();
     pkg.tree.add(format!("{PACKAGE_DIR}/{}", pages::CSS), css);
     pkg.manifest.push(item("css", pages::CSS, "text/css", ""));
@@ -113,19 +135,19 @@ pub(super) fn package(
     }
 
     // Navigation for EPUB 2 readers, then the package document that lists everything.
-    let mut ctx = page_ctx.for_page(pages::NCX);
+    let mut ctx = page_ctx.for_page_keyed(pages::NCX);
     let tree = ncx_tree(resolved, page_ctx, &order, index.as_ref().map(|(_, at)| at));
     let depth = tree.iter().map(TocNode::depth).max().unwrap_or(1);
     ctx.insert("ncx_points", &toc::ncx_points(&tree));
     ctx.insert("ncx_depth", &depth);
     pkg.tree.add(
         format!("{PACKAGE_DIR}/{}", pages::NCX),
-        pages::render(tera, "toc.ncx", &ctx)?,
+        made.text("toc.ncx", &ctx)?,
     );
     pkg.manifest
         .push(item("ncx", pages::NCX, "application/x-dtbncx+xml", ""));
 
-    let mut ctx = page_ctx.for_page(OPF);
+    let mut ctx = page_ctx.for_page_keyed(OPF);
     ctx.insert("manifest", &pkg.manifest);
     ctx.insert("spine", &pkg.spine);
     let nav = claims::Navigation {
@@ -154,7 +176,7 @@ pub(super) fn package(
     ctx.insert("page_source", &page_source);
     pkg.tree.add(
         format!("{PACKAGE_DIR}/{OPF}"),
-        pages::render(tera, "package.opf", &ctx)?,
+        made.text("package.opf", &ctx)?,
     );
     Ok(pkg)
 }
@@ -210,40 +232,40 @@ impl Package {
 }
 
 impl Package {
-    /// Adds a generated page to the tree, the manifest and (in reading order) the spine.
-    fn add_page(&mut self, id: &str, href: &str, xhtml: String, template: &str) -> Result<()> {
-        let checked = checked_xhtml(&xhtml, template)?;
-        self.add_checked(id, href, checked);
-        Ok(())
-    }
-
     /// Adds a page made from the template named `<id>.xhtml` and the page context alone (the
     /// title page, the colophon).
-    fn add_generated(&mut self, templates: &Templates, id: &str, href: &str) -> Result<()> {
-        let template = format!("{id}.xhtml");
-        let ctx = templates.ctx.for_page(href);
-        let xhtml = pages::render(&templates.tera, &template, &ctx)?;
-        self.add_page(id, href, xhtml, &template)
+    fn add_generated(
+        &mut self,
+        made: &mut Made,
+        templates: &Templates,
+        id: &str,
+        href: &str,
+    ) -> Result<()> {
+        let page = made.page(&format!("{id}.xhtml"), &templates.ctx.for_page_keyed(href))?;
+        self.add_checked(id, href, page);
+        Ok(())
     }
 
     /// Adds the index page, made from the book's index through `index.xhtml`; `title_id` is
     /// the id of the title of the chapter whose place it takes, which links may go to.
     fn add_index(
         &mut self,
+        made: &mut Made,
         templates: &Templates,
         index: &xref::BookIndex,
         at: &pages::IndexPage,
         title_id: Option<&str>,
     ) -> Result<()> {
-        let mut ctx = templates.ctx.for_page(&at.href);
+        let mut ctx = templates.ctx.for_page_keyed(&at.href);
         ctx.insert("index", index);
         ctx.insert("index_title", &at.title);
         ctx.insert("index_id", &title_id);
         ctx.insert("index_see", &at.see);
         ctx.insert("index_see_also", &at.see_also);
         ctx.insert("stylesheets", &templates.stylesheets);
-        let xhtml = pages::render(&templates.tera, "index.xhtml", &ctx)?;
-        self.add_page("bookindex", &at.href, xhtml, "index.xhtml")
+        let page = made.page("index.xhtml", &ctx)?;
+        self.add_checked("bookindex", &at.href, page);
+        Ok(())
     }
 
     /// Adds a checked page to the tree, the manifest and (in reading order) the spine.
@@ -388,4 +410,84 @@ fn join_props(a: &str, b: &str) -> String {
 
 fn chapter_id(ch: &Chapter) -> String {
     format!("c-{}", ch.stem)
+}
+
+/// The generated pages and files, rendered from the templates or taken from
+/// `build/.cache/generated/`, where they are kept by the templates' texts and everything their
+/// context holds ([`Keyed`]): an edit to a chapter's running text leaves the nav, the NCX and
+/// the package document as they were, and they are neither rendered nor parsed again. No
+/// filter runs on them, so nothing else goes into what they are.
+struct Made<'t> {
+    tera: &'t tera::Tera,
+    /// The templates' texts, by their digest.
+    templates: &'t str,
+    /// XHTML pages, checked.
+    pages: crate::cache::Cache<Checked>,
+    /// Style sheets, the NCX, the package document.
+    texts: crate::cache::Cache<String>,
+    used: std::collections::HashSet<String>,
+    /// The templates this build rendered (not taken from the cache).
+    rendered: Vec<String>,
+}
+
+impl<'t> Made<'t> {
+    fn new(project: &Project, book: &Book, templates: &'t Templates) -> Self {
+        let dir = project.kept_dir(Kept::Generated, &book.id);
+        Made {
+            tera: &templates.tera,
+            templates: templates.digest(),
+            pages: crate::cache::Cache::new(dir.join("pages")),
+            texts: crate::cache::Cache::new(dir.join("texts")),
+            used: Default::default(),
+            rendered: Vec::new(),
+        }
+    }
+
+    /// The key of what `template` makes from `ctx`, noted as used by this build.
+    fn key(&mut self, template: &str, ctx: &Keyed) -> Option<String> {
+        let key = (ctx.key().clone())
+            .bytes(b"generated")
+            .bytes(self.templates.as_bytes())
+            .bytes(template.as_bytes())
+            .finish()?;
+        self.used.insert(key.clone());
+        Some(key)
+    }
+
+    /// The XHTML page `template` makes from `ctx`, checked.
+    fn page(&mut self, template: &str, ctx: &Keyed) -> Result<Checked> {
+        let key = self.key(template, ctx);
+        if let Some(page) = key.as_ref().and_then(|k| self.pages.get(k)) {
+            return Ok(page);
+        }
+        self.rendered.push(template.to_string());
+        let page = checked_xhtml(
+            &pages::render(self.tera, template, ctx.context())?,
+            template,
+        )?;
+        if let Some(key) = key {
+            self.pages.put(&key, &page);
+        }
+        Ok(page)
+    }
+
+    /// The text `template` makes from `ctx`.
+    fn text(&mut self, template: &str, ctx: &Keyed) -> Result<String> {
+        let key = self.key(template, ctx);
+        if let Some(text) = key.as_ref().and_then(|k| self.texts.get(k)) {
+            return Ok(text);
+        }
+        self.rendered.push(template.to_string());
+        let text = pages::render(self.tera, template, ctx.context())?;
+        if let Some(key) = key {
+            self.texts.put(&key, &text);
+        }
+        Ok(text)
+    }
+
+    /// Keeps what this build used, and only that.
+    fn finish(self) {
+        self.pages.keep_only(&self.used);
+        self.texts.keep_only(&self.used);
+    }
 }

@@ -57,6 +57,11 @@ impl Templates {
             stylesheets,
         })
     }
+
+    /// A hash of the templates' texts.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
 }
 
 /// The cover going into the EPUB: rendered from the cover template, or the book's own image.

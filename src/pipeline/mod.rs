@@ -284,7 +284,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let (book, time) = (&loaded.book, build_time(&loaded.book));
     let templates = chapters::Templates::load(project, book, &resolved, time, opts)?;
     let written = chapters::write(project, book, &chain, &templates, &mut resolved, &mut r.log);
-    let mut pkg = assemble::package(book, &resolved, &templates, written)?;
+    let mut pkg = assemble::package(project, book, &resolved, &templates, written, &mut r.log)?;
     // The fonts' findings stop the build with the checks', not before them: one build reports
     // every finding it can.
     let mut found = fonts::embed(book, opts, &resolved, &mut pkg, &mut r.log);
