@@ -83,10 +83,15 @@ pub fn probe(
     list(folder, &outputs, &mut files);
     files.sort();
     files.dedup();
-    for path in &files {
+    // Looked at in parallel (a book of images is thousands of stats), hashed in order.
+    let stamps: Vec<Option<FileStamp>> = {
+        use rayon::prelude::*;
+        files.par_iter().map(|path| FileStamp::of(path)).collect()
+    };
+    for (path, stamp) in files.iter().zip(stamps) {
         key = key
             .bytes(path.as_os_str().as_encoded_bytes())
-            .value(&FileStamp::of(path)?.written());
+            .value(&stamp?.written());
     }
     let key = key.finish()?;
     // The stamp's file is named for the book's path: one per target.

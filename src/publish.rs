@@ -202,18 +202,22 @@ fn unpack(
     let mut unvouched: Vec<(usize, &String)> = Vec::new();
     let mut unpacked: Vec<(&String, PathBuf)> = Vec::new();
     let mut links: Vec<(&String, PathBuf, crate::files::FileId)> = Vec::new();
-    for (i, (rel, (size, crc))) in entries.iter().enumerate() {
+    // Looked at in parallel: a book of images is thousands of stats.
+    let held: Vec<Option<Option<crate::files::FileId>>> = {
+        use rayon::prelude::*;
+        (entries.par_iter())
+            .map(|(rel, (size, crc))| {
+                // Only a regular file of the staged tree vouches for an entry (a link a hook
+                // left there never goes into the preview: the EPUB's bytes do).
+                let meta = std::fs::symlink_metadata(staged.join(rel)).ok()?;
+                let stamp = crate::cache::FileStamp::of_meta(&meta).filter(|_| meta.is_file())?;
+                (stamp.size() == *size && crcs.get(rel, &stamp) == Some(*crc))
+                    .then(|| crate::files::FileId::of_meta(&meta))
+            })
+            .collect()
+    };
+    for (i, ((rel, _), held)) in entries.iter().zip(held).enumerate() {
         let path = staged.join(rel);
-        // Only a regular file of the staged tree vouches for an entry (a link a hook left
-        // there never goes into the preview: the EPUB's bytes do).
-        let meta = std::fs::symlink_metadata(&path)
-            .ok()
-            .filter(|m| m.is_file());
-        let held = meta.as_ref().and_then(|m| {
-            let stamp = crate::cache::FileStamp::of_meta(m)?;
-            (stamp.size() == *size && crcs.get(rel, &stamp) == Some(*crc))
-                .then(|| crate::files::FileId::of_meta(m))
-        });
         match held {
             Some(Some(id)) => links.push((rel, path, id)),
             // Vouched for, but its identity unknown (off Unix): linked by its path.
