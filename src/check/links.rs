@@ -5,14 +5,16 @@ use crate::error::{Finding, Location};
 /// Every relative `href` of an `a` (in chapters and in the nav) and every `content src` of the
 /// NCX points to a file in the EPUB, and its fragment to an id in that file.
 pub(super) fn internal_links(book: &Book) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (file, page) in &book.pages {
-        for link in &page.links {
-            if let Some(problem) = link_problem(book, file, &link.value) {
-                out.push(link.place.finding(problem, None));
-            }
-        }
-    }
+    use rayon::prelude::*;
+    // Page by page in parallel (a nav alone holds thousands of links), in path order.
+    let mut out: Vec<Finding> = (book.pages.par_iter())
+        .flat_map_iter(|(file, page)| {
+            (page.links.iter()).filter_map(move |link| {
+                let problem = link_problem(book, file, &link.value)?;
+                Some(link.place.finding(problem, None))
+            })
+        })
+        .collect();
     for (file, doc) in &book.ncx {
         doc.root.walk(&mut |el| {
             if local(&el.name) != "content" {
