@@ -8,7 +8,7 @@
 //! | a chapter's reading: document and findings (`chapters/<id>/`) | the file's name, format and bytes, the Re:VIEW settings | reading depends on nothing else; a chapter with errors is never kept, so its messages come fresh |
 //! | a chapter's finished page (`pages/<id>/`) | the resolved chapter (every field, by value), the page context, the templates' texts, the filter chain's fingerprint, the style sheets | no entry at all with an external filter, whose output may depend on anything |
 //! | a generated page or file: cover page, title page, nav, colophon, index, style sheet, NCX, OPF (`generated/<id>/`) | the templates' texts, the template's name and everything its context holds ([`crate::pages::Keyed`]) | no filter runs on them; a template renders nothing but its context |
-//! | what the checks gathered from a page (`checks/<id>/`) | the page's path, bytes and source positions | the facts are a function of these |
+//! | what the checks gathered from a page or an NCX (`checks/<id>/`) | the page's path, bytes and source positions | the facts are a function of these |
 //! | a highlighted listing (`highlights/<id>/`) | its language and text (and this seihon, whose grammars and classes made it) | highlighting depends on nothing else |
 //! | image checks (`images/<id>/`) | each image's [`FileStamp`] | a file written again has a new modification time, one replaced a new inode ([`FileStamp::unchanged_since`]) |
 //! | CRC-32s of the last packed tree (`crcs/<id>/`) | each staged file's [`FileStamp`] | as above |

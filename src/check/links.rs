@@ -1,6 +1,6 @@
 //! internal-links, empty-link-text and unresolved-references.
-use super::{Book, Target, local, resolve};
-use crate::error::{Finding, Location};
+use super::{Book, Target, resolve};
+use crate::error::Finding;
 
 /// Every relative `href` of an `a` (in chapters and in the nav) and every `content src` of the
 /// NCX points to a file in the EPUB, and its fragment to an id in that file.
@@ -15,20 +15,12 @@ pub(super) fn internal_links(book: &Book) -> Vec<Finding> {
             })
         })
         .collect();
-    for (file, doc) in &book.ncx {
-        doc.root.walk(&mut |el| {
-            if local(&el.name) != "content" {
-                return;
+    for (file, links) in &book.ncx {
+        for link in links {
+            if let Some(problem) = link_problem(book, file, &link.value) {
+                out.push(link.place.finding(problem, None));
             }
-            let Some(src) = el.attr("src") else { return };
-            if let Some(problem) = link_problem(book, file, src) {
-                let pos = el.pos.unwrap_or_default();
-                out.push(super::found(
-                    Location::new(file, pos.line, pos.col),
-                    problem,
-                ));
-            }
-        });
+        }
     }
     out
 }

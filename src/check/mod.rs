@@ -286,10 +286,10 @@ pub(crate) struct Item {
 }
 
 /// The parsed EPUB tree shared by all checks.
-/// A file the checks parse: a page (kept as its facts) or an NCX (kept whole; it is small).
+/// A file the checks parse, kept as its facts: a page, or an NCX (its links alone).
 enum Parsed {
     Page(page::PageFacts),
-    Ncx(Document),
+    Ncx(Vec<page::Reference>),
 }
 
 pub(crate) struct Book<'a> {
@@ -302,7 +302,8 @@ pub(crate) struct Book<'a> {
     /// Whether the package document parsed, so that the manifest and spine are known.
     pub package_read: bool,
     /// Parsed NCX documents by path.
-    pub ncx: BTreeMap<String, Document>,
+    /// The `content src` links of each NCX, by path.
+    pub ncx: BTreeMap<String, Vec<page::Reference>>,
     pub manifest: Vec<Item>,
     /// The paths the manifest lists (a book with thousands of images asks for each).
     manifest_paths: std::collections::HashSet<String>,
@@ -369,10 +370,8 @@ impl<'a> Book<'a> {
         let parsed: Vec<(&String, Result<Parsed, Finding>, Option<String>)> = files
             .par_iter()
             .filter_map(|(path, bytes)| {
-                if path.to_ascii_lowercase().ends_with(".ncx") {
-                    return Some((path, parse_file(path, bytes).map(Parsed::Ncx), None));
-                }
-                if !is_xhtml_path(path) {
+                let ncx = path.to_ascii_lowercase().ends_with(".ncx");
+                if !ncx && !is_xhtml_path(path) {
                     return None;
                 }
                 let marks = sources.get(path);
@@ -383,7 +382,22 @@ impl<'a> Book<'a> {
                 if let (Some((_, cache)), Some(key)) = (&cache, &key)
                     && let Some(facts) = cache.get(key)
                 {
-                    return Some((path, Ok(Parsed::Page(facts)), Some(key.clone())));
+                    let parsed = match ncx {
+                        true => Parsed::Ncx(facts.links),
+                        false => Parsed::Page(facts),
+                    };
+                    return Some((path, Ok(parsed), Some(key.clone())));
+                }
+                if ncx {
+                    // Kept as the facts of a page with these links and nothing else.
+                    let facts = parse_file(path, bytes).map(|doc| page::PageFacts {
+                        links: page::ncx_links(path, &doc),
+                        ..Default::default()
+                    });
+                    if let (Some((_, cache)), Some(key), Ok(facts)) = (&cache, &key, &facts) {
+                        cache.put(key, facts);
+                    }
+                    return Some((path, facts.map(|f| Parsed::Ncx(f.links)), key));
                 }
                 let facts = parse_file(path, bytes).map(|mut doc| {
                     if let Some(marks) = marks {
@@ -403,8 +417,8 @@ impl<'a> Book<'a> {
         for (path, parsed, key) in parsed {
             used.extend(key);
             match parsed {
-                Ok(Parsed::Ncx(doc)) => {
-                    book.ncx.insert(path.clone(), doc);
+                Ok(Parsed::Ncx(links)) => {
+                    book.ncx.insert(path.clone(), links);
                 }
                 Ok(Parsed::Page(facts)) => {
                     book.pages.insert(path.clone(), facts);

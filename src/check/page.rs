@@ -63,6 +63,26 @@ pub(crate) struct Reference {
     pub place: Place,
 }
 
+/// The `content src` links of an NCX, in order, each at its XHTML position.
+pub(crate) fn ncx_links(file: &str, doc: &Document) -> Vec<Reference> {
+    let mut links = Vec::new();
+    doc.root.walk(&mut |el| {
+        if super::local(&el.name) != "content" {
+            return;
+        }
+        let Some(src) = el.attr("src") else { return };
+        let pos = el.pos.unwrap_or_default();
+        links.push(Reference {
+            value: src.to_string(),
+            place: Place {
+                source: None,
+                xhtml: Location::new(file, pos.line, pos.col),
+            },
+        });
+    });
+    links
+}
+
 /// A resource a page loads, with what it is ("image", "style sheet", "resource").
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Resource {

@@ -692,13 +692,13 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
     let expected = run(&broken);
     assert!(expected.len() >= 3, "{expected:#?}");
     assert_eq!(cached(&broken), expected, "first run, filling the cache");
-    assert_eq!(entries(), 3, "one entry per page");
+    assert_eq!(entries(), 4, "one entry per page and one for the NCX");
     assert_eq!(cached(&broken), expected, "from the cache");
     // An edit is seen, and entries of pages that are no more are dropped.
     let fixed = edit(broken.clone(), "item/xhtml/ch02.xhtml", "#nowhere", "#sec1");
     assert_eq!(cached(&fixed), run(&fixed));
     assert_eq!(cached(&fixed).len(), expected.len() - 1);
-    assert_eq!(entries(), 3);
+    assert_eq!(entries(), 4);
     // A damaged entry is read again.
     let store = std::fs::read_dir(&cache)
         .unwrap()
@@ -711,4 +711,26 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
     bytes[n - 8..].copy_from_slice(b"{{{{{{{{");
     std::fs::write(&store, bytes).unwrap();
     assert_eq!(cached(&fixed), run(&fixed));
+    // The NCX's links are kept too, and still checked against the pages as they are.
+    let ncx_broken = edit(fixed.clone(), "item/toc.ncx", "#sec1", "#nope");
+    let expected = run(&ncx_broken);
+    assert!(
+        expected
+            .iter()
+            .any(|f| f.location.file.to_str() == Some("item/toc.ncx")),
+        "{expected:#?}"
+    );
+    assert_eq!(cached(&ncx_broken), expected, "the NCX read");
+    assert_eq!(cached(&ncx_broken), expected, "the NCX from the cache");
+    let renamed = edit(
+        ncx_broken,
+        "item/xhtml/ch01.xhtml",
+        "id=\"sec1\"",
+        "id=\"nope\"",
+    );
+    assert_eq!(
+        cached(&renamed),
+        run(&renamed),
+        "a page's new ids, the NCX kept"
+    );
 }
