@@ -288,7 +288,7 @@ pub(crate) struct Item {
 /// The parsed EPUB tree shared by all checks.
 /// A file the checks parse, kept as its facts: a page, or an NCX (its links alone).
 enum Parsed {
-    Page(page::PageFacts),
+    Page(Box<page::PageFacts>),
     Ncx(Vec<page::Reference>),
 }
 
@@ -384,7 +384,7 @@ impl<'a> Book<'a> {
                 {
                     let parsed = match ncx {
                         true => Parsed::Ncx(facts.links),
-                        false => Parsed::Page(facts),
+                        false => Parsed::Page(Box::new(facts)),
                     };
                     return Some((path, Ok(parsed), Some(key.clone())));
                 }
@@ -403,7 +403,7 @@ impl<'a> Book<'a> {
                     if let Some(marks) = marks {
                         marks.apply(&mut doc.root);
                     }
-                    Parsed::Page(page::PageFacts::gather(path, &doc))
+                    Parsed::Page(Box::new(page::PageFacts::gather(path, &doc)))
                 });
                 if let (Some((_, cache)), Some(key), Ok(Parsed::Page(facts))) =
                     (&cache, &key, &facts)
@@ -421,7 +421,7 @@ impl<'a> Book<'a> {
                     book.ncx.insert(path.clone(), links);
                 }
                 Ok(Parsed::Page(facts)) => {
-                    book.pages.insert(path.clone(), facts);
+                    book.pages.insert(path.clone(), *facts);
                 }
                 Err(f) => book.parse_errors.push(f),
             }
