@@ -365,13 +365,14 @@ pub fn keep_one<T: serde::de::DeserializeOwned + serde::Serialize>(
     cache.keep_only(&HashSet::from([key]));
 }
 
-/// What a file looked like: its size, times and inode. A file written again gets a new change
-/// time (which tools cannot set back), so a stamp that matches is the same file, unchanged.
+/// What a file looked like: its size, modification time and inode (see
+/// [`FileStamp::unchanged_since`]; two stamps are equal when that holds). Not its change
+/// time: the build's own hard links to a file change it on every build, and a stamp that kept
+/// it made every kept image check differ from the last and be written again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileStamp {
     len: u64,
     modified_ns: i128,
-    changed_ns: i128,
     inode: u64,
 }
 
@@ -391,7 +392,7 @@ impl FileStamp {
     /// so a check of it made every cache of linked files (images) miss. A file written again
     /// in place gets a new modification time; one replaced (as editors save) a new inode.
     pub fn unchanged_since(&self, was: &FileStamp) -> bool {
-        (self.len, self.modified_ns, self.inode) == (was.len, was.modified_ns, was.inode)
+        self == was
     }
 
     /// Its size and modification time only: what a build's own hard links to the file (into
@@ -407,19 +408,12 @@ impl FileStamp {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(-1, |d| d.as_nanos() as i128);
         #[cfg(unix)]
-        let (changed_ns, inode) = {
-            use std::os::unix::fs::MetadataExt;
-            (
-                meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
-                meta.ino(),
-            )
-        };
+        let inode = std::os::unix::fs::MetadataExt::ino(meta);
         #[cfg(not(unix))]
-        let (changed_ns, inode) = (modified_ns, 0);
+        let inode = 0;
         Some(FileStamp {
             len: meta.len(),
             modified_ns,
-            changed_ns,
             inode,
         })
     }
