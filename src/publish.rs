@@ -254,9 +254,10 @@ fn unpack(
     let Some(prev) = previous else {
         return Ok(None);
     };
-    let Ok(before) = open_zip(prev).map(|z| zip_files(&z)) else {
+    let Ok(mut before_zip) = open_zip(prev) else {
         return Ok(None);
     };
+    let before = zip_files(&before_zip);
     let before: BTreeMap<&String, &(u64, u32)> = before.iter().map(|(k, v)| (k, v)).collect();
     let now: BTreeMap<&String, &(u64, u32)> = entries.iter().map(|(k, v)| (k, v)).collect();
     let mut changes = Changes::default();
@@ -272,7 +273,8 @@ fn unpack(
         .filter(|rel| !now.contains_key(*rel))
         .map(|rel| rel.to_string())
         .collect();
-    (changes.pages, changes.pages_not_compared) = page_changes(prev, to, &changes.changed);
+    (changes.pages, changes.pages_not_compared) =
+        page_changes(&mut before_zip, to, &changes.changed);
     Ok(Some(changes))
 }
 
@@ -281,20 +283,17 @@ fn unpack(
 /// Pages whose text reads the same (the markup alone changed) are left out; a page that
 /// cannot be read is, too: this is a courtesy of the index, never a reason to fail. Only the
 /// first [`PAGES_COMPARED`] pages are compared; how many more changed comes second.
-fn page_changes(previous: &Path, tree: &Path, changed: &[String]) -> (Vec<PageChange>, usize) {
+fn page_changes(previous: &mut Zip, tree: &Path, changed: &[String]) -> (Vec<PageChange>, usize) {
     let mut pages: Vec<&String> = changed.iter().filter(|rel| is_page(rel)).collect();
     let more = pages.len().saturating_sub(PAGES_COMPARED);
     pages.truncate(PAGES_COMPARED);
     if pages.is_empty() {
         return (Vec::new(), more);
     }
-    let Ok(mut zip) = open_zip(previous) else {
-        return (Vec::new(), more);
-    };
     let compared = pages
         .into_iter()
         .filter_map(|rel| {
-            let old = page_text(&read_entry(&mut zip, rel)?);
+            let old = page_text(&read_entry(previous, rel)?);
             let new = page_text(&String::from_utf8_lossy(
                 &std::fs::read(tree.join(rel)).ok()?,
             ));
@@ -514,7 +513,8 @@ mod tests {
             changed.push(rel);
         }
         zip.finish().unwrap();
-        let (pages, more) = super::page_changes(&epub, &tree, &changed);
+        let (pages, more) =
+            super::page_changes(&mut super::open_zip(&epub).unwrap(), &tree, &changed);
         assert_eq!((pages.len(), more), (super::PAGES_COMPARED, 2));
         assert_eq!(pages[0].path, "p000.xhtml");
     }
