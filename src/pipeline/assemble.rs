@@ -457,32 +457,21 @@ impl<'t> Made<'t> {
     /// The XHTML page `template` makes from `ctx`, checked.
     fn page(&mut self, template: &str, ctx: &Keyed) -> Result<Checked> {
         let key = self.key(template, ctx);
-        if let Some(page) = key.as_ref().and_then(|k| self.pages.get(k)) {
-            return Ok(page);
-        }
-        self.rendered.push(template.to_string());
-        let page = checked_xhtml(
-            &pages::render(self.tera, template, ctx.context())?,
-            template,
-        )?;
-        if let Some(key) = key {
-            self.pages.put(&key, &page);
-        }
-        Ok(page)
+        let (tera, rendered) = (self.tera, &mut self.rendered);
+        kept(&self.pages, key, || {
+            rendered.push(template.to_string());
+            checked_xhtml(&pages::render(tera, template, ctx.context())?, template)
+        })
     }
 
     /// The text `template` makes from `ctx`.
     fn text(&mut self, template: &str, ctx: &Keyed) -> Result<String> {
         let key = self.key(template, ctx);
-        if let Some(text) = key.as_ref().and_then(|k| self.texts.get(k)) {
-            return Ok(text);
-        }
-        self.rendered.push(template.to_string());
-        let text = pages::render(self.tera, template, ctx.context())?;
-        if let Some(key) = key {
-            self.texts.put(&key, &text);
-        }
-        Ok(text)
+        let (tera, rendered) = (self.tera, &mut self.rendered);
+        kept(&self.texts, key, || {
+            rendered.push(template.to_string());
+            pages::render(tera, template, ctx.context())
+        })
     }
 
     /// Keeps what this build used, and only that.
@@ -490,4 +479,20 @@ impl<'t> Made<'t> {
         self.pages.keep_only(&self.used);
         self.texts.keep_only(&self.used);
     }
+}
+
+/// What `cache` keeps under `key`, else what `make` makes (kept there when it is made).
+fn kept<T: serde::Serialize + serde::de::DeserializeOwned>(
+    cache: &crate::cache::Cache<T>,
+    key: Option<String>,
+    make: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    if let Some(hit) = key.as_ref().and_then(|k| cache.get(k)) {
+        return Ok(hit);
+    }
+    let made = make()?;
+    if let Some(key) = key {
+        cache.put(&key, &made);
+    }
+    Ok(made)
 }
