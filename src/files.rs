@@ -11,11 +11,9 @@ use crate::error::{Error, Finding, Location, Result};
 pub enum Source<'a> {
     Bytes(&'a [u8]),
     /// A hard link to this file (a copy where links are not possible): only for files nothing
-    /// will write to in place.
-    Link(&'a Path),
-    /// A hard link to this file, like [`Source::Link`], whose identity the caller already knows
-    /// (it has just looked at the file): a mirror of thousands of images is not a stat of each.
-    Known(&'a Path, FileId),
+    /// will write to in place. With the file's identity when the caller already has it (it has
+    /// just looked at the file): a mirror of thousands of images is not a stat of each.
+    Link(&'a Path, Option<FileId>),
     /// A copy of this file.
     Copy(&'a Path),
 }
@@ -118,8 +116,7 @@ pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
             let current = there.is_some()
                 && match source {
                     Source::Bytes(b) => same_bytes(&path, b),
-                    Source::Link(from) => linked(FileId::of(from)),
-                    Source::Known(_, id) => linked(Some(*id)),
+                    Source::Link(from, id) => linked(id.or_else(|| FileId::of(from))),
                     Source::Copy(_) => false,
                 };
             if current {
@@ -130,7 +127,7 @@ pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
             }
             match source {
                 Source::Bytes(b) => std::fs::write(&path, b),
-                Source::Link(from) | Source::Known(from, _) => link_or_copy(from, &path),
+                Source::Link(from, _) => link_or_copy(from, &path),
                 Source::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
             }
             .map_err(|e| Error::io(&path, "cannot write a staged file", e))?;

@@ -353,7 +353,11 @@ impl PageContext {
     /// The context for one page: `page_href` is where the page sits inside the package folder,
     /// so templates can link to the style sheet and images relative to it.
     pub fn for_page(&self, page_href: &str) -> Context {
-        self.for_page_keyed(page_href).ctx
+        let mut ctx = self.ctx.clone();
+        let (root, css_href) = page_paths(page_href);
+        ctx.insert("root", &root);
+        ctx.insert("css_href", &css_href);
+        ctx
     }
 
     /// [`PageContext::for_page`], with the key of everything in it.
@@ -362,12 +366,19 @@ impl PageContext {
             ctx: self.ctx.clone(),
             key: self.key.clone(),
         };
-        let depth = page_href.matches('/').count();
-        let up = "../".repeat(depth);
-        ctx.insert("root", &up);
-        ctx.insert("css_href", &format!("{up}{CSS}"));
+        let (root, css_href) = page_paths(page_href);
+        ctx.insert("root", &root);
+        ctx.insert("css_href", &css_href);
         ctx
     }
+}
+
+/// What a page at `page_href` (inside the package folder) gets to the package folder and to
+/// the style sheet: `root` (`../` a level) and `css_href`.
+fn page_paths(page_href: &str) -> (String, String) {
+    let up = "../".repeat(page_href.matches('/').count());
+    let css = format!("{up}{CSS}");
+    (up, css)
 }
 
 /// The generated pages' names and the colophon's words, as templates see them (`labels.toc`).

@@ -153,7 +153,7 @@ pub fn publish(
                     &files
                         .iter()
                         .zip(&paths)
-                        .map(|(rel, path)| (rel.as_str(), Source::Link(path)))
+                        .map(|(rel, path)| (rel.as_str(), Source::Link(path, None)))
                         .collect(),
                 )?;
                 status.stale = true;
@@ -200,8 +200,7 @@ fn unpack(
     let zip = open_zip(epub)?;
     let entries = zip_files(&zip);
     let mut unvouched: Vec<(usize, &String)> = Vec::new();
-    let mut unpacked: Vec<(&String, PathBuf)> = Vec::new();
-    let mut links: Vec<(&String, PathBuf, crate::files::FileId)> = Vec::new();
+    let mut links: Vec<(&String, PathBuf, Option<crate::files::FileId>)> = Vec::new();
     // Looked at in parallel: a book of images is thousands of stats.
     let held: Vec<Option<Option<crate::files::FileId>>> = {
         use rayon::prelude::*;
@@ -219,9 +218,7 @@ fn unpack(
     for (i, ((rel, _), held)) in entries.iter().zip(held).enumerate() {
         let path = staged.join(rel);
         match held {
-            Some(Some(id)) => links.push((rel, path, id)),
-            // Vouched for, but its identity unknown (off Unix): linked by its path.
-            Some(None) => unpacked.push((rel, path)),
+            Some(id) => links.push((rel, path, id)),
             None => unvouched.push((i, rel)),
         }
     }
@@ -231,6 +228,7 @@ fn unpack(
     let scratch = tempfile::tempdir_in(beside)
         .map_err(|e| Error::io(beside, "cannot create a temporary folder", e))?;
     let mut zip = zip;
+    let mut unpacked: Vec<(&String, PathBuf)> = Vec::new();
     for (n, (i, rel)) in unvouched.into_iter().enumerate() {
         let bad = |e: std::io::Error| Error::io(epub, "cannot read the EPUB", e);
         let mut entry = zip.by_index(i).map_err(|e| bad(std::io::Error::other(e)))?;
@@ -242,11 +240,11 @@ fn unpack(
         unpacked.push((rel, path));
     }
     let files: BTreeMap<&str, Source> = (links.iter())
-        .map(|(rel, path, id)| (rel.as_str(), Source::Known(path, *id)))
+        .map(|(rel, path, id)| (rel.as_str(), Source::Link(path, *id)))
         .chain(
             unpacked
                 .iter()
-                .map(|(rel, path)| (rel.as_str(), Source::Link(path))),
+                .map(|(rel, path)| (rel.as_str(), Source::Link(path, None))),
         )
         .collect();
     crate::files::mirror(to, &files)?;

@@ -76,7 +76,7 @@ pub fn stage_keeping(tree: &Tree, dir: &Path, spare: Option<&Path>) -> Result<us
         .map(|(rel, content)| {
             let source = match content {
                 Content::Bytes(b) => Source::Bytes(b),
-                Content::Copy(from) if tree.link_copies => Source::Link(from),
+                Content::Copy(from) if tree.link_copies => Source::Link(from, None),
                 Content::Copy(from) => Source::Copy(from),
             };
             (rel.as_str(), source)

@@ -379,38 +379,32 @@ impl<'a> Book<'a> {
                     let key = key.clone().bytes(path.as_bytes()).bytes(bytes);
                     key.value(&marks).finish()
                 });
+                // An NCX is kept as the facts of a page with its links and nothing else.
+                let filed = |facts: page::PageFacts| match ncx {
+                    true => Parsed::Ncx(facts.links),
+                    false => Parsed::Page(Box::new(facts)),
+                };
                 if let (Some((_, cache)), Some(key)) = (&cache, &key)
                     && let Some(facts) = cache.get(key)
                 {
-                    let parsed = match ncx {
-                        true => Parsed::Ncx(facts.links),
-                        false => Parsed::Page(Box::new(facts)),
-                    };
-                    return Some((path, Ok(parsed), Some(key.clone())));
-                }
-                if ncx {
-                    // Kept as the facts of a page with these links and nothing else.
-                    let facts = parse_file(path, bytes).map(|doc| page::PageFacts {
-                        links: page::ncx_links(path, &doc),
-                        ..Default::default()
-                    });
-                    if let (Some((_, cache)), Some(key), Ok(facts)) = (&cache, &key, &facts) {
-                        cache.put(key, facts);
-                    }
-                    return Some((path, facts.map(|f| Parsed::Ncx(f.links)), key));
+                    return Some((path, Ok(filed(facts)), Some(key.clone())));
                 }
                 let facts = parse_file(path, bytes).map(|mut doc| {
+                    if ncx {
+                        return page::PageFacts {
+                            links: page::ncx_links(path, &doc),
+                            ..Default::default()
+                        };
+                    }
                     if let Some(marks) = marks {
                         marks.apply(&mut doc.root);
                     }
-                    Parsed::Page(Box::new(page::PageFacts::gather(path, &doc)))
+                    page::PageFacts::gather(path, &doc)
                 });
-                if let (Some((_, cache)), Some(key), Ok(Parsed::Page(facts))) =
-                    (&cache, &key, &facts)
-                {
+                if let (Some((_, cache)), Some(key), Ok(facts)) = (&cache, &key, &facts) {
                     cache.put(key, facts);
                 }
-                Some((path, facts, key))
+                Some((path, facts.map(filed), key))
             })
             .collect();
         let mut used = std::collections::HashSet::new();
