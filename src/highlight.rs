@@ -139,7 +139,7 @@ impl Spans {
             let text = code.get(at..end)?.to_string();
             nodes.push(match class {
                 0 => Node::Text(text),
-                i => Node::Element(
+                i => Node::from(
                     Element::new("span")
                         .with_attr("class", CLASSES.get(i as usize - 1)?.name)
                         .with_text(text),
@@ -751,7 +751,7 @@ impl Runs {
         }
         let text = std::mem::take(&mut self.text);
         self.nodes.push(match self.class {
-            Some(class) => Node::Element(
+            Some(class) => Node::from(
                 Element::new("span")
                     .with_attr("class", class)
                     .with_text(text),

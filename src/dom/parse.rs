@@ -384,8 +384,8 @@ impl<'a> Parser<'a> {
 
     fn finish_element(&mut self, el: Element) {
         match self.stack.last_mut() {
-            Some(parent) => parent.children.push(Node::Element(el)),
-            None => self.top.push(Node::Element(el)),
+            Some(parent) => parent.children.push(Node::from(el)),
+            None => self.top.push(Node::from(el)),
         }
     }
 
@@ -526,7 +526,10 @@ pub fn parse_document(text: &str) -> Result<Document, ParseError> {
         _ => None,
     });
     match root {
-        Some(root) => Ok(Document { doctype, root }),
+        Some(root) => Ok(Document {
+            doctype,
+            root: *root,
+        }),
         // `finish` already reports a missing root; this is a defensive fallback.
         None => Err(ParseError {
             pos: Pos { line: 1, col: 1 },

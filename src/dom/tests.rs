@@ -270,12 +270,12 @@ fn fragments() {
     assert_eq!(
         nodes,
         vec![
-            Node::Element(Element {
+            Node::from(Element {
                 pos: Some(at(1, 1)),
                 ..Element::new("b").with_text("x")
             }),
             Node::Text(" and ".into()),
-            Node::Element(Element {
+            Node::from(Element {
                 pos: Some(at(1, 14)),
                 ..Element::new("i").with_text("y")
             }),
@@ -315,7 +315,7 @@ fn attribute_escaping() {
     let back = parse_fragment(&out).expect("parses");
     assert_eq!(
         back,
-        vec![Node::Element(Element {
+        vec![Node::from(Element {
             pos: Some(at(1, 1)),
             ..el
         })]

@@ -223,7 +223,7 @@ impl Filter for TableWrap {
             for child in &mut e.children {
                 let Node::Element(c) = child else { continue };
                 if c.name == "table" && !is_wrapper {
-                    let table = std::mem::replace(c, Element::new("div"));
+                    let table = std::mem::replace(&mut **c, Element::new("div"));
                     c.set_attr("class", "table");
                     c.push(table);
                 }

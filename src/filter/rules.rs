@@ -561,7 +561,7 @@ impl Checker<'_> {
                     if let Some(t) = text {
                         e.push_text(&t);
                     }
-                    return Some(Node::Element(e));
+                    return Some(Node::from(e));
                 }
                 Ok(_) => self.bad(
                     codes::BAD_VALUE,
@@ -712,7 +712,7 @@ fn visit_children(rule: &Rule, children: &mut Vec<Node>, ancestors: &mut Vec<Anc
         } else if a.unwrap {
             replacement.extend(e.children);
         } else if let Some(w) = &a.wrap {
-            replacement.push(Node::Element(w.make().with_child(e)));
+            replacement.push(Node::from(w.make().with_child(e)));
         } else {
             replacement.push(Node::Element(e));
         }

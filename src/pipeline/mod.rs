@@ -249,18 +249,24 @@ pub fn report_timing(step: &str, took: std::time::Duration) {
     let ms = took.as_secs_f64() * 1000.0;
     let line = format!(
         "timing: {step:<18} {ms:8.1} ms{}",
-        peak_memory().map_or(String::new(), |m| format!("  (peak {m} MiB so far)"))
+        peak_memory().map_or(String::new(), |(peak, now)| format!(
+            "  (peak {peak} MiB so far, {now} MiB now)"
+        ))
     );
     // Asked for: printed even under `--quiet` (the bench sets SEIHON_TIMINGS alone).
     crate::term::err_line(crate::term::Kind::Data, &line);
 }
 
-/// The process's peak resident memory so far, in MiB (Linux), for `SEIHON_TIMINGS`.
-fn peak_memory() -> Option<u64> {
+/// The process's peak resident memory so far and its resident memory now, in MiB (Linux), for
+/// `SEIHON_TIMINGS`: what a step left held shows beside the peak it reached.
+fn peak_memory() -> Option<(u64, u64)> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024)
+    let mib = |key: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(key))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib / 1024)
+    };
+    Some((mib("VmHWM:")?, mib("VmRSS:")?))
 }
 
 /// The build. Each line is a stage taking the output of the one before; the stage modules say

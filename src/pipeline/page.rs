@@ -178,7 +178,7 @@ mod tests {
             line: 3,
             col: 1,
         });
-        vec![Node::Element(p)]
+        vec![Node::from(p)]
     }
 
     fn page(template_body: &str) -> Checked {

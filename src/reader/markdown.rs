@@ -936,7 +936,7 @@ impl<'a> Reader<'a> {
             }
         }
         if container {
-            let element = Box::new(outer);
+            let element = outer;
             return Some(Block::new(BlockKind::Wrapped { element, blocks }, pos));
         }
         Some(Block::new(BlockKind::Div { class, blocks }, pos))

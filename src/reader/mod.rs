@@ -24,7 +24,7 @@ pub(crate) fn tex_to_mathml(
     where_: impl FnOnce(usize) -> Location,
 ) -> Result<Vec<Node>, Finding> {
     math::to_mathml(tex, display)
-        .map(|m| vec![Node::Element(m)])
+        .map(|m| vec![Node::from(m)])
         .map_err(|e| {
             Finding::warning(
                 codes::UNCONVERTED_MATH,

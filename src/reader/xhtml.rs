@@ -16,7 +16,7 @@ pub fn read(text: &str, file: &Path) -> (Document, Vec<Finding>) {
     let mut doc = Document::new(file);
     let nodes = match dom::parse_document(text) {
         Ok(page) if page.root.local_name() == "html" => body(page.root),
-        Ok(page) => vec![Node::Element(page.root)],
+        Ok(page) => vec![Node::from(page.root)],
         // Not a document: a fragment of body content, if it is one.
         Err(whole) => match dom::parse_fragment(text) {
             Ok(nodes) => nodes,
@@ -75,7 +75,7 @@ fn body(html: Element) -> Vec<Node> {
             let mut div = Element::new("div").with_attr("class", class);
             div.pos = body.pos;
             div.children = body.children;
-            vec![Node::Element(div)]
+            vec![Node::from(div)]
         }
         None => body.children,
     }

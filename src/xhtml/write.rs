@@ -75,7 +75,7 @@ pub fn write_chapter_with(
         section.set_attr("lang", lang.as_str());
     }
     w.blocks(&ch.doc.blocks, &mut section);
-    let mut out = vec![Node::Element(section)];
+    let mut out = vec![Node::from(section)];
     if !ch.footnotes.is_empty() {
         let mut notes = Element::new("div").with_attr("class", "footnotes");
         for (label, n) in &ch.footnotes {
@@ -84,7 +84,7 @@ pub fn write_chapter_with(
             }
         }
         out.push(Node::Text("\n".into()));
-        out.push(Node::Element(notes));
+        out.push(Node::from(notes));
     }
     // What each marked element is, said to assistive technology too (raw HTML included).
     let mut outline = aria::outline_levels();
@@ -522,7 +522,7 @@ impl Writer<'_> {
         });
         // Re:VIEW puts a table's caption above its image, a figure's below.
         if f.as_table {
-            d.children.extend(caption.clone().map(Node::Element));
+            d.children.extend(caption.clone().map(Node::from));
         }
         match &f.fallback {
             // The image is missing: show the text the author gave for that case, marked.
@@ -547,7 +547,7 @@ impl Writer<'_> {
             ),
         }
         if !f.as_table {
-            d.children.extend(caption.map(Node::Element));
+            d.children.extend(caption.map(Node::from));
         }
         d
     }
@@ -597,7 +597,7 @@ impl Writer<'_> {
                 if !space.is_empty() {
                     p.children.insert(0, Node::Text(space.into()));
                 }
-                p.children.insert(0, Node::Element(back));
+                p.children.insert(0, Node::from(back));
                 d.push(p);
             }
             first => {

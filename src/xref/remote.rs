@@ -99,7 +99,7 @@ fn replacement(e: &mut Element, at: &Location, warnings: &mut Vec<Finding>) -> O
                 let alt = e.attr("alt").unwrap_or("").to_string();
                 let mut span = Element::new("span").with_attr("class", "missing-image");
                 span.push_text(&alt);
-                vec![Node::Element(span)]
+                vec![Node::from(span)]
             })
         }
         "video" | "audio" | "iframe" | "object" | "embed" => {
@@ -116,7 +116,7 @@ fn replacement(e: &mut Element, at: &Location, warnings: &mut Vec<Finding>) -> O
             };
             let mut a = Element::new("a").with_attr("href", url);
             a.push_text(text.trim());
-            Some(vec![Node::Element(a)])
+            Some(vec![Node::from(a)])
         }
         "source" | "track" | "image" | "link" | "script" => {
             let (_, url) = source?;

@@ -1182,7 +1182,7 @@ impl<'a> Conv<'a> {
     }
 
     pub(super) fn math(&mut self, el: &'a Element) -> Math {
-        let mathml = find_math(el).map(|m| vec![crate::dom::Node::Element(to_mathml(m, true))]);
+        let mathml = find_math(el).map(|m| vec![crate::dom::Node::from(to_mathml(m, true))]);
         let tex = ["mathphrase", "texmath", "alt"]
             .iter()
             .find_map(|n| find_desc(el, n))
@@ -1408,7 +1408,7 @@ impl<'a> Conv<'a> {
 /// A `Raw` `<a id="…"/>` for an id in inline context.
 pub(super) fn anchor_inline(id: &str, pos: Pos) -> Inline {
     Inline::new(
-        InlineKind::Raw(vec![crate::dom::Node::Element(
+        InlineKind::Raw(vec![crate::dom::Node::from(
             crate::dom::Element::new("a").with_attr("id", id),
         )]),
         pos,
@@ -1614,7 +1614,7 @@ pub(super) fn to_mathml(el: &Element, root: bool) -> Element {
     }
     for n in &el.children {
         match n {
-            Node::Element(c) => out.children.push(Node::Element(to_mathml(c, false))),
+            Node::Element(c) => out.children.push(Node::from(to_mathml(c, false))),
             Node::Text(t) => out.push_text(t),
             Node::Comment(_) => {}
         }

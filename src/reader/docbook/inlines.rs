@@ -612,7 +612,7 @@ impl<'a> Conv<'a> {
                 }
             }
             "math" => out.push(Inline::new(
-                InlineKind::Raw(vec![crate::dom::Node::Element(to_mathml(el, true))]),
+                InlineKind::Raw(vec![crate::dom::Node::from(to_mathml(el, true))]),
                 pos,
             )),
             "co" | "coref" => self.co(el, out),
@@ -837,5 +837,5 @@ fn tag_code(class: Option<&str>, name: &str, pos: Pos) -> Inline {
     let code = crate::dom::Element::new("code")
         .with_attr("class", format!("tt sgmltag-{class}"))
         .with_text(format!("{open}{name}{close}"));
-    Inline::new(InlineKind::Raw(vec![Node::Element(code)]), pos)
+    Inline::new(InlineKind::Raw(vec![Node::from(code)]), pos)
 }

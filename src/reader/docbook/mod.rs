@@ -469,6 +469,7 @@ impl<'a> Conv<'a> {
             .map(str::to_string);
         doc.blocks = blocks;
         doc.footnotes = std::mem::take(&mut self.footnotes);
+        doc.shrink_to_fit();
         let division = division_type(el.local_name());
         DocBookChapter {
             role,

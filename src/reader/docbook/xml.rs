@@ -733,7 +733,7 @@ impl Loader {
                 "this file has no root element",
             );
         }
-        root
+        root.map(|r| *r)
     }
 
     /// Reads `<!DOCTYPE name ext-id? [subset]? >` starting after `<!DOCTYPE`; returns the offset
@@ -1302,11 +1302,12 @@ impl Loader {
                 }
                 Event::Empty(e) => {
                     let el = self.start_tag(ents, &e, place, start);
-                    push_node(&mut stack, out, Node::Element(el));
+                    push_node(&mut stack, out, Node::from(el));
                 }
                 Event::End(_) => {
-                    if let Some(el) = stack.pop() {
-                        push_node(&mut stack, out, Node::Element(el));
+                    if let Some(mut el) = stack.pop() {
+                        el.children.shrink_to_fit();
+                        push_node(&mut stack, out, Node::from(el));
                     }
                 }
                 Event::Text(t) => push_text(&mut stack, out, &t.xml10_content()),
@@ -1332,7 +1333,7 @@ impl Loader {
                     if let Some(el) = page_pi(pi.target(), pi.content()) {
                         let mut el = el;
                         el.src = Some(self.files.src(place.file, place.pos(start)));
-                        push_node(&mut stack, out, Node::Element(el));
+                        push_node(&mut stack, out, Node::from(el));
                     }
                 }
                 Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
@@ -1349,7 +1350,7 @@ impl Loader {
             ok = false;
         }
         while let Some(el) = stack.pop() {
-            push_node(&mut stack, out, Node::Element(el));
+            push_node(&mut stack, out, Node::from(el));
         }
         if depth == 0 {
             // An element left open, closed just now, may come after the root too.
@@ -1414,6 +1415,7 @@ impl Loader {
                 }
             }
         }
+        el.attrs.shrink_to_fit();
         el
     }
 
@@ -1783,7 +1785,7 @@ impl Loader {
                 let mut nodes = Vec::new();
                 if let Some(mut r) = self.parse_document(f, &text) {
                     self.resolve(&mut r, scope);
-                    nodes.push(Node::Element(r));
+                    nodes.push(Node::from(r));
                 }
                 self.open.pop();
                 nodes
