@@ -31,6 +31,7 @@ pub mod lines;
 pub mod linkcheck;
 pub mod mail;
 pub mod math;
+pub mod memory;
 pub mod pages;
 pub mod pipeline;
 pub mod project;

@@ -145,15 +145,18 @@ pub(super) fn write<'a>(
             (chain, &fctx, &ch.source.rel),
         )
     };
-    // Each page, and whether it was written (not taken from the cache).
+    // Each page, and whether it was written (not taken from the cache). A chapter's document
+    // goes back to this thread once its page is made, to be freed here: the thread that read
+    // it (see `crate::memory`).
     // Counted from here: the closure may run on another thread, which builds no book.
     let tick = crate::term::progress::count("pages written", resolved.chapters.len());
-    let write_chapters = || -> Vec<(Result<(String, Checked)>, bool)> {
+    let (done_with, read_back) = std::sync::mpsc::channel::<Document>();
+    let mut write_chapters = |done_with: std::sync::mpsc::Sender<Document>| {
         resolved
             .chapters
             .par_iter_mut()
             .zip(&keys)
-            .map(|(ch, key)| {
+            .map_with(done_with, |done_with, (ch, key)| {
                 let made = match (&page_cache, key) {
                     (Some((_, cache)), Some(key)) if let Some(hit) = cache.get(key) => {
                         (Ok((ch.href(), hit)), false)
@@ -166,23 +169,36 @@ pub(super) fn write<'a>(
                         (page.map(|p| (ch.href(), p)), true)
                     }
                 };
-                ch.doc = Document::new(&ch.doc.source);
+                let emptied = Document::new(&ch.doc.source);
+                let doc = std::mem::replace(&mut ch.doc, emptied);
+                // Only a way to free memory sooner: a document not sent is freed here.
+                let _ = done_with.send(doc);
+                // And what this thread read of the documents freed so far is freed now.
+                crate::memory::collect();
                 tick.tick();
                 made
             })
-            .collect()
+            .collect::<Vec<(Result<(String, Checked)>, bool)>>()
     };
     // The generated cover is rendered beside the chapters: it takes as long as a dozen.
-    let (cover, chapter_pages) = rayon::join(
-        || match &book.cover {
-            Cover::Generated => CoverImage::Rendered(
-                pages::cover_svg(&templates.tera, &templates.ctx, book)
-                    .and_then(|svg| cover_png(project, &svg)),
-            ),
-            Cover::Image(rel) => CoverImage::File(rel),
-        },
-        write_chapters,
-    );
+    let make_cover = || match &book.cover {
+        Cover::Generated => CoverImage::Rendered(
+            pages::cover_svg(&templates.tera, &templates.ctx, book)
+                .and_then(|svg| cover_png(project, &svg)),
+        ),
+        Cover::Image(rel) => CoverImage::File(rel),
+    };
+    let mut made = None;
+    rayon::in_place_scope(|s| {
+        s.spawn(|_| made = Some(rayon::join(make_cover, || write_chapters(done_with))));
+        for doc in read_back {
+            drop(doc);
+            crate::memory::collect();
+        }
+    });
+    let Some((cover, chapter_pages)) = made else {
+        unreachable!("in_place_scope returns once what it spawned has run")
+    };
     if let Some((_, cache)) = &page_cache {
         cache.keep_only(&keys.iter().flatten().cloned().collect());
     }
