@@ -646,7 +646,7 @@ impl<'a> SourceMap<'a> {
 
     /// The source position of line `line` (1-based) of the page at `path` inside the EPUB.
     pub fn source(&self, path: &str, line: u32) -> Option<Location> {
-        self.sources.get(path)?.line(line).map(location)
+        self.sources.get(path)?.line(line).as_ref().map(location)
     }
 }
 

@@ -1,31 +1,65 @@
 //! Manuscript positions of a serialized page's elements, kept beside its text: what lets a
 //! finding about the page (a check's, epubcheck's, a check program's) name the source line,
 //! while the text itself is exactly the XHTML that ships.
+use std::sync::Arc;
+
 use super::{Element, Pos, Src};
 
 /// The marked elements of one serialized page: where each start tag is in the page's text, and
-/// where it came from, in the order of the page.
+/// where it came from, in the order of the page. Kept for every page until the book is packed,
+/// so a mark is 20 bytes (its manuscript named by number), not a position and a [`Src`] (32).
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct PageSources {
-    marks: Vec<(Pos, Src)>,
+    /// The manuscripts the page's elements came from, each once.
+    files: Vec<Arc<str>>,
+    marks: Vec<Mark>,
+}
+
+/// A start tag's place in the page and in its manuscript (`file` indexes `PageSources::files`).
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq)]
+struct Mark {
+    at: Pos,
+    file: u32,
+    line: u32,
+    col: u32,
 }
 
 impl PageSources {
     /// From the byte offsets of marked start tags in `text`, in increasing order.
     pub(super) fn from_offsets(text: &str, offsets: Vec<(usize, Src)>) -> Self {
         let index = crate::lines::LineIndex::new(text);
-        let marks = offsets
-            .into_iter()
-            .map(|(at, src)| {
-                let (line, col) = index.line_col(text, at);
-                (Pos { line, col }, src)
-            })
-            .collect();
-        PageSources { marks }
+        let mut files: Vec<Arc<str>> = Vec::new();
+        let mut marks = Vec::with_capacity(offsets.len());
+        for (at, src) in offsets {
+            let (line, col) = index.line_col(text, at);
+            // A page's marks come from one manuscript or a few, mostly in runs.
+            let file = match files.iter().rposition(|f| *f == src.file) {
+                Some(i) => i,
+                None => {
+                    files.push(src.file);
+                    files.len() - 1
+                }
+            };
+            marks.push(Mark {
+                at: Pos { line, col },
+                file: file as u32,
+                line: src.line,
+                col: src.col,
+            });
+        }
+        PageSources { files, marks }
     }
 
     pub fn is_empty(&self) -> bool {
         self.marks.is_empty()
+    }
+
+    fn src(&self, mark: &Mark) -> Src {
+        Src {
+            file: self.files[mark.file as usize].clone(),
+            line: mark.line,
+            col: mark.col,
+        }
     }
 
     /// Gives the elements of the page, parsed again from its text, their manuscript positions:
@@ -36,18 +70,18 @@ impl PageSources {
         }
         root.walk_mut(&mut |e| {
             if let Some(at) = e.pos
-                && let Ok(i) = self.marks.binary_search_by(|(p, _)| p.cmp(&at))
+                && let Ok(i) = self.marks.binary_search_by(|m| m.at.cmp(&at))
             {
-                e.src = Some(self.marks[i].1.clone());
+                e.src = Some(self.src(&self.marks[i]));
             }
         });
     }
 
     /// The manuscript position of line `line` (1-based) of the page: that of the last marked
     /// element starting on or before it.
-    pub fn line(&self, line: u32) -> Option<&Src> {
-        let n = self.marks.partition_point(|(p, _)| p.line <= line);
-        n.checked_sub(1).map(|i| &self.marks[i].1)
+    pub fn line(&self, line: u32) -> Option<Src> {
+        let n = self.marks.partition_point(|m| m.at.line <= line);
+        n.checked_sub(1).map(|i| self.src(&self.marks[i]))
     }
 }
 
