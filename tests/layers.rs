@@ -35,6 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "colour",
             "textdiff",
             "term",
+            "memory",
         ],
     ),
     ("the document model and the caches", &["doc", "cache"]),

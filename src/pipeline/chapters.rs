@@ -146,8 +146,8 @@ pub(super) fn write<'a>(
         )
     };
     // Each page, and whether it was written (not taken from the cache). A chapter's document
-    // goes back to this thread once its page is made, to be freed here: the thread that read
-    // it (see `crate::memory`).
+    // comes back to this thread once its page is made, to be freed and given back here, while
+    // the pages are written (see `crate::memory`).
     // Counted from here: the closure may run on another thread, which builds no book.
     let tick = crate::term::progress::count("pages written", resolved.chapters.len());
     let (done_with, read_back) = std::sync::mpsc::channel::<Document>();
@@ -191,9 +191,15 @@ pub(super) fn write<'a>(
     let mut made = None;
     rayon::in_place_scope(|s| {
         s.spawn(|_| made = Some(rayon::join(make_cover, || write_chapters(done_with))));
+        // Given back at most every few milliseconds: a book of thousands of small chapters
+        // would otherwise make thousands of system calls.
+        let mut given_back = std::time::Instant::now();
         for doc in read_back {
             drop(doc);
-            crate::memory::collect();
+            if given_back.elapsed() >= std::time::Duration::from_millis(5) {
+                crate::memory::give_back();
+                given_back = std::time::Instant::now();
+            }
         }
     });
     let Some((cover, chapter_pages)) = made else {

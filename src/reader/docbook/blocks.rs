@@ -159,9 +159,9 @@ fn default_title(name: &str) -> Option<&'static str> {
     })
 }
 
-impl<'a> Conv<'a> {
+impl Conv<'_> {
     /// A division or section: its heading at `level`, then its content one level down.
-    pub(super) fn section(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    pub(super) fn section(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         let level = level.clamp(1, 6);
         let heading = self.heading(el, level);
         out.push(heading);
@@ -213,7 +213,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn heading(&mut self, el: &'a Element, level: u8) -> Block {
+    fn heading(&mut self, el: &Element, level: u8) -> Block {
         let mut content = match title_el(el) {
             Some(t) => self.inlines(t),
             None => Vec::new(),
@@ -263,7 +263,7 @@ impl<'a> Conv<'a> {
         )
     }
 
-    fn refentry_body(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    fn refentry_body(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         for c in el.child_elements() {
             match c.local_name() {
                 "refmeta" | "indexterm" => {}
@@ -297,22 +297,16 @@ impl<'a> Conv<'a> {
 
     /// The content of a block container: block children converted, runs of inline content
     /// (text, inline elements) gathered into paragraphs.
-    pub(super) fn blocks_into(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    pub(super) fn blocks_into(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         self.mixed(el, level, out, None);
     }
 
     /// Mixed content; `para` gives the class and id of the first paragraph when `el` is a para.
-    fn mixed(
-        &mut self,
-        el: &'a Element,
-        level: u8,
-        out: &mut Vec<Block>,
-        para: Option<&'a Element>,
-    ) {
+    fn mixed(&mut self, el: &Element, level: u8, out: &mut Vec<Block>, para: Option<&Element>) {
         let mut pending: Inlines = Vec::new();
         let pos = pos_of(el);
         let mut pending_pos = pos;
-        let mut gloss: Vec<&'a Element> = Vec::new();
+        let mut gloss: Vec<&Element> = Vec::new();
         let mut first_para = para;
         for n in &el.children {
             match n {
@@ -359,7 +353,7 @@ impl<'a> Conv<'a> {
             })
     }
 
-    fn flush_gloss(&mut self, gloss: &mut Vec<&'a Element>, out: &mut Vec<Block>) {
+    fn flush_gloss(&mut self, gloss: &mut Vec<&Element>, out: &mut Vec<Block>) {
         if gloss.is_empty() {
             return;
         }
@@ -373,7 +367,7 @@ impl<'a> Conv<'a> {
         pending: &mut Inlines,
         pos: Pos,
         out: &mut Vec<Block>,
-        first_para: &mut Option<&'a Element>,
+        first_para: &mut Option<&Element>,
     ) {
         if pending.is_empty() {
             return;
@@ -438,7 +432,7 @@ impl<'a> Conv<'a> {
     }
 
     /// One block-level element.
-    pub(super) fn block(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    pub(super) fn block(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         let name = el.local_name();
         if inlines::is_inline(name) && !is_block(name) {
             let mut pending = Vec::new();
@@ -701,7 +695,7 @@ impl<'a> Conv<'a> {
     }
 
     /// A `title` of a list, procedure or example, as a caption paragraph.
-    pub(super) fn caption(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    pub(super) fn caption(&mut self, el: &Element, out: &mut Vec<Block>) {
         if let Some(t) = el.child("title").or_else(|| title_el(el)) {
             let mut content = self.inlines(t);
             trim_inlines(&mut content);
@@ -717,7 +711,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn formalpara(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    fn formalpara(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         let mut title = match el.child("title") {
             Some(t) => self.inlines(t),
@@ -750,7 +744,7 @@ impl<'a> Conv<'a> {
         out.extend(blocks);
     }
 
-    fn varlistentry(&mut self, e: &'a Element, level: u8) -> DefinitionItem {
+    fn varlistentry(&mut self, e: &Element, level: u8) -> DefinitionItem {
         let mut term: Inlines = Vec::new();
         if let Some(id) = e.id() {
             term.push(anchor_inline(id, pos_of(e)));
@@ -788,9 +782,9 @@ impl<'a> Conv<'a> {
         DefinitionItem { term, definitions }
     }
 
-    fn simplelist(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    fn simplelist(&mut self, el: &Element, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
-        let members: Vec<&'a Element> = el
+        let members: Vec<&Element> = el
             .child_elements()
             .filter(|m| m.local_name() == "member")
             .collect();
@@ -823,7 +817,7 @@ impl<'a> Conv<'a> {
         ));
     }
 
-    fn procedure(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    fn procedure(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         // A titled procedure is numbered as DocBook XSL numbers it (`Procedure 2.1.`): in a
         // `div.procedure` whose anchor and caption the resolver numbers, as an example's.
         if title_el(el).is_some() {
@@ -836,7 +830,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn procedure_blocks(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    fn procedure_blocks(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         self.caption(el, out);
         let mut items = Vec::new();
@@ -867,7 +861,7 @@ impl<'a> Conv<'a> {
         ));
     }
 
-    fn step(&mut self, step: &'a Element, level: u8) -> Vec<Block> {
+    fn step(&mut self, step: &Element, level: u8) -> Vec<Block> {
         let mut b = Vec::new();
         self.anchor_block(step, &mut b);
         if let Some(t) = step.child("title") {
@@ -904,7 +898,7 @@ impl<'a> Conv<'a> {
 
     /// One child of mixed content (a quote, a step): a block as a block, loose inline markup
     /// or text as a paragraph of its own. Text is placed at `pos`, its parent's.
-    fn mixed_child(&mut self, node: &'a Node, pos: Pos, level: u8, out: &mut Vec<Block>) {
+    fn mixed_child(&mut self, node: &Node, pos: Pos, level: u8, out: &mut Vec<Block>) {
         match node {
             Node::Element(c) if is_block(c.local_name()) => self.block(c, level, out),
             Node::Element(c) => {
@@ -925,7 +919,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn code(&mut self, el: &'a Element, style: CodeStyle, out: &mut Vec<Block>) {
+    fn code(&mut self, el: &Element, style: CodeStyle, out: &mut Vec<Block>) {
         let saved = self.verbatim;
         self.verbatim = true;
         let mut markup = Vec::new();
@@ -983,13 +977,13 @@ impl<'a> Conv<'a> {
         ));
     }
 
-    fn figure(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    fn figure(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         let title = title_el(el).map(|t| {
             let mut c = self.inlines(t);
             trim_inlines(&mut c);
             c
         });
-        let media: Option<&'a Element> = if matches!(el.local_name(), "mediaobject" | "graphic") {
+        let media: Option<&Element> = if matches!(el.local_name(), "mediaobject" | "graphic") {
             Some(el)
         } else {
             find_media(el)
@@ -1073,8 +1067,8 @@ impl<'a> Conv<'a> {
 
     /// The best image of a `mediaobject` (or a `graphic`/`imagedata`): PNG, JPEG, GIF, SVG or
     /// WebP; never EPS/PDF/PS. Returns the image and, when none is usable, the fallback text.
-    pub(super) fn pick_image(&mut self, media: &'a Element) -> (Image, Option<String>) {
-        let mut candidates: Vec<&'a Element> = Vec::new();
+    pub(super) fn pick_image(&mut self, media: &Element) -> (Image, Option<String>) {
+        let mut candidates: Vec<&Element> = Vec::new();
         match media.local_name() {
             "graphic" | "inlinegraphic" | "imagedata" => candidates.push(media),
             _ => {
@@ -1181,7 +1175,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    pub(super) fn math(&mut self, el: &'a Element) -> Math {
+    pub(super) fn math(&mut self, el: &Element) -> Math {
         let mathml = find_math(el).map(|m| vec![crate::dom::Node::from(to_mathml(m, true))]);
         let tex = ["mathphrase", "texmath", "alt"]
             .iter()
@@ -1210,7 +1204,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn qanda(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    fn qanda(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         self.caption(el, out);
         let mut items = Vec::new();
@@ -1272,7 +1266,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn glossentry(&mut self, g: &'a Element) -> DefinitionItem {
+    fn glossentry(&mut self, g: &Element) -> DefinitionItem {
         let mut term = Vec::new();
         if let Some(id) = g.id() {
             term.push(anchor_inline(id, pos_of(g)));
@@ -1330,7 +1324,7 @@ impl<'a> Conv<'a> {
         DefinitionItem { term, definitions }
     }
 
-    fn glosssee(&mut self, c: &'a Element, label: &str) -> Block {
+    fn glosssee(&mut self, c: &Element, label: &str) -> Block {
         let mut content = vec![Inline::text(format!("{label} "), pos_of(c))];
         let target = c.attr("otherterm").map(str::trim).filter(|s| !s.is_empty());
         let mut text = self.inlines(c);
@@ -1350,7 +1344,7 @@ impl<'a> Conv<'a> {
         Block::new(BlockKind::Para(content), pos_of(c))
     }
 
-    fn bibitem(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    fn bibitem(&mut self, el: &Element, out: &mut Vec<Block>) {
         self.bib_count += 1;
         let id = match el.id() {
             Some(id) => id.to_string(),

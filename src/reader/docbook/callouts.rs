@@ -4,9 +4,9 @@
 use super::blocks::anchor_inline;
 use super::*;
 
-impl<'a> Conv<'a> {
+impl Conv<'_> {
     /// Notes which callout explains each mark (run over every element before converting).
-    pub(super) fn note_callout(&mut self, el: &'a Element) {
+    pub(super) fn note_callout(&mut self, el: &Element) {
         match el.local_name() {
             "callout" => {
                 let refs = arearefs(el);
@@ -31,7 +31,7 @@ impl<'a> Conv<'a> {
 
     /// A `co` (a mark in a listing: its anchor, linking to its callout) or a `coref` (another
     /// mark for the same callout).
-    pub(super) fn co(&mut self, el: &'a Element, out: &mut Inlines) {
+    pub(super) fn co(&mut self, el: &Element, out: &mut Inlines) {
         let pos = pos_of(el);
         let id = if el.local_name() == "co" {
             el.id()
@@ -71,7 +71,7 @@ impl<'a> Conv<'a> {
 
     /// A `calloutlist`: each callout's marks (linking back to them in the listing), then its
     /// explanation, as DocBook XSL lists them.
-    pub(super) fn calloutlist(&mut self, el: &'a Element, level: u8, out: &mut Vec<Block>) {
+    pub(super) fn calloutlist(&mut self, el: &Element, level: u8, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         self.caption(el, out);
         let mut items = Vec::new();

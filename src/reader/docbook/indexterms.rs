@@ -6,12 +6,12 @@ use super::*;
 
 const LEVELS: [&str; 3] = ["primary", "secondary", "tertiary"];
 
-impl<'a> Conv<'a> {
-    pub(super) fn indexterm(&mut self, el: &'a Element, out: &mut Inlines) {
+impl Conv<'_> {
+    pub(super) fn indexterm(&mut self, el: &Element, out: &mut Inlines) {
         let pos = pos_of(el);
         if el.attr("class") == Some("endofrange") {
             let start = el.attr("startref").map(str::trim).unwrap_or_default();
-            let Some(site) = self.ids.get(start).map(|s| s.el) else {
+            let Some(levels) = self.range_starts.get(start).cloned() else {
                 self.warn(
                     codes::UNKNOWN_REFERENCE,
                     el,
@@ -21,7 +21,6 @@ impl<'a> Conv<'a> {
                 );
                 return;
             };
-            let (levels, _) = levels_of(site);
             if !levels.is_empty() {
                 let details = IndexDetails {
                     range_end: Some(start.to_string()),
@@ -65,7 +64,7 @@ impl<'a> Conv<'a> {
 }
 
 /// A term's levels as the index joins them, and what each sorts as.
-fn levels_of(el: &Element) -> (Vec<String>, Vec<Option<String>>) {
+pub(super) fn levels_of(el: &Element) -> (Vec<String>, Vec<Option<String>>) {
     let mut levels = Vec::new();
     let mut sort_as = Vec::new();
     for level in LEVELS.iter().filter_map(|n| el.child(n)) {

@@ -182,9 +182,9 @@ pub(super) fn is_inline(name: &str) -> bool {
         )
 }
 
-impl<'a> Conv<'a> {
+impl Conv<'_> {
     /// The inline content of an element.
-    pub(super) fn inlines(&mut self, el: &'a Element) -> Inlines {
+    pub(super) fn inlines(&mut self, el: &Element) -> Inlines {
         let mut out = Vec::new();
         self.inline_children(el, &mut out);
         if !self.verbatim {
@@ -193,7 +193,7 @@ impl<'a> Conv<'a> {
         out
     }
 
-    fn inline_children(&mut self, el: &'a Element, out: &mut Inlines) {
+    fn inline_children(&mut self, el: &Element, out: &mut Inlines) {
         for n in &el.children {
             match n {
                 // Text has no position of its own: it is at its element's.
@@ -205,7 +205,7 @@ impl<'a> Conv<'a> {
     }
 
     /// The element's own id as an anchor, then its content.
-    pub(super) fn inline_children_with_id(&mut self, el: &'a Element, out: &mut Inlines) {
+    pub(super) fn inline_children_with_id(&mut self, el: &Element, out: &mut Inlines) {
         if let Some(id) = el.id() {
             out.push(anchor_inline(id, pos_of(el)));
         }
@@ -215,7 +215,7 @@ impl<'a> Conv<'a> {
     /// Like [`Conv::inline`], without the "not handled" warning (bibliography entries hold
     /// many metadata elements we read for their text): an element we do not know is read for
     /// its content, whose anchors and links are kept.
-    pub(super) fn inline_quiet(&mut self, el: &'a Element, out: &mut Inlines) {
+    pub(super) fn inline_quiet(&mut self, el: &Element, out: &mut Inlines) {
         if is_inline(el.local_name()) {
             self.inline(el, out);
             return;
@@ -235,7 +235,7 @@ impl<'a> Conv<'a> {
     /// A person's name from its parts, in DocBook XSL's order and spacing (`person.name`):
     /// `Dr. Ken Q Burtch, Jr.` (first-last), surname first where the language's names are
     /// written so (Japanese: family-given). `None` when the element has no name parts.
-    fn person_name(&mut self, el: &'a Element) -> Option<Inlines> {
+    fn person_name(&mut self, el: &Element) -> Option<Inlines> {
         let el = el.child("personname").unwrap_or(el);
         let part = |name: &str| find_desc(el, name);
         let (honorific, first, other, surname, lineage) = (
@@ -279,8 +279,8 @@ impl<'a> Conv<'a> {
 
     /// An `authorgroup`'s people as DocBook XSL lists them (`person.name.list`): `A and B`,
     /// `A, B, and C`.
-    fn person_list(&mut self, el: &'a Element, out: &mut Inlines) {
-        let people: Vec<&'a Element> = el.child_elements().collect();
+    fn person_list(&mut self, el: &Element, out: &mut Inlines) {
+        let people: Vec<&Element> = el.child_elements().collect();
         let n = people.len();
         for (i, p) in people.into_iter().enumerate() {
             let pos = pos_of(p);
@@ -347,7 +347,7 @@ impl<'a> Conv<'a> {
 
     /// The index terms marked inside a code-like element (`<command>ls<indexterm>…`), whose
     /// text is not the code's: they follow the code as terms of their own.
-    fn index_terms_in(&mut self, el: &'a Element, out: &mut Inlines) {
+    fn index_terms_in(&mut self, el: &Element, out: &mut Inlines) {
         let mut terms = Vec::new();
         el.walk(&mut |e| {
             if e.local_name() == "indexterm" {
@@ -360,7 +360,7 @@ impl<'a> Conv<'a> {
     }
 
     /// One inline element.
-    pub(super) fn inline(&mut self, el: &'a Element, out: &mut Inlines) {
+    pub(super) fn inline(&mut self, el: &Element, out: &mut Inlines) {
         // An element in another language says so around what it becomes.
         let lang = (el.attr("xml:lang").or_else(|| el.attr("lang")))
             .map(str::trim)
@@ -374,7 +374,7 @@ impl<'a> Conv<'a> {
         out.push(Inline::new(InlineKind::Lang { lang, content }, pos_of(el)));
     }
 
-    fn inline_element(&mut self, el: &'a Element, out: &mut Inlines) {
+    fn inline_element(&mut self, el: &Element, out: &mut Inlines) {
         let name = el.local_name();
         let pos = pos_of(el);
         // Ids of elements whose model node has no id field are kept as anchors.
@@ -511,8 +511,7 @@ impl<'a> Conv<'a> {
                 let content = el
                     .attr("endterm")
                     .map(str::trim)
-                    .and_then(|e| self.ids.get(e))
-                    .map(|s| squash(&s.el.text()))
+                    .and_then(|e| self.endterm_texts.get(e).cloned())
                     .filter(|t| !t.is_empty())
                     .map(|t| vec![Inline::text(t, pos)]);
                 out.push(Inline::new(
@@ -690,7 +689,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn link(&mut self, el: &'a Element, out: &mut Inlines) {
+    fn link(&mut self, el: &Element, out: &mut Inlines) {
         let pos = pos_of(el);
         let content = self.inlines(el);
         let visible = !plain_text(&content).trim().is_empty()
@@ -773,7 +772,7 @@ impl<'a> Conv<'a> {
         out.push(Inline::new(InlineKind::Link { href, content }, pos));
     }
 
-    fn footnote(&mut self, el: &'a Element, out: &mut Inlines) {
+    fn footnote(&mut self, el: &Element, out: &mut Inlines) {
         let label = match el.id() {
             Some(id) => id.to_string(),
             None => {

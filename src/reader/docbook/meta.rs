@@ -200,8 +200,8 @@ fn revisions(el: &Element, xref_texts: &HashMap<String, String>) -> Vec<Revision
         .collect()
 }
 
-impl<'a> Conv<'a> {
-    pub(super) fn meta(&mut self, root: &'a Element) -> DocBookMeta {
+impl Conv<'_> {
+    pub(super) fn meta(&mut self, root: &Element) -> DocBookMeta {
         let mut m = DocBookMeta {
             language: lang_of(root).map(str::to_string),
             ..Default::default()

@@ -119,14 +119,19 @@ pub fn read_with(
         chapters: Vec::new(),
         xref_texts: HashMap::new(),
     };
-    let Some(root_el) = loaded.root else {
+    let Some(mut root_el) = loaded.root else {
         return (book, findings);
     };
     let mut conv = Conv::new(&loaded.files, &loaded.folder, &root_el);
-    conv.collect_ids(&root_el);
-    conv.check_links(&root_el);
+    {
+        // The ids point into the whole tree, which is let go chapter by chapter as it is
+        // converted: what converting needs of them is kept on its own (see `check_links`).
+        let mut ids = HashMap::new();
+        conv.collect_ids(&root_el, &mut ids);
+        conv.check_links(&root_el, &ids);
+    }
     book.meta = conv.meta(&root_el);
-    book.chapters = conv.top(&root_el);
+    book.chapters = conv.top(&mut root_el);
     // (A file that did not parse has said so already.)
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     if book.chapters.is_empty() && !failed {
@@ -160,7 +165,10 @@ struct Conv<'a> {
     findings: Vec<Finding>,
     lang: Option<String>,
     unhandled: HashSet<String>,
-    ids: HashMap<String, IdSite<'a>>,
+    /// The text of each element an `endterm` names (an xref shows it).
+    endterm_texts: HashMap<String, String>,
+    /// The levels of each index term a range's end names by `startref`.
+    range_starts: HashMap<String, Vec<String>>,
     xref_texts: HashMap<String, String>,
     /// Callout numbers by `co` id (book-wide).
     callouts: HashMap<String, usize>,
@@ -193,7 +201,8 @@ impl<'a> Conv<'a> {
             findings: Vec::new(),
             lang: lang_of(root).map(str::to_string),
             unhandled: HashSet::new(),
-            ids: HashMap::new(),
+            endterm_texts: HashMap::new(),
+            range_starts: HashMap::new(),
             xref_texts: HashMap::new(),
             callouts: HashMap::new(),
             callout_of: HashMap::new(),
@@ -236,9 +245,9 @@ impl<'a> Conv<'a> {
     }
 
     /// Collects every id (a duplicate is reported) and the text an xref to it shows.
-    fn collect_ids(&mut self, el: &'a Element) {
+    fn collect_ids<'t>(&mut self, el: &'t Element, ids: &mut HashMap<String, IdSite<'t>>) {
         if let Some(id) = el.id() {
-            if let Some(first) = self.ids.get(id) {
+            if let Some(first) = ids.get(id) {
                 let msg = format!(
                     "the id `{id}` is used twice; it was first used at {}, and links go there",
                     self.loc(first.el)
@@ -246,7 +255,7 @@ impl<'a> Conv<'a> {
                 // A real book's defect: reported; the second id is renamed in the EPUB.
                 self.warn(codes::DUPLICATE_ID, el, msg);
             } else {
-                self.ids.insert(id.to_string(), IdSite { el });
+                ids.insert(id.to_string(), IdSite { el });
                 let text = xref_text(el);
                 self.xref_texts.insert(id.to_string(), text);
             }
@@ -260,7 +269,7 @@ impl<'a> Conv<'a> {
         }
         self.note_callout(el);
         for c in el.child_elements() {
-            self.collect_ids(c);
+            self.collect_ids(c, ids);
         }
         if el.local_name() == "procedure" {
             // An xref to an untitled step shows "Step 2.b" (DocBook XSL's `xref-to`).
@@ -287,8 +296,17 @@ impl<'a> Conv<'a> {
         }
     }
 
-    /// Every `linkend`/`endterm` must name an id; an xref target needs text.
-    fn check_links(&mut self, el: &'a Element) {
+    /// Every `linkend`/`endterm` must name an id; an xref target needs text. Keeps what
+    /// converting needs of the elements named: an endterm's text, a range start's levels.
+    fn check_links<'t>(&mut self, el: &'t Element, ids: &HashMap<String, IdSite<'t>>) {
+        if el.local_name() == "indexterm"
+            && el.attr("class") == Some("endofrange")
+            && let Some(start) = el.attr("startref").map(str::trim)
+            && let Some(site) = ids.get(start)
+        {
+            let (levels, _) = indexterms::levels_of(site.el);
+            self.range_starts.insert(start.to_string(), levels);
+        }
         // (The attribute first: few elements have one, and it is cheaper than the name.)
         if let Some(target) = el.attr("linkend").map(str::trim)
             && matches!(
@@ -299,7 +317,7 @@ impl<'a> Conv<'a> {
             let name = el.local_name();
             let target = target.to_string();
             let endterm = el.attr("endterm").map(str::trim).map(str::to_string);
-            match self.ids.get(target.as_str()).map(|s| s.el) {
+            match ids.get(target.as_str()).map(|s| s.el) {
                 None => {
                     let what = if name == "xref" { "xref" } else { "link" };
                     // An xref is a reference, a footnoteref a note reference, the rest links.
@@ -336,7 +354,11 @@ impl<'a> Conv<'a> {
                 Some(_) => {}
             }
             if let Some(e) = endterm {
-                match self.ids.get(e.as_str()).map(|s| s.el.text()) {
+                let text = ids.get(e.as_str()).map(|s| s.el.text());
+                if let Some(t) = &text {
+                    self.endterm_texts.insert(e.clone(), squash(t));
+                }
+                match text {
                     None => self.warn(
                         codes::UNKNOWN_REFERENCE,
                         el,
@@ -352,12 +374,13 @@ impl<'a> Conv<'a> {
             }
         }
         for c in el.child_elements() {
-            self.check_links(c);
+            self.check_links(c, ids);
         }
     }
 
-    /// The top-level element → chapters.
-    fn top(&mut self, root: &'a Element) -> Vec<DocBookChapter> {
+    /// The top-level element → chapters. Each chapter's elements are let go once it is
+    /// converted: the tree and the documents are never held whole at once.
+    fn top(&mut self, root: &mut Element) -> Vec<DocBookChapter> {
         let mut out = Vec::new();
         match root.local_name() {
             "book" | "set" => {
@@ -394,34 +417,50 @@ impl<'a> Conv<'a> {
         out
     }
 
-    fn book_children(&mut self, el: &'a Element, out: &mut Vec<DocBookChapter>) {
-        let mut loose: Vec<&'a Element> = Vec::new();
+    /// The chapters of a book or part, each taken out of the tree to be converted and let go.
+    fn book_children(&mut self, el: &mut Element, out: &mut Vec<DocBookChapter>) {
+        let mut loose: Vec<Element> = Vec::new();
         // Print page breaks between chapters: the next chapter's first page.
         let mut pages: Vec<Block> = Vec::new();
-        for c in el.child_elements() {
+        for node in &mut el.children {
+            let Node::Element(c) = node else { continue };
             let name = c.local_name();
             if is_info(name) || matches!(name, "title" | "subtitle" | "titleabbrev" | "toc" | "lot")
             {
                 continue;
             }
+            if name == "partintro" {
+                // Read with its part.
+                continue;
+            }
             if loose.is_empty() && pages::is_page_marker(c) {
                 self.block(c, 1, &mut pages);
-            } else if name == "part" {
-                self.flush_loose(&mut loose, out);
-                let part = self.chapter(c, Role::Part);
-                out.push(pages::starting_with(&mut pages, part));
-                self.book_children(c, out);
-            } else if name == "book" {
-                self.flush_loose(&mut loose, out);
-                self.book_children(c, out);
-            } else if name == "partintro" {
-                // Read with its part.
-            } else if let Some(role) = chapter_role(name) {
-                self.flush_loose(&mut loose, out);
-                let chapter = self.chapter(c, role);
-                out.push(pages::starting_with(&mut pages, chapter));
-            } else {
-                loose.push(c);
+                continue;
+            }
+            let role = chapter_role(name);
+            let taken = std::mem::replace(node, Node::Text(String::new()));
+            let Node::Element(mut c) = taken else {
+                continue;
+            };
+            match c.local_name() {
+                "part" => {
+                    self.flush_loose(&mut loose, out);
+                    let part = self.chapter(&c, Role::Part);
+                    out.push(pages::starting_with(&mut pages, part));
+                    self.book_children(&mut c, out);
+                }
+                "book" => {
+                    self.flush_loose(&mut loose, out);
+                    self.book_children(&mut c, out);
+                }
+                _ => match role {
+                    Some(role) => {
+                        self.flush_loose(&mut loose, out);
+                        let chapter = self.chapter(&c, role);
+                        out.push(pages::starting_with(&mut pages, chapter));
+                    }
+                    None => loose.push(*c),
+                },
             }
         }
         self.flush_loose(&mut loose, out);
@@ -432,19 +471,20 @@ impl<'a> Conv<'a> {
     }
 
     /// Content directly in a book or part that is not a chapter: kept in a chapter of its own.
-    fn flush_loose(&mut self, loose: &mut Vec<&'a Element>, out: &mut Vec<DocBookChapter>) {
-        if loose.is_empty() {
+    fn flush_loose(&mut self, loose: &mut Vec<Element>, out: &mut Vec<DocBookChapter>) {
+        let Some(first) = loose.first() else {
             return;
-        }
-        let file = self.files.of(loose[0]);
+        };
+        let file = self.files.of(first);
         self.start_chapter(file);
         let mut blocks = Vec::new();
         for el in loose.drain(..) {
-            self.block(el, 1, &mut blocks);
+            self.block(&el, 1, &mut blocks);
         }
         let mut doc = Document::new(self.files.path(file));
         doc.blocks = blocks;
         doc.footnotes = std::mem::take(&mut self.footnotes);
+        doc.shrink_to_fit();
         out.push(DocBookChapter {
             role: Role::Body,
             doc,
@@ -458,7 +498,7 @@ impl<'a> Conv<'a> {
         self.chapter_file = file;
     }
 
-    fn chapter(&mut self, el: &'a Element, role: Role) -> DocBookChapter {
+    fn chapter(&mut self, el: &Element, role: Role) -> DocBookChapter {
         let file = self.files.of(el);
         self.start_chapter(file);
         let mut blocks = Vec::new();

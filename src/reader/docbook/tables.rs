@@ -51,8 +51,8 @@ fn parse_align(s: Option<&str>) -> Option<Align> {
     }
 }
 
-impl<'a> Conv<'a> {
-    pub(super) fn table(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+impl Conv<'_> {
+    pub(super) fn table(&mut self, el: &Element, out: &mut Vec<Block>) {
         let mut caption = title_el(el).map(|t| self.inlines(t));
         if caption.is_none()
             && let Some(c) = el.child("caption")
@@ -79,7 +79,7 @@ impl<'a> Conv<'a> {
         };
         let mut head = Vec::new();
         let mut body = Vec::new();
-        let groups: Vec<&'a Element> = el
+        let groups: Vec<&Element> = el
             .child_elements()
             .filter(|e| e.local_name() == "tgroup")
             .collect();
@@ -162,7 +162,7 @@ impl<'a> Conv<'a> {
     /// Rows of `thead`/`tbody`/`tfoot`/`row`/`tr` under `el` (a `tgroup` or an HTML table).
     fn rows_of(
         &mut self,
-        el: &'a Element,
+        el: &Element,
         cols: &Cols,
         in_head: bool,
         head: &mut Vec<Row>,
@@ -207,7 +207,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn rows_of_direct(&mut self, el: &'a Element, head: &mut Vec<Row>, body: &mut Vec<Row>) {
+    fn rows_of_direct(&mut self, el: &Element, head: &mut Vec<Row>, body: &mut Vec<Row>) {
         let mut grid = Grid::default();
         for c in el
             .child_elements()
@@ -219,7 +219,7 @@ impl<'a> Conv<'a> {
         let _ = head;
     }
 
-    fn row(&mut self, r: &'a Element, cols: &Cols, grid: &mut Grid, in_head: bool) -> Row {
+    fn row(&mut self, r: &Element, cols: &Cols, grid: &mut Grid, in_head: bool) -> Row {
         let mut cells = Vec::new();
         let mut col = 0usize;
         let mut row_anchor = r.id().map(|id| anchor_inline(id, pos_of(r)));
@@ -309,7 +309,7 @@ impl<'a> Conv<'a> {
 
     /// A cell's content as inlines: paragraphs and other blocks joined by line breaks; or, when
     /// it holds a listing (whose lines a line of text would run together), as its blocks.
-    fn cell_content(&mut self, e: &'a Element) -> (Inlines, Vec<Block>) {
+    fn cell_content(&mut self, e: &Element) -> (Inlines, Vec<Block>) {
         let mut prefix = Vec::new();
         if let Some(id) = e.id() {
             prefix.push(anchor_inline(id, pos_of(e)));
@@ -345,7 +345,7 @@ impl<'a> Conv<'a> {
         (prefix, Vec::new())
     }
 
-    pub(super) fn segmentedlist(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    pub(super) fn segmentedlist(&mut self, el: &Element, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         let caption = el.child("title").map(|t| self.inlines(t));
         let head_cells: Vec<Cell> = el
@@ -401,7 +401,7 @@ impl<'a> Conv<'a> {
     /// author's initials, remark), a `revdescription` keeping its blocks (lists, paragraphs);
     /// the caption is its title, else the generated `Revision History` (`captioned`: not when
     /// it is a page whose heading says so).
-    pub(super) fn revhistory(&mut self, el: &'a Element, captioned: bool, out: &mut Vec<Block>) {
+    pub(super) fn revhistory(&mut self, el: &Element, captioned: bool, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         let (history, revision) = self.revhistory_words();
         let mut body = Vec::new();

@@ -1355,6 +1355,37 @@ fn index_terms_never_show_in_the_text_around_them() {
 }
 
 #[test]
+fn endterms_and_index_ranges_reach_across_chapters_let_go_before_them() {
+    // Each chapter's elements are let go once it is converted: what a later chapter needs of
+    // an earlier one (an endterm's text, a range start's levels), and the other way round,
+    // is kept when the links are checked.
+    let (b, f) = read_str(&format!(
+        "{DTD4}<book><chapter id=\"a\"><title>A</title><para><indexterm class=\"startofrange\" id=\"r\"><primary>sewing</primary><secondary>thread</secondary></indexterm>Stitch <xref linkend=\"b\" endterm=\"bt\"/>.</para></chapter><chapter id=\"b\"><title id=\"bt\">Binding <emphasis>by</emphasis> hand</title><para>Glue<indexterm class=\"endofrange\" startref=\"r\"/> <xref linkend=\"a\" endterm=\"at\"/>.</para><para id=\"at\">Back</para></chapter></book>"
+    ));
+    no_errors(&f);
+    let endterm = |ch: usize| {
+        let p = para(&b.chapters[ch].doc.blocks[1]);
+        p.iter()
+            .find_map(|i| match &i.kind {
+                InlineKind::Ref { content, .. } => Some(content.as_ref().map(|c| text(c))),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{p:?}"))
+    };
+    assert_eq!(endterm(0).as_deref(), Some("Binding by hand"));
+    assert_eq!(endterm(1).as_deref(), Some("Back"));
+    let end = para(&b.chapters[1].doc.blocks[1])
+        .iter()
+        .find_map(|i| match &i.kind {
+            InlineKind::IndexTerm { term, details, .. } => Some((term.clone(), details.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(end.0, "sewing<<>>thread");
+    assert_eq!(end.1.unwrap().range_end.as_deref(), Some("r"));
+}
+
+#[test]
 fn index_terms_carry_see_seealso_sortas_ranges_and_significance() {
     let i = one_inline(
         "<indexterm><primary sortas=\"case\">_case</primary><secondary>x</secondary></indexterm><indexterm><primary>Paste</primary><see>Board</see></indexterm><indexterm significance=\"preferred\"><primary>Board</primary><seealso>cloth</seealso><seealso>card</seealso></indexterm><indexterm class=\"startofrange\" id=\"r\"><primary>sewing</primary></indexterm>text<indexterm class=\"endofrange\" startref=\"r\"/><indexterm><primary>plain</primary></indexterm>",

@@ -24,11 +24,11 @@ fn rank(name: &str, root: bool) -> Option<u8> {
     })
 }
 
-impl<'a> Conv<'a> {
+impl Conv<'_> {
     /// The title-page blocks of `el` (a division or section), after its heading.
-    pub(super) fn titlepage(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    pub(super) fn titlepage(&mut self, el: &Element, out: &mut Vec<Block>) {
         let root = std::ptr::eq(el, self.root);
-        let mut parts: Vec<(u8, &'a Element)> = el
+        let mut parts: Vec<(u8, &Element)> = el
             .child_elements()
             .filter(|e| is_info(e.local_name()))
             .flat_map(|info| info.child_elements())
@@ -40,7 +40,7 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn titlepage_part(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    fn titlepage_part(&mut self, el: &Element, out: &mut Vec<Block>) {
         let styled = |class: &str, content: Inlines| {
             Block::new(
                 BlockKind::StyledPara {
@@ -92,7 +92,7 @@ impl<'a> Conv<'a> {
 
     /// A person's name, then what DocBook XSL shows with it: the credit's role and
     /// contribution, the affiliation and the e-mail address.
-    fn titlepage_person(&mut self, el: &'a Element, out: &mut Vec<Block>) {
+    fn titlepage_person(&mut self, el: &Element, out: &mut Vec<Block>) {
         self.anchor_block(el, out);
         let name = super::meta::person(el);
         let pos = pos_of(el);
