@@ -1367,7 +1367,7 @@ fn endterms_and_index_ranges_reach_across_chapters_let_go_before_them() {
         let p = para(&b.chapters[ch].doc.blocks[1]);
         p.iter()
             .find_map(|i| match &i.kind {
-                InlineKind::Ref { content, .. } => Some(content.as_ref().map(|c| text(c))),
+                InlineKind::Ref { content, .. } => Some(content.as_ref().map(text)),
                 _ => None,
             })
             .unwrap_or_else(|| panic!("{p:?}"))
