@@ -188,22 +188,32 @@ pub(super) fn write<'a>(
         ),
         Cover::Image(rel) => CoverImage::File(rel),
     };
-    let mut made = None;
-    rayon::in_place_scope(|s| {
-        s.spawn(|_| made = Some(rayon::join(make_cover, || write_chapters(done_with))));
-        // Given back at most every few milliseconds: a book of thousands of small chapters
-        // would otherwise make thousands of system calls.
-        let mut given_back = std::time::Instant::now();
-        for doc in read_back {
-            drop(doc);
-            if given_back.elapsed() >= std::time::Duration::from_millis(5) {
-                crate::memory::give_back();
-                given_back = std::time::Instant::now();
+    let mut write_both = |done_with| rayon::join(make_cover, || write_chapters(done_with));
+    let (cover, chapter_pages) = if rayon::current_thread_index().is_some() {
+        // On a worker of the pool (`seihon ci` builds books side by side), this thread must
+        // not wait on the channel: the work it waits for may be queued behind it. The
+        // documents are freed where their pages are made.
+        drop(read_back);
+        write_both(done_with)
+    } else {
+        let mut made = None;
+        rayon::in_place_scope(|s| {
+            s.spawn(|_| made = Some(write_both(done_with)));
+            // Given back at most every few milliseconds: a book of thousands of small
+            // chapters would otherwise make thousands of system calls.
+            let mut given_back = std::time::Instant::now();
+            for doc in read_back {
+                drop(doc);
+                if given_back.elapsed() >= std::time::Duration::from_millis(5) {
+                    crate::memory::give_back();
+                    given_back = std::time::Instant::now();
+                }
             }
-        }
-    });
-    let Some((cover, chapter_pages)) = made else {
-        unreachable!("in_place_scope returns once what it spawned has run")
+        });
+        let Some(made) = made else {
+            unreachable!("in_place_scope returns once what it spawned has run")
+        };
+        made
     };
     if let Some((_, cache)) = &page_cache {
         cache.keep_only(&keys.iter().flatten().cloned().collect());
