@@ -23,3 +23,13 @@ pub fn give_back() {
     // SAFETY: as above.
     unsafe { libmimalloc_sys::mi_collect(true) }
 }
+
+/// [`give_back`] on every thread of the pool and on this one, after a parallel step has freed
+/// much on each. Not from a thread of the pool (`seihon ci` builds books there): it would wait
+/// for every other thread to finish what it is doing.
+pub fn give_back_everywhere() {
+    if rayon::current_thread_index().is_none() {
+        rayon::broadcast(|_| give_back());
+    }
+    give_back();
+}

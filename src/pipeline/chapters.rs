@@ -213,6 +213,9 @@ pub(super) fn write<'a>(
         let Some(made) = made else {
             unreachable!("in_place_scope returns once what it spawned has run")
         };
+        // The workers' share too: what they freed (the documents read there, the pages' trees)
+        // would stay resident while this thread assembles the package.
+        crate::memory::give_back_everywhere();
         made
     };
     if let Some((_, cache)) = &page_cache {

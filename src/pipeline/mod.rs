@@ -286,6 +286,9 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let mut resolved =
         read::resolve(project, &loaded.book, read).map_err(|e| r.leveled_error(e))?;
     r.add(std::mem::take(&mut resolved.warnings));
+    // Resolving rewrote the documents on the workers: what it freed goes back before the
+    // pages are written.
+    crate::memory::give_back_everywhere();
     r.enter(Step::Convert);
     let (book, time) = (&loaded.book, build_time(&loaded.book));
     let templates = chapters::Templates::load(project, book, &resolved, time, opts)?;
