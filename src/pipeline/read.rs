@@ -288,8 +288,8 @@ fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
     let docs: Vec<(ChapterSource, Document)> = db
         .chapters
         .into_iter()
-        .map(|mut c| {
-            c.doc.shrink_to_fit();
+        .map(|c| {
+            // (The reader shrank each document as it made it.)
             let source = ChapterSource {
                 rel: c.doc.source.clone(),
                 path: book.root.join(&c.doc.source),
