@@ -28,7 +28,7 @@ const MAX_SIDE: u32 = 4000;
 /// A rasterized cover.
 #[derive(Debug)]
 pub struct RenderedCover {
-    /// PNG-encoded RGBA image.
+    /// PNG-encoded image: RGB when every pixel is opaque, else RGBA.
     pub png: Vec<u8>,
     pub width: u32,
     pub height: u32,
@@ -131,33 +131,104 @@ fn render_in_bands(svg: &str, band_rows: u32) -> Result<RenderedCover, CoverErro
     }
     // Both are whole numbers in 1..=MAX_SIDE here, so the casts are exact.
     let (width, height) = (w as u32, h as u32);
+    // Covers are nearly always opaque: without an alpha channel the image takes a quarter
+    // less to compress and comes out smaller. One that is not is drawn again with it.
+    let png = match encode_in_bands(&tree, (width, height), band_rows, Channels::Rgb)? {
+        Some(png) => png,
+        // (With an alpha channel every band is written: there is no `None`.)
+        None => encode_in_bands(&tree, (width, height), band_rows, Channels::Rgba)?
+            .ok_or_else(|| CoverError::Render("PNG encoding failed".to_owned()))?,
+    };
+    Ok(RenderedCover { png, width, height })
+}
+
+/// The colour channels a cover's PNG has.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Channels {
+    /// Red, green and blue: only for a cover with no pixel that is not fully opaque.
+    Rgb,
+    Rgba,
+}
+
+/// Draws the cover a band of rows at a time and encodes it as PNG with `channels`; `None`
+/// when asked for RGB and a pixel is not opaque.
+fn encode_in_bands(
+    tree: &usvg::Tree,
+    (width, height): (u32, u32),
+    band_rows: u32,
+    channels: Channels,
+) -> Result<Option<Vec<u8>>, CoverError> {
     // Drawn and encoded a band of rows at a time: the whole image at once was 16 MB, the
     // largest thing a cold build held.
     let mut png = Vec::new();
     let mut encoder = png::Encoder::new(&mut png, width, height);
-    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_color(match channels {
+        Channels::Rgb => png::ColorType::Rgb,
+        Channels::Rgba => png::ColorType::Rgba,
+    });
     encoder.set_depth(png::BitDepth::Eight);
+    // Measured on flat, text and gradient covers (1600×2400): the "up" filter encodes
+    // 20-35% faster than choosing per row, to the same size or smaller.
+    encoder.set_filter(png::Filter::Up);
     let encoding = |e: png::EncodingError| CoverError::Render(format!("PNG encoding failed: {e}"));
     let mut writer = encoder.write_header().map_err(encoding)?;
     let mut stream = writer.stream_writer().map_err(encoding)?;
+    let mut rgb = Vec::new();
     let mut top = 0;
     while top < height {
         let rows = band_rows.min(height - top);
         let mut band = tiny_skia::Pixmap::new(width, rows)
             .ok_or_else(|| CoverError::Render(format!("cannot allocate a {width}×{rows} image")))?;
         resvg::render(
-            &tree,
+            tree,
             tiny_skia::Transform::from_translate(0.0, -(top as f32)),
             &mut band.as_mut(),
         );
-        // What `Pixmap::encode_png` does, demultiplying in place rather than in a copy.
-        std::io::Write::write_all(&mut stream, &band.take_demultiplied())
-            .map_err(|e| CoverError::Render(format!("PNG encoding failed: {e}")))?;
+        let written = match channels {
+            Channels::Rgb => {
+                // Opaque pixels are the same premultiplied or not: the alpha byte just goes.
+                if !without_alpha(band.data(), &mut rgb) {
+                    return Ok(None);
+                }
+                std::io::Write::write_all(&mut stream, &rgb)
+            }
+            // What `Pixmap::encode_png` does, demultiplying in place rather than in a copy.
+            Channels::Rgba => std::io::Write::write_all(&mut stream, &band.take_demultiplied()),
+        };
+        written.map_err(|e| CoverError::Render(format!("PNG encoding failed: {e}")))?;
         top += rows;
     }
     stream.finish().map_err(encoding)?;
     writer.finish().map_err(encoding)?;
-    Ok(RenderedCover { png, width, height })
+    Ok(Some(png))
+}
+
+/// RGBA `data` as RGB in `rgb`, four pixels (three words) at a time; `false` when a pixel is
+/// not fully opaque (then `rgb` is of no use). Words, not bytes: the loop is then a few
+/// instructions a pixel.
+fn without_alpha(data: &[u8], rgb: &mut Vec<u8>) -> bool {
+    rgb.resize(data.len() / 4 * 3, 0);
+    let word = |p: &[u8]| u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+    let (fours, rest) = data.split_at(data.len() / 16 * 16);
+    let (twelves, rest_rgb) = rgb.split_at_mut(fours.len() / 4 * 3);
+    let mut all = u32::MAX;
+    for (to, four) in twelves.chunks_exact_mut(12).zip(fours.chunks_exact(16)) {
+        let (a, b, c, d) = (
+            word(&four[0..]),
+            word(&four[4..]),
+            word(&four[8..]),
+            word(&four[12..]),
+        );
+        all &= a & b & c & d;
+        to[0..4].copy_from_slice(&((a & 0xff_ffff) | (b << 24)).to_le_bytes());
+        to[4..8].copy_from_slice(&(((b >> 8) & 0xffff) | (c << 16)).to_le_bytes());
+        to[8..12].copy_from_slice(&(((c >> 16) & 0xff) | (d << 8)).to_le_bytes());
+    }
+    for (to, p) in rest_rgb.chunks_exact_mut(3).zip(rest.chunks_exact(4)) {
+        all &= word(p);
+        to.copy_from_slice(&p[..3]);
+    }
+    all >> 24 == 0xff
 }
 
 /// Break `text` into lines for SVG `<text>` elements, which do not wrap.
@@ -340,11 +411,13 @@ fn is_opening(c: char) -> bool {
 mod tests {
     use super::*;
 
-    /// Decoded RGBA pixels.
+    /// Decoded pixels, as RGBA whatever the PNG's channels.
     struct Image {
         width: u32,
         height: u32,
         rgba: Vec<u8>,
+        /// Whether the PNG has an alpha channel.
+        alpha: bool,
     }
 
     impl Image {
@@ -369,13 +442,23 @@ mod tests {
         let mut reader = decoder.read_info().expect("PNG header");
         let mut buf = vec![0; reader.output_buffer_size().expect("buffer size")];
         let info = reader.next_frame(&mut buf).expect("PNG frame");
-        assert_eq!(info.color_type, png::ColorType::Rgba);
         assert_eq!(info.bit_depth, png::BitDepth::Eight);
         buf.truncate(info.buffer_size());
+        let (rgba, alpha) = match info.color_type {
+            png::ColorType::Rgba => (buf, true),
+            png::ColorType::Rgb => (
+                buf.chunks_exact(3)
+                    .flat_map(|p| [p[0], p[1], p[2], u8::MAX])
+                    .collect(),
+                false,
+            ),
+            other => panic!("a cover PNG of colour type {other:?}"),
+        };
         Image {
             width: info.width,
             height: info.height,
-            rgba: buf,
+            rgba,
+            alpha,
         }
     }
 
@@ -484,6 +567,52 @@ mod tests {
                 whole.count(TITLE_AREA, WHITE),
                 "bands of {rows} rows: the title"
             );
+        }
+    }
+
+    #[test]
+    fn an_opaque_cover_has_no_alpha_channel_one_with_transparency_keeps_it() {
+        let opaque = decode(&render_png(&title_svg("猫")).unwrap().png);
+        assert!(!opaque.alpha);
+        assert_eq!(
+            opaque.count((0, 300, 600, 800), [0x1d, 0x2b, 0x3a]),
+            600 * 500
+        );
+        // Transparent below the title band, and half transparent in a circle: found in a
+        // later band, after earlier bands were written without alpha.
+        let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="800"><rect width="600" height="400" fill="#1d2b3a"/><circle cx="300" cy="600" r="100" fill="#ff0000" fill-opacity="0.5"/></svg>"##;
+        for rows in [BAND_ROWS, MAX_SIDE] {
+            let image = decode(&render_in_bands(svg, rows).unwrap().png);
+            assert!(image.alpha, "bands of {rows} rows");
+            let at = |x: u32, y: u32| {
+                let i = ((y * image.width + x) * 4) as usize;
+                image.rgba[i..i + 4].to_vec()
+            };
+            assert_eq!(at(10, 10), [0x1d, 0x2b, 0x3a, 255]);
+            assert_eq!(
+                at(10, 700)[3],
+                0,
+                "bands of {rows} rows: transparent corner"
+            );
+            let centre = at(300, 600);
+            assert_eq!(centre[..3], [255, 0, 0], "demultiplied: {centre:?}");
+            assert!(centre[3].abs_diff(128) <= 1, "half opaque: {centre:?}");
+        }
+    }
+
+    #[test]
+    fn pixels_lose_their_alpha_byte_and_nothing_else() {
+        // 6 pixels: one group of four, and two left over.
+        let rgba: Vec<u8> = (0..24).map(|i| if i % 4 == 3 { 255 } else { i }).collect();
+        let mut rgb = vec![9; 2];
+        assert!(without_alpha(&rgba, &mut rgb));
+        let expected: Vec<u8> = (0..24).filter(|i| i % 4 != 3).collect();
+        assert_eq!(rgb, expected);
+        // A pixel not quite opaque, in the group of four and among those left over.
+        for at in [7, 23] {
+            let mut seen = rgba.clone();
+            seen[at] = 254;
+            assert!(!without_alpha(&seen, &mut rgb), "alpha at {at}");
         }
     }
 
