@@ -44,14 +44,11 @@ pub struct Built {
 /// when set, else the time of the last commit of the book's folder (when it is in a git
 /// repository), else the book's date, else 2000-01-01. Never the clock or a file's mtime: the
 /// same sources give the same bytes.
-pub fn build_time(book: &Book) -> i64 {
-    if let Some(t) = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.trim().parse::<i64>().ok())
-    {
+fn build_time(book: &Book, commit: CommitTime) -> i64 {
+    if let Some(t) = source_date_epoch() {
         return t;
     }
-    if let Some(t) = commit_time(&book.root) {
+    if let Some(t) = commit.time() {
         return t;
     }
     book.meta
@@ -59,6 +56,47 @@ pub fn build_time(book: &Book) -> i64 {
         .as_deref()
         .and_then(crate::book::Date::parse)
         .map_or(946_684_800, |d| d.unix_seconds())
+}
+
+fn source_date_epoch() -> Option<i64> {
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+}
+
+/// The time of the last commit under the book's folder, asked of git as the build starts, on
+/// a thread of its own: `git log` takes milliseconds (more in a long history), which reading
+/// and resolving the book hide.
+enum CommitTime {
+    /// `SOURCE_DATE_EPOCH` decides: git is not asked.
+    NotNeeded,
+    Asked(std::thread::JoinHandle<Option<i64>>),
+    /// No thread could be started: git is asked when the time is needed.
+    Later(PathBuf),
+}
+
+impl CommitTime {
+    fn ask(dir: &Path) -> CommitTime {
+        if source_date_epoch().is_some() {
+            return CommitTime::NotNeeded;
+        }
+        let owned = dir.to_path_buf();
+        match std::thread::Builder::new()
+            .name("git log".into())
+            .spawn(move || commit_time(&owned))
+        {
+            Ok(asked) => CommitTime::Asked(asked),
+            Err(_) => CommitTime::Later(dir.to_path_buf()),
+        }
+    }
+
+    fn time(self) -> Option<i64> {
+        match self {
+            CommitTime::NotNeeded => None,
+            CommitTime::Asked(asked) => asked.join().ok().flatten(),
+            CommitTime::Later(dir) => commit_time(&dir),
+        }
+    }
 }
 
 /// The committer time of the last commit that changed something under `dir`: `None` outside
@@ -275,6 +313,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let (project, opts) = (r.project, r.opts);
     let mut loaded = load::load(project, book_dir, opts)?;
     r.hook(&loaded, hooks::Stage::PreBuild, &loaded.stage_dir)?;
+    let commit_time = CommitTime::ask(&loaded.book.root);
     r.enter(Step::Load);
     let chain = load::filter_chain(project, &loaded.book)?;
     let checks = checking::Checks::new(project, &loaded.book, opts)?;
@@ -290,7 +329,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     // pages are written.
     crate::memory::give_back_everywhere();
     r.enter(Step::Convert);
-    let (book, time) = (&loaded.book, build_time(&loaded.book));
+    let (book, time) = (&loaded.book, build_time(&loaded.book, commit_time));
     let templates = chapters::Templates::load(project, book, &resolved, time, opts)?;
     let written = chapters::write(project, book, &chain, &templates, &mut resolved, &mut r.log);
     let mut pkg = assemble::package(project, book, &resolved, &templates, written, &mut r.log)?;
