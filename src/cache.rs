@@ -213,11 +213,13 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
             let mut v: Vec<(&String, At)> = used
                 .iter()
                 .filter_map(|k| {
-                    if let Some(&(offset, len, crc)) = self.old_index.get(k) {
-                        Some((k, At::Old { offset, len, crc }))
-                    } else {
-                        let &(offset, len) = pending.index.get(k)?;
+                    // What this run put under a key is newer than what the store holds
+                    // ([`keep_one`] replaces a value under the same key).
+                    if let Some(&(offset, len)) = pending.index.get(k) {
                         Some((k, At::New { offset, len }))
+                    } else {
+                        let &(offset, len, crc) = self.old_index.get(k)?;
+                        Some((k, At::Old { offset, len, crc }))
                     }
                 })
                 .collect();
@@ -594,6 +596,18 @@ impl Key {
 mod tests {
     use super::*;
 
+    /// The one value of a kind is the one kept last, not the first ever kept (the CRC-32s of
+    /// the staged tree were stuck at the first build's, and every other rebuild unpacked every
+    /// page of the preview again).
+    #[test]
+    fn keeping_one_value_replaces_the_one_before() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in 1..=4u32 {
+            keep_one(dir.path(), "n", &vec![n; 100]);
+            assert_eq!(load_one::<Vec<u32>>(dir.path(), "n"), Some(vec![n; 100]));
+        }
+    }
+
     /// A build that adds entries appends them to the store as it is; one that leaves more than
     /// half of the store unused writes it anew with the used entries only.
     #[test]
@@ -694,7 +708,14 @@ mod tests {
         let cache = ChapterCache::new(&at);
         assert_eq!(cache.get(&k1), Some((doc.clone(), found.clone())));
 
+        // Keeping nothing empties the store.
+        ChapterCache::new(&at).keep_only(&HashSet::new());
+        assert!(ChapterCache::new(&at).is_empty());
+
         // A store cut short keeps what is whole; a damaged one is a miss, not an error.
+        let cache = ChapterCache::new(&at);
+        cache.put(&k1, &(doc.clone(), found.clone()));
+        cache.keep_only(&HashSet::from([k1.clone()]));
         let store = at.join(STORE);
         let bytes = std::fs::read(&store).unwrap();
         std::fs::write(&store, &bytes[..bytes.len() - 1]).unwrap();
