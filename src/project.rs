@@ -216,6 +216,8 @@ pub enum Kept {
     Spare,
     /// The preview before last, to be made the next one.
     SparePreview,
+    /// What resolving each chapter gave and found ([`crate::xref::memo`]).
+    Resolve,
 }
 
 impl Kept {
@@ -230,6 +232,7 @@ impl Kept {
             Kept::Crcs => "crcs",
             Kept::Spare => "spare",
             Kept::SparePreview => "spare-preview",
+            Kept::Resolve => "resolve",
         }
     }
 }

@@ -24,6 +24,7 @@ mod images;
 mod index;
 mod labels;
 mod links;
+pub mod memo;
 mod notes;
 mod numbering;
 mod pages;
@@ -88,7 +89,7 @@ pub fn endnote_ids(stem: &str, n: u32) -> (String, String) {
     )
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TocEntry {
     pub level: u8,
     pub id: String,
@@ -119,6 +120,42 @@ pub struct Resolved {
     pub warnings: Vec<Finding>,
     /// The book's index, when it marks terms and makes one.
     pub index: Option<BookIndex>,
+    /// Each chapter's digest: a hash of all of it as resolved (what its page is kept by).
+    pub digests: Vec<Option<String>>,
+    /// Whether each chapter's document was left out ([`memo`]: its page is kept and its
+    /// digest says it is unchanged); the others hold theirs.
+    pub unloaded: Vec<bool>,
+}
+
+impl Resolved {
+    /// Whether some chapter's document was left out (see [`Resolved::unloaded`]).
+    pub fn has_unloaded(&self) -> bool {
+        self.unloaded.iter().any(|&u| u)
+    }
+}
+
+/// A digest of a chapter as resolved: every field of it (a field added to `Chapter` must be
+/// added here, or this fails to compile).
+pub fn chapter_digest(ch: &Chapter) -> Option<String> {
+    let Chapter {
+        doc,
+        source,
+        stem,
+        title,
+        toc,
+        footnotes,
+        endnotes,
+        lang,
+        number,
+        pages,
+    } = ch;
+    let rest = (
+        source, stem, title, toc, footnotes, endnotes, lang, number, pages,
+    );
+    crate::cache::Key::new("resolved chapter")
+        .value(doc)
+        .value(&rest)
+        .finish()
 }
 
 /// What a file of the book is to the package, which decides its folder: EBPAJ's guide (and
@@ -219,7 +256,7 @@ enum LinkTo {
 }
 
 /// A referable object (listing, figure, table, equation, column, bibliography entry).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Target {
     chapter: usize,
     /// The element id in the output (unique in the book).
@@ -229,7 +266,7 @@ struct Target {
 }
 
 /// A heading, for `@<hd>`-style references by label, caption or `parent|child` path.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 struct HeadingTarget {
     id: String,
     label: Option<String>,
@@ -240,7 +277,7 @@ struct HeadingTarget {
 }
 
 /// What other chapters need to know about a chapter.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 struct ChapterInfo {
     /// The chapter id as Re:VIEW knows it: the file name without extension.
     review_id: String,
@@ -347,17 +384,38 @@ pub fn resolve_remembering(
     xref_texts: &HashMap<String, String>,
     images: &mut ImageChecks,
 ) -> Result<Resolved, Vec<Finding>> {
+    resolve_recording(book, docs, xref_texts, images).map(|(resolved, _)| resolved)
+}
+
+/// Like [`resolve_remembering`], with what the next build needs to resolve only the chapters
+/// that changed ([`memo::Recorded`]), when the book allows it.
+pub fn resolve_recording(
+    book: &Book,
+    docs: Vec<(ChapterSource, Document)>,
+    xref_texts: &HashMap<String, String>,
+    images: &mut ImageChecks,
+) -> Result<(Resolved, Option<memo::Recorded>), Vec<Finding>> {
     // Stems first: links between chapters need every chapter's file name.
     let mut chapters = name_chapters(docs);
     let mut r = Resolver::new(book, &chapters, xref_texts);
     // Pass 1: ids, numbers, titles — everything references need.
-    r.number_chapters(&mut chapters);
+    let numbered = r.number_chapters(&mut chapters);
+    let after_pass_1 = r.warnings.len();
     r.number_pages(&mut chapters);
     // Index anchors after every id the author wrote is claimed, so they never take one.
     let index = r.build_index(&mut chapters);
+    // What pass 2 reads, for the memo, when a chapter can be resolved again on its own.
+    let tables = (r.warnings.len() == after_pass_1
+        && r.errors.is_empty()
+        && index.is_none()
+        && chapters.iter().all(memo::marks_free))
+    .then(|| memo::Tables::of(&r));
     // Pass 2: links, images, notes and references, now that every target is known; each
     // chapter on its own, in parallel, merged in order.
     let linked = r.link_chapters(&mut chapters, images);
+    let linked_memo: Option<Vec<memo::LinkedMemo>> = tables
+        .as_ref()
+        .and_then(|_| linked.iter().map(memo::LinkedMemo::of).collect());
     let mut resources = r.merge(linked, images);
     let stylesheets = styles::collect(book, &r.real_root, &mut resources, &mut r.warnings);
     if !r.errors.is_empty() {
@@ -365,15 +423,39 @@ pub fn resolve_remembering(
         r.errors.append(&mut r.warnings);
         return Err(r.errors);
     }
+    let digests = digests(&chapters);
+    let recorded = match (tables, linked_memo) {
+        (Some(tables), Some(linked)) => Some(memo::Recorded::new(
+            tables,
+            &numbered,
+            &r.warnings,
+            linked,
+            &chapters,
+            &digests,
+        )),
+        _ => None,
+    };
     let mut resources: Vec<Resource> = resources.into_values().collect();
     resources.sort_by(|a, b| a.href.cmp(&b.href));
-    Ok(Resolved {
-        chapters,
-        resources,
-        stylesheets,
-        warnings: r.warnings,
-        index,
-    })
+    let unloaded = vec![false; chapters.len()];
+    Ok((
+        Resolved {
+            chapters,
+            resources,
+            stylesheets,
+            warnings: r.warnings,
+            index,
+            digests,
+            unloaded,
+        },
+        recorded,
+    ))
+}
+
+/// Every chapter's [`chapter_digest`], in parallel.
+fn digests(chapters: &[Chapter]) -> Vec<Option<String>> {
+    use rayon::prelude::*;
+    chapters.par_iter().map(chapter_digest).collect()
 }
 
 /// Every document as a chapter with its stem, unique in the book and never a generated

@@ -18,12 +18,20 @@ use crate::error::{Finding, Location};
 
 /// Book-wide counters: chapters, appendices and parts are numbered in reading order, and so
 /// are bibliography entries.
-#[derive(Default)]
-struct ChapterCounters {
+#[derive(Debug, Default, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(super) struct ChapterCounters {
     body: u32,
     appendix: u32,
     part: u32,
     bib: u32,
+}
+
+/// What numbering one chapter did to the book-wide state: the counters before and after it,
+/// and the warnings it gave (their range in the resolver's).
+pub(super) struct Numbered1 {
+    pub before: ChapterCounters,
+    pub after: ChapterCounters,
+    pub warnings: std::ops::Range<usize>,
 }
 
 /// A chapter's number, when it has one.
@@ -73,16 +81,30 @@ struct Numbering<'n, 'a> {
 }
 
 impl Resolver<'_> {
-    /// Pass 1: ids, numbers, titles — everything references need — for every chapter.
-    pub(super) fn number_chapters(&mut self, chapters: &mut [Chapter]) {
+    /// Pass 1: ids, numbers, titles — everything references need — for every chapter. Says,
+    /// for each, the book-wide counters before and after it and which warnings it gave.
+    pub(super) fn number_chapters(&mut self, chapters: &mut [Chapter]) -> Vec<Numbered1> {
         let mut counters = ChapterCounters::default();
+        let mut numbered = Vec::with_capacity(chapters.len());
         for (ci, ch) in chapters.iter_mut().enumerate() {
+            let (before, from) = (counters, self.warnings.len());
             self.number_chapter(ci, ch, &mut counters);
+            numbered.push(Numbered1 {
+                before,
+                after: counters,
+                warnings: from..self.warnings.len(),
+            });
         }
+        numbered
     }
 
     /// Numbers one chapter, its headings and objects, and records its targets and title.
-    fn number_chapter(&mut self, ci: usize, ch: &mut Chapter, counters: &mut ChapterCounters) {
+    pub(super) fn number_chapter(
+        &mut self,
+        ci: usize,
+        ch: &mut Chapter,
+        counters: &mut ChapterCounters,
+    ) {
         let labels = self.labels(ch);
         let number = chapter_number(ch, &labels, counters);
         // secnolevel 0 shows no numbers and drops the chapter prefix from object numbers.

@@ -16,7 +16,7 @@ use crate::dom::{self, Element};
 use crate::error::{Finding, Location};
 
 /// One entry of the page list: the marker's id in its chapter's page, and its page number.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PageTarget {
     pub id: String,
     pub label: String,
