@@ -497,6 +497,36 @@ pub fn normalize(p: &Path) -> PathBuf {
     out.iter().collect()
 }
 
+/// Every file under `path` (or `path` itself), not descending into the project's outputs,
+/// version-control folders or symlinked folders.
+pub fn list_inputs(path: &Path, outputs: &[PathBuf], out: &mut Vec<PathBuf>) {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if !meta.is_dir() {
+        out.push(path.to_path_buf());
+        return;
+    }
+    if path.file_name().is_some_and(|n| n == ".git")
+        || path.canonicalize().is_ok_and(|c| outputs.contains(&c))
+    {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        // An unreadable folder: its contents cannot be vouched for.
+        out.push(path.to_path_buf());
+        return;
+    };
+    for entry in entries.flatten() {
+        // The entry's own type comes with the listing: only folders need a look of their own,
+        // and every file is looked at once, when it is stamped.
+        match entry.file_type() {
+            Ok(t) if !t.is_dir() => out.push(entry.path()),
+            _ => list_inputs(&entry.path(), outputs, out),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,24 +63,16 @@ pub fn probe(
         .value(&opts.hooks)
         .bytes(epoch.as_encoded_bytes())
         .bytes(commit.unwrap_or("").as_bytes());
-    // The project's outputs are not inputs, even when a book lives at the project root.
-    let outputs: Vec<PathBuf> = [
-        &project.config.build_dir,
-        &project.config.dist_dir,
-        &project.config.preview_dir,
-    ]
-    .iter()
-    .filter_map(|d| project.root.join(d).canonicalize().ok())
-    .collect();
+    let outputs = project.outputs();
     let mut files = Vec::new();
     let root = &project.root;
     for name in ["seihon.yml", "templates", "filters", "checks"] {
-        list(&root.join(name), &outputs, &mut files);
+        crate::files::list_inputs(&root.join(name), &outputs, &mut files);
     }
     for shared in &project.config.shared_dirs {
-        list(shared, &outputs, &mut files);
+        crate::files::list_inputs(shared, &outputs, &mut files);
     }
-    list(folder, &outputs, &mut files);
+    crate::files::list_inputs(folder, &outputs, &mut files);
     files.sort();
     files.dedup();
     // Looked at in parallel (a book of images is thousands of stats), hashed in order.
@@ -107,36 +99,6 @@ pub fn probe(
             .join(".cache/fresh")
             .join(format!("{place}.json")),
     })
-}
-
-/// Every file under `path` (or `path` itself), not descending into the project's outputs,
-/// version-control folders or symlinked folders.
-fn list(path: &Path, outputs: &[PathBuf], out: &mut Vec<PathBuf>) {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return;
-    };
-    if !meta.is_dir() {
-        out.push(path.to_path_buf());
-        return;
-    }
-    if path.file_name().is_some_and(|n| n == ".git")
-        || path.canonicalize().is_ok_and(|c| outputs.contains(&c))
-    {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(path) else {
-        // An unreadable folder: its contents cannot be vouched for.
-        out.push(path.to_path_buf());
-        return;
-    };
-    for entry in entries.flatten() {
-        // The entry's own type comes with the listing: only folders need a look of their own,
-        // and every file is looked at once, when it is stamped.
-        match entry.file_type() {
-            Ok(t) if !t.is_dir() => out.push(entry.path()),
-            _ => list(&entry.path(), outputs, out),
-        }
-    }
 }
 
 impl Probe {

@@ -82,6 +82,19 @@ impl Project {
         self.path(&self.config.dist_dir).join(format!("{id}.epub"))
     }
 
+    /// The project's output folders as they are on disk, which are never a build's inputs,
+    /// even when a book lives at the project root.
+    pub fn outputs(&self) -> Vec<PathBuf> {
+        [
+            &self.config.build_dir,
+            &self.config.dist_dir,
+            &self.config.preview_dir,
+        ]
+        .iter()
+        .filter_map(|d| self.root.join(d).canonicalize().ok())
+        .collect()
+    }
+
     /// Where a book keeps `what` between builds: `build/.cache/<what>/<id>/`.
     pub fn kept_dir(&self, what: Kept, id: &str) -> PathBuf {
         self.path(&self.config.build_dir)

@@ -334,3 +334,83 @@ fn listings_are_highlighted_once_and_a_rebuild_highlights_only_the_changed_one()
         std::fs::read(project.epub("neko")).unwrap()
     );
 }
+
+/// The findings a build printed, in order.
+fn warnings_of(out: &std::process::Output) -> Vec<String> {
+    text(out)
+        .lines()
+        .filter(|l| l.contains(": warning:"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The resolve memo: after an edit that changes nothing the other chapters see of a chapter
+/// (its running text, an image it shows in a line), only that chapter is resolved again; after
+/// one that does (a heading's title), or when the pages the memo counts on are gone, the whole
+/// book is. Either way the EPUB and the findings are what a build from scratch gives, a
+/// finding of a chapter not resolved again included.
+#[test]
+fn a_text_edit_resolves_only_its_chapter_and_the_book_is_as_built_from_scratch() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    let ch03 = book.join("ch03-english.md");
+    let ch03_text = std::fs::read_to_string(&ch03).unwrap() + "\nSee [nowhere](missing.md).\n";
+    std::fs::write(&ch03, ch03_text).unwrap();
+    let build = |resolved: &str| {
+        let out = project.seihon(&["build"]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(line_of(&out, "resolved "), resolved, "{}", text(&out));
+        // The same sources built from scratch give the same bytes and the same findings.
+        let fresh = TempProject::new();
+        fresh.add_book(&book, "neko");
+        let cold = fresh.seihon(&["build"]);
+        assert!(cold.status.success(), "{}", text(&cold));
+        assert_eq!(line_of(&cold, "resolved "), "resolved 4 of 4 chapters");
+        assert_eq!(warnings_of(&out), warnings_of(&cold));
+        assert!(
+            std::fs::read(fresh.epub("neko")).unwrap()
+                == std::fs::read(project.epub("neko")).unwrap(),
+            "the EPUB differs from one built from scratch"
+        );
+        let warned = warnings_of(&out);
+        assert!(
+            warned.iter().any(|w| w.contains("missing.md")),
+            "{warned:?}"
+        );
+    };
+    build("resolved 4 of 4 chapters");
+
+    let edit = |name: &str, edit: &dyn Fn(String) -> String| {
+        let path = book.join(name);
+        let was = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, edit(was)).unwrap();
+    };
+    edit("ch02.md", &|t| t + "\n段落を足した。\n");
+    build("resolved 1 of 4 chapters (ch02.md); the others are as they were");
+    assert!(read_entry(&project.epub("neko"), "item/xhtml/ch02.xhtml").contains("段落を足した。"));
+
+    // An image in a line of text: the chapter's resources change, not its numbers.
+    edit("ch01.md", &|t| {
+        t + "\n行の中の画像 ![流れ](images/pipeline.png) です。\n"
+    });
+    build("resolved 1 of 4 chapters (ch01.md); the others are as they were");
+
+    // A heading's title shows in other chapters' references and the contents.
+    edit("ch02.md", &|t| {
+        t.replacen("# 組版と検査", "# 組版と点検", 1)
+    });
+    build("resolved 4 of 4 chapters");
+    assert!(read_entry(&project.epub("neko"), "item/nav.xhtml").contains("組版と点検"));
+
+    // The kept pages are gone: the others cannot be taken as they were.
+    std::fs::remove_dir_all(project.path().join("build/.cache/pages")).unwrap();
+    edit("ch02.md", &|t| t + "\nもう一段落。\n");
+    build("resolved 4 of 4 chapters");
+
+    // A new file in the book folder may be what a link or an image names: all again.
+    std::fs::write(book.join("notes.txt"), "memo").unwrap();
+    edit("ch02.md", &|t| t + "\n三つ目の段落。\n");
+    build("resolved 4 of 4 chapters");
+    edit("ch02.md", &|t| t + "\n四つ目の段落。\n");
+    build("resolved 1 of 4 chapters (ch02.md); the others are as they were");
+}

@@ -156,11 +156,14 @@ pub(super) fn write<'a>(
             .chapters
             .par_iter_mut()
             .zip(&keys)
-            .map_with(done_with, |done_with, (ch, key)| {
+            .zip(&resolved.unloaded)
+            .map_with(done_with, |done_with, ((ch, key), unloaded)| {
                 let made = match (&page_cache, key) {
                     (Some((_, cache)), Some(key)) if let Some(hit) = cache.get(key) => {
                         (Ok((ch.href(), hit)), false)
                     }
+                    // Checked before (`unloaded_pages_kept`): gone since.
+                    _ if *unloaded => (Err(page_gone(project, book)), false),
                     _ => {
                         let page = write_page(ch);
                         if let (Some((_, cache)), Some(key), Ok(page)) = (&page_cache, key, &page) {
@@ -241,6 +244,16 @@ pub(super) fn write<'a>(
     }
 }
 
+/// The error of a chapter page the page cache held when the build began and lost since
+/// (another build of the same book, or the cache folder removed meanwhile).
+fn page_gone(project: &Project, book: &Book) -> Error {
+    Error::Io {
+        path: project.kept_dir(Kept::Pages, &book.id),
+        message: "a kept chapter page went missing during the build",
+        source: std::io::Error::other("build again (with --force when it persists)"),
+    }
+}
+
 /// The page cache, and the key part every page shares; none with an external filter, whose
 /// output may depend on anything.
 type PageCache = Option<(crate::cache::Key, crate::cache::Cache<Checked>)>;
@@ -269,33 +282,32 @@ fn page_cache(project: &Project, book: &Book, chain: &Chain, templates: &Templat
     })
 }
 
-/// Each chapter's page key (`None` without a page cache).
+/// Each chapter's page key (`None` without a page cache): the book's part and the chapter's
+/// digest (every field of it as resolved, see [`crate::xref::chapter_digest`]).
 fn page_keys(cache: &PageCache, resolved: &Resolved) -> Vec<Option<String>> {
-    resolved
-        .chapters
-        .par_iter()
-        .map(|ch| {
-            // Every field: a field added to `Chapter` must be added to the key (or this fails
-            // to compile).
-            let Chapter {
-                doc,
-                source,
-                stem,
-                title,
-                toc,
-                footnotes,
-                endnotes,
-                lang,
-                number,
-                pages,
-            } = ch;
-            let rest = (
-                source, stem, title, toc, footnotes, endnotes, lang, number, pages,
-            );
+    (resolved.digests.iter())
+        .map(|digest| {
             let (base, _) = cache.as_ref()?;
-            base.clone().value(doc).value(&rest).finish()
+            base.clone().value(digest.as_ref()?).finish()
         })
         .collect()
+}
+
+/// Whether the page cache holds the pages of every chapter resolving left unloaded (see
+/// [`Resolved::unloaded`]): they cannot be written again without their documents.
+pub(super) fn unloaded_pages_kept(
+    project: &Project,
+    book: &Book,
+    chain: &Chain,
+    templates: &Templates,
+    resolved: &Resolved,
+) -> bool {
+    let page_cache = page_cache(project, book, chain, templates);
+    let keys = page_keys(&page_cache, resolved);
+    (resolved.unloaded.iter().zip(&keys)).all(|(&unloaded, key)| {
+        !unloaded
+            || matches!((&page_cache, key), (Some((_, cache)), Some(key)) if cache.contains(key))
+    })
 }
 
 /// The listings of the chapters to be written (`to_write`), highlighted before any page is:
@@ -369,8 +381,11 @@ fn highlight_listings(
             highlights.insert(lang, text, spans);
         }
     }
-    let used: HashSet<String> = all.par_iter().filter_map(key).collect();
-    cache.keep_only(&used);
+    // Chapters left unloaded have listings too, which `all` does not hold.
+    if !resolved.has_unloaded() {
+        let used: HashSet<String> = all.par_iter().filter_map(key).collect();
+        cache.keep_only(&used);
+    }
     Highlighted {
         listings: highlights,
         made,

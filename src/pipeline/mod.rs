@@ -320,17 +320,28 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     r.levels = Some(checks.settings.clone());
     r.add(std::mem::take(&mut loaded.warnings));
     r.enter(Step::Read);
-    let read = read::read(project, &mut loaded.book, &mut r.log);
-    crate::term::progress::step("resolve");
+    let logged = r.log.len();
     let mut resolved =
-        read::resolve(project, &loaded.book, read).map_err(|e| r.leveled_error(e))?;
-    r.add(std::mem::take(&mut resolved.warnings));
+        read::read_and_resolve(project, &mut loaded.book, read::Memo::Use, &mut r.log)
+            .map_err(|e| r.leveled_error(e))?;
     // Resolving rewrote the documents on the workers: what it freed goes back before the
     // pages are written.
     crate::memory::give_back_everywhere();
     r.enter(Step::Convert);
-    let (book, time) = (&loaded.book, build_time(&loaded.book, commit_time));
-    let templates = chapters::Templates::load(project, book, &resolved, time, opts)?;
+    let time = build_time(&loaded.book, commit_time);
+    let mut templates = chapters::Templates::load(project, &loaded.book, &resolved, time, opts)?;
+    if resolved.has_unloaded()
+        && !chapters::unloaded_pages_kept(project, &loaded.book, &chain, &templates, &resolved)
+    {
+        // The memo counts on pages the page cache no longer holds: the whole book again.
+        r.log.truncate(logged);
+        resolved =
+            read::read_and_resolve(project, &mut loaded.book, read::Memo::Ignore, &mut r.log)
+                .map_err(|e| r.leveled_error(e))?;
+        templates = chapters::Templates::load(project, &loaded.book, &resolved, time, opts)?;
+    }
+    r.add(std::mem::take(&mut resolved.warnings));
+    let book = &loaded.book;
     let written = chapters::write(project, book, &chain, &templates, &mut resolved, &mut r.log);
     let mut pkg = assemble::package(project, book, &resolved, &templates, written, &mut r.log)?;
     // The fonts' findings stop the build with the checks', not before them: one build reports

@@ -20,30 +20,84 @@ pub(super) struct ReadBook {
     docs: Vec<(ChapterSource, Document)>,
     findings: Vec<Finding>,
     xref_texts: HashMap<String, String>,
+    /// How the book is to be resolved.
+    plan: Plan,
+}
+
+/// How a book read is resolved: whole, or again from the memo of the last build with only
+/// the chapter that changed in `docs` (see [`xref::memo`]).
+enum Plan {
+    Whole {
+        /// What the memo of this build is to say of reading, when it can be made.
+        record: Option<Record>,
+    },
+    Again {
+        memo: Box<xref::memo::Recorded>,
+        /// The chapter read anew, if any: the one document in `docs`.
+        changed: Option<usize>,
+        record: Record,
+        /// The other chapters' inputs, to read them all when the memo cannot be used.
+        prepared: Vec<Prepared>,
+    },
+}
+
+/// What a build's memo says of reading: the frame it was made in and every chapter's reading.
+struct Record {
+    frame: String,
+    reads: Vec<xref::memo::ReadMemo>,
+}
+
+/// Whether the memo of the last build may be used to resolve only what changed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Memo {
+    Use,
+    /// Resolve the whole book (the pages the memo counts on are gone).
+    Ignore,
 }
 
 /// Reads every chapter of the book. A DocBook book is one document across files: it is read
-/// whole, then split into chapters, which fills in the book's chapters and metadata.
-pub(super) fn read(project: &Project, book: &mut Book, log: &mut Vec<String>) -> ReadBook {
+/// whole, then split into chapters, which fills in the book's chapters and metadata. A
+/// chapter that is unchanged since the last build, when the last build's memo holds what
+/// resolving it gave, is not read at all.
+fn read(project: &Project, book: &mut Book, memo: Memo, log: &mut Vec<String>) -> ReadBook {
     if let Some(main) = book.docbook.clone() {
         return read_docbook(book, &main);
     }
     let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
-    let tick = crate::term::progress::count("chapters read", book.chapters.len());
-    let read: Vec<(crate::cache::Read, Option<String>, bool)> = book
+    let mut prepared: Vec<Prepared> = book
         .chapters
         .par_iter()
-        .map(|src| {
-            let read = read_cached(book, src, &cache);
+        .map(|src| prepare(book, src))
+        .collect();
+    let keys: Vec<Option<String>> = prepared.iter().map(|p| p.key.clone()).collect();
+    let frame = frame(project, book);
+    let again = (memo == Memo::Use)
+        .then_some(frame.as_ref())
+        .flatten()
+        .and_then(|frame| {
+            let kept: xref::memo::Recorded =
+                crate::cache::load_one(&project.kept_dir(Kept::Resolve, &book.id), MEMO)?;
+            let changed = xref::memo::changed(&kept.reads, &keys)?;
+            (kept.frame == *frame && changed.len() <= 1).then(|| (kept, changed.first().copied()))
+        });
+    // Only the chapter that changed is read when the memo holds the others.
+    let wanted: Vec<bool> = match &again {
+        Some((_, changed)) => (0..prepared.len()).map(|i| Some(i) == *changed).collect(),
+        None => vec![true; prepared.len()],
+    };
+    let tick = crate::term::progress::count("chapters read", book.chapters.len());
+    let read: Vec<Option<(crate::cache::Read, bool)>> = (book.chapters.par_iter())
+        .zip(prepared.par_iter_mut())
+        .zip(&wanted)
+        .map(|((src, prep), &wanted)| {
+            let read = wanted.then(|| materialise(book, src, prep, &cache));
             tick.tick();
             read
         })
         .collect();
-    let fresh: Vec<String> = book
-        .chapters
-        .iter()
+    let fresh: Vec<String> = (book.chapters.iter())
         .zip(&read)
-        .filter(|(_, (_, _, hit))| !hit)
+        .filter(|(_, r)| matches!(r, Some((_, false))))
         .map(|(src, _)| src.rel.display().to_string())
         .collect();
     // How much was read again: the measure of "work is not done twice".
@@ -54,23 +108,94 @@ pub(super) fn read(project: &Project, book: &mut Book, log: &mut Vec<String>) ->
         read.len(),
         "the others are unchanged",
     ));
-    cache.keep_only(&read.iter().filter_map(|(_, k, _)| k.clone()).collect());
-    let mut findings = Vec::new();
+    cache.keep_only(&keys.iter().flatten().cloned().collect());
+    // Each chapter's findings, as read now or as the memo kept them.
+    let mut found: Vec<Vec<Finding>> = Vec::with_capacity(read.len());
     let mut docs = Vec::with_capacity(read.len());
-    for (src, ((doc, found), _, _)) in book.chapters.iter().zip(read) {
+    for (ci, (src, r)) in book.chapters.iter().zip(read).enumerate() {
+        let Some(((doc, f), _)) = r else {
+            let kept = again.as_ref().map(|(m, _)| m.reads[ci].findings.clone());
+            found.push(kept.unwrap_or_default());
+            continue;
+        };
         // A page of the book's own that could not be read (reported) is left out.
-        let unread = src.page.is_some() && doc.blocks.is_empty() && !found.is_empty();
-        findings.extend(found);
+        let unread = src.page.is_some() && doc.blocks.is_empty() && !f.is_empty();
+        found.push(f);
         if !unread {
             docs.push((src.clone(), doc));
         }
     }
+    // The memo of this build, when every chapter was read without errors.
+    let reads: Option<Vec<xref::memo::ReadMemo>> = (keys.iter().zip(&found))
+        .map(|(key, findings)| {
+            let ok = !findings.iter().any(|f| f.severity == Severity::Error);
+            Some(xref::memo::ReadMemo {
+                key: key.clone().filter(|_| ok)?,
+                findings: findings.clone(),
+            })
+        })
+        .collect();
+    let record = frame
+        .zip(reads)
+        .map(|(frame, reads)| Record { frame, reads });
+    let mut findings: Vec<Finding> = found.into_iter().flatten().collect();
     once_per_book(&mut findings);
+    let plan = match (again, record) {
+        (Some((memo, changed)), Some(record)) => Plan::Again {
+            memo: Box::new(memo),
+            changed,
+            record,
+            prepared,
+        },
+        (_, record) => Plan::Whole { record },
+    };
     ReadBook {
         docs,
         findings,
         xref_texts: HashMap::new(),
+        plan,
     }
+}
+
+/// The name of the resolve memo in its kept folder.
+const MEMO: &str = "resolve memo";
+
+/// Everything but the chapters' text that resolving the book depends on: its settings (every
+/// field of the book as loaded) and the name, size and modification time of every other file
+/// of the book's folder, the shared folders and the project's settings (images, style sheets,
+/// files links point at). `None` when some file cannot be looked at.
+fn frame(project: &Project, book: &Book) -> Option<String> {
+    let chapters: std::collections::HashSet<&Path> =
+        book.chapters.iter().map(|c| c.path.as_path()).collect();
+    let outputs = project.outputs();
+    let mut files = Vec::new();
+    crate::files::list_inputs(&project.root.join("seihon.yml"), &outputs, &mut files);
+    crate::files::list_inputs(&book.root, &outputs, &mut files);
+    for shared in &book.shared_dirs {
+        crate::files::list_inputs(shared, &outputs, &mut files);
+    }
+    files.retain(|f| !chapters.contains(f.as_path()));
+    files.sort();
+    files.dedup();
+    let stamps: Vec<Option<crate::cache::FileStamp>> = files
+        .par_iter()
+        .map(|path| crate::cache::FileStamp::of(path))
+        .collect();
+    // The Re:VIEW settings hold a map, whose debug form is in no set order: they go in by
+    // value, the rest of the book by its debug form (every field, whatever is added).
+    let rest = Book {
+        review: None,
+        ..book.clone()
+    };
+    let mut key = crate::cache::Key::new("resolve frame")
+        .value(&book.review)
+        .bytes(format!("{rest:?}").as_bytes());
+    for (path, stamp) in files.iter().zip(stamps) {
+        key = key
+            .bytes(path.as_os_str().as_encoded_bytes())
+            .value(&stamp?.written());
+    }
+    key.finish()
 }
 
 /// An unknown block command is reported once per book, where it is first used (each chapter
@@ -84,27 +209,97 @@ fn once_per_book(findings: &mut Vec<Finding>) {
     });
 }
 
+/// Reads and resolves the book: from the memo of the last build when it holds every chapter
+/// but the one read anew, else whole.
+pub(super) fn read_and_resolve(
+    project: &Project,
+    book: &mut Book,
+    memo: Memo,
+    log: &mut Vec<String>,
+) -> Result<xref::Resolved> {
+    let read = read(project, book, memo, log);
+    crate::term::progress::step("resolve");
+    resolve(project, book, read, log)
+}
+
 /// Resolves the book read, even after reading problems, so that one build reports every
 /// mistake at once. The warnings come in order: reading's, in chapter order, then the
 /// resolver's.
-pub(super) fn resolve(project: &Project, book: &Book, read: ReadBook) -> Result<xref::Resolved> {
+fn resolve(
+    project: &Project,
+    book: &Book,
+    read: ReadBook,
+    log: &mut Vec<String>,
+) -> Result<xref::Resolved> {
     let ReadBook {
-        docs,
+        mut docs,
         mut findings,
         xref_texts,
+        plan,
     } = read;
     let images_kept = project.kept_dir(Kept::Images, &book.id);
+    let memo_kept = project.kept_dir(Kept::Resolve, &book.id);
     let mut images = xref::ImageChecks::load(&images_kept);
-    let resolved = xref::resolve_remembering(book, docs, &xref_texts, &mut images);
+    let record = match plan {
+        Plan::Whole { record } => record,
+        Plan::Again {
+            memo,
+            changed,
+            record,
+            mut prepared,
+        } => {
+            let doc = changed.zip(docs.pop()).map(|(c, (_, doc))| (c, doc));
+            let again =
+                xref::memo::resolve_again(book, &book.chapters, *memo, doc.clone(), &mut images);
+            if let Some((mut resolved, mut next)) = again {
+                let names: Vec<String> = (changed.iter())
+                    .map(|&c| book.chapters[c].rel.display().to_string())
+                    .collect();
+                log.push(how_much_again(
+                    "resolved",
+                    "chapter",
+                    &names,
+                    book.chapters.len(),
+                    "the others are as they were",
+                ));
+                images.save(&images_kept);
+                next.frame = record.frame;
+                next.reads = record.reads;
+                crate::cache::keep_one(&memo_kept, MEMO, &next);
+                findings.append(&mut resolved.warnings);
+                resolved.warnings = findings;
+                return Ok(resolved);
+            }
+            // Read the others too (from the chapter cache) and resolve the whole book.
+            let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
+            docs = (book.chapters.par_iter())
+                .zip(prepared.par_iter_mut())
+                .enumerate()
+                .map(|(ci, (src, prep))| match &doc {
+                    Some((c, d)) if *c == ci => (src.clone(), d.clone()),
+                    _ => (src.clone(), materialise(book, src, prep, &cache).0.0),
+                })
+                .collect();
+            Some(record)
+        }
+    };
+    let all = vec![String::new(); docs.len()];
+    log.push(how_much_again("resolved", "chapter", &all, all.len(), ""));
+    let recorded = xref::resolve_recording(book, docs, &xref_texts, &mut images, record.is_some());
     images.save(&images_kept);
     let has_errors = findings.iter().any(|f| f.severity == Severity::Error);
-    match resolved {
-        Ok(mut r) if !has_errors => {
+    match recorded {
+        Ok((mut r, memo)) if !has_errors => {
+            if let (Some(mut memo), Some(record)) = (memo, record) {
+                memo.frame = record.frame;
+                memo.reads = record.reads;
+                crate::cache::keep_one(&memo_kept, MEMO, &memo);
+            }
             findings.append(&mut r.warnings);
             r.warnings = findings;
             Ok(r)
         }
-        Ok(r) => {
+        Ok((r, _)) => {
             findings.extend(r.warnings);
             Err(Error::Book(findings))
         }
@@ -115,26 +310,50 @@ pub(super) fn resolve(project: &Project, book: &Book, read: ReadBook) -> Result<
     }
 }
 
-/// Reads a chapter, or takes what reading it gave last time when nothing it depends on has
-/// changed. Returns the reading, its cache key (None when not cacheable) and whether it was a hit.
-fn read_cached(
-    book: &Book,
-    src: &ChapterSource,
-    cache: &crate::cache::ChapterCache,
-) -> (crate::cache::Read, Option<String>, bool) {
+/// A chapter's input, looked at before deciding whether it is read: its key (what reading it
+/// depends on) and its bytes.
+struct Prepared {
+    key: Option<String>,
+    input: Input,
+}
+
+enum Input {
+    /// A part page that has only a title.
+    Part(String),
+    /// The file could not be read.
+    Failed(Finding),
+    Text {
+        bytes: Vec<u8>,
+        expanded: Option<reader::review::preproc::Expanded>,
+    },
+    /// Read already.
+    Taken,
+}
+
+/// A chapter's key and input: what reading it depends on is the file's name, format and
+/// bytes, and the reader's settings (Re:VIEW's, and Markdown's typography).
+fn prepare(book: &Book, src: &ChapterSource) -> Prepared {
     if let Some(title) = &src.part_title {
-        // Part pages cost nothing.
-        return ((part_page(src, title), Vec::new()), None, false);
+        // Part pages cost nothing: not cached, but keyed (for the memo).
+        let key = crate::cache::Key::new("part page")
+            .value(&src.rel)
+            .bytes(title.as_bytes())
+            .finish();
+        return Prepared {
+            key,
+            input: Input::Part(title.clone()),
+        };
     }
     let bytes = match crate::source::read(&src.path) {
         Ok(bytes) => bytes,
         Err(why) => {
             let f = why.finding(Location::file(&src.rel), "file");
-            return ((Document::new(&src.rel), vec![f]), None, false);
+            return Prepared {
+                key: None,
+                input: Input::Failed(f),
+            };
         }
     };
-    // Everything reading depends on: the file's name, format and bytes, and the reader's
-    // settings (Re:VIEW's, and Markdown's typography).
     let settings = (src.format == Format::Review).then(|| book.review.clone().unwrap_or_default());
     let markdown = (src.format == Format::Markdown).then(|| markdown_options(book));
     // Mapped files (`#@mapfile`) are part of the chapter: the key holds the expanded text.
@@ -147,20 +366,40 @@ fn read_cached(
         .bytes(&bytes)
         .bytes(expanded.as_ref().map_or(&b""[..], |e| e.text.as_bytes()))
         .finish();
-    let Some(key) = key else {
-        return (read_chapter(book, src, bytes, expanded), None, false);
+    Prepared {
+        key,
+        input: Input::Text { bytes, expanded },
+    }
+}
+
+/// Reads a prepared chapter, or takes what reading it gave last time when nothing it depends
+/// on has changed. Returns the reading and whether it was taken from the cache.
+fn materialise(
+    book: &Book,
+    src: &ChapterSource,
+    prep: &mut Prepared,
+    cache: &crate::cache::ChapterCache,
+) -> (crate::cache::Read, bool) {
+    let (bytes, expanded) = match std::mem::replace(&mut prep.input, Input::Taken) {
+        Input::Part(title) => return ((part_page(src, &title), Vec::new()), false),
+        Input::Failed(f) => return ((Document::new(&src.rel), vec![f]), false),
+        Input::Taken => return ((Document::new(&src.rel), Vec::new()), false),
+        Input::Text { bytes, expanded } => (bytes, expanded),
     };
-    if let Some(hit) = cache.get(&key) {
-        return (hit, Some(key), true);
+    let Some(key) = &prep.key else {
+        return (read_chapter(book, src, bytes, expanded), false);
+    };
+    if let Some(hit) = cache.get(key) {
+        return (hit, true);
     }
     let mut read = read_chapter(book, src, bytes, expanded);
     // Read documents wait in memory for every other chapter (the resolver needs them all).
     read.0.shrink_to_fit();
     // A chapter with errors is read again next time, so its messages always come fresh.
     if !read.1.iter().any(|f| f.severity == Severity::Error) {
-        cache.put(&key, &read);
+        cache.put(key, &read);
     }
-    (read, Some(key), false)
+    (read, false)
 }
 
 /// How the book's Markdown is read (book.yml's `typography:`).
@@ -307,6 +546,7 @@ fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
         docs,
         findings,
         xref_texts: db.xref_texts,
+        plan: Plan::Whole { record: None },
     }
 }
 

@@ -129,7 +129,9 @@ impl Labels {
 }
 
 /// Things that take a number from a per-chapter counter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum ObjectKind {
     Listing,
     Image,

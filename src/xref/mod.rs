@@ -384,16 +384,17 @@ pub fn resolve_remembering(
     xref_texts: &HashMap<String, String>,
     images: &mut ImageChecks,
 ) -> Result<Resolved, Vec<Finding>> {
-    resolve_recording(book, docs, xref_texts, images).map(|(resolved, _)| resolved)
+    resolve_recording(book, docs, xref_texts, images, false).map(|(resolved, _)| resolved)
 }
 
-/// Like [`resolve_remembering`], with what the next build needs to resolve only the chapters
-/// that changed ([`memo::Recorded`]), when the book allows it.
+/// Like [`resolve_remembering`], with what the next build needs to resolve only the chapter
+/// that changed ([`memo::Recorded`]) when `record` asks for it and the book allows it.
 pub fn resolve_recording(
     book: &Book,
     docs: Vec<(ChapterSource, Document)>,
     xref_texts: &HashMap<String, String>,
     images: &mut ImageChecks,
+    record: bool,
 ) -> Result<(Resolved, Option<memo::Recorded>), Vec<Finding>> {
     // Stems first: links between chapters need every chapter's file name.
     let mut chapters = name_chapters(docs);
@@ -405,10 +406,11 @@ pub fn resolve_recording(
     // Index anchors after every id the author wrote is claimed, so they never take one.
     let index = r.build_index(&mut chapters);
     // What pass 2 reads, for the memo, when a chapter can be resolved again on its own.
-    let tables = (r.warnings.len() == after_pass_1
+    let tables = (record
+        && r.warnings.len() == after_pass_1
         && r.errors.is_empty()
         && index.is_none()
-        && chapters.iter().all(memo::marks_free))
+        && chapters.iter_mut().all(|ch| memo::marks_free(book, ch)))
     .then(|| memo::Tables::of(&r));
     // Pass 2: links, images, notes and references, now that every target is known; each
     // chapter on its own, in parallel, merged in order.
@@ -425,14 +427,9 @@ pub fn resolve_recording(
     }
     let digests = digests(&chapters);
     let recorded = match (tables, linked_memo) {
-        (Some(tables), Some(linked)) => Some(memo::Recorded::new(
-            tables,
-            &numbered,
-            &r.warnings,
-            linked,
-            &chapters,
-            &digests,
-        )),
+        (Some(tables), Some(linked)) => {
+            memo::Recorded::new(tables, &numbered, &r.warnings, linked, &chapters, &digests)
+        }
         _ => None,
     };
     let mut resources: Vec<Resource> = resources.into_values().collect();

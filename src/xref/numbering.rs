@@ -23,7 +23,7 @@ pub(super) struct ChapterCounters {
     body: u32,
     appendix: u32,
     part: u32,
-    bib: u32,
+    pub(super) bib: u32,
 }
 
 /// What numbering one chapter did to the book-wide state: the counters before and after it,

@@ -1,0 +1,616 @@
+//! Resolving again only the chapter that changed.
+//!
+//! Resolving is book-wide: pass 1 numbers every chapter in reading order, and pass 2 links each
+//! chapter against what pass 1 found in all of them. Editing one chapter's text rarely changes
+//! what the others see of it (its ids, numbers, headings and captions). So a build keeps, per
+//! chapter, what pass 1 added to the book-wide tables and what pass 2 found, and the next build,
+//! when only chapter `c` was read anew, numbers `c` alone on the tables as the chapters before it
+//! left them. When `c` adds exactly what it added last time, every other chapter would resolve
+//! exactly as before: only `c` is linked, and the others come from the memo, their pages from
+//! the page cache by their digests. Anything else (a heading renamed, an id added, a count
+//! changed) and the caller resolves the whole book as before.
+//!
+//! The memo is only made for books whose resolving is what is kept here: no print page markers
+//! and no index terms (both book-wide lists made after pass 1), no errors, and no bibliography
+//! id defined twice (a later entry replaces an earlier one, which a chapter's part cannot say).
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use super::labels::ObjectKind;
+use super::numbering::{ChapterCounters, Numbered1};
+use super::*;
+use crate::cache::FileStamp;
+
+/// Everything pass 2 reads of pass 1: each chapter's part, in a stable order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Tables {
+    parts: Vec<Part>,
+}
+
+/// What one chapter added to the resolver's tables in pass 1 (each list sorted).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Part {
+    /// The output ids it took.
+    ids: Vec<String>,
+    /// Its ids as written → as output.
+    local: Vec<(String, String)>,
+    objects: Vec<((ObjectKind, String), Target)>,
+    headings: Vec<HeadingTarget>,
+    bib: Vec<(String, Target)>,
+    info: ChapterInfo,
+}
+
+impl Tables {
+    /// The resolver's tables as they are, by chapter.
+    pub(super) fn of(r: &Resolver) -> Tables {
+        let mut parts: Vec<Part> = (r.local.iter().zip(&r.headings).zip(&r.infos))
+            .map(|((local, headings), info)| Part {
+                local: local.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                headings: headings.clone(),
+                info: info.clone(),
+                ..Part::default()
+            })
+            .collect();
+        for (id, &ci) in &r.ids {
+            parts[ci].ids.push(id.clone());
+        }
+        for ((ci, kind, written), t) in &r.objects {
+            parts[*ci]
+                .objects
+                .push(((*kind, written.clone()), t.clone()));
+        }
+        for (label, t) in &r.bib {
+            parts[t.chapter].bib.push((label.clone(), t.clone()));
+        }
+        parts.iter_mut().for_each(Part::sort);
+        Tables { parts }
+    }
+
+    /// Puts the parts of chapters `chapters` into the resolver's tables.
+    fn restore(&self, r: &mut Resolver, chapters: std::ops::Range<usize>) {
+        for ci in chapters {
+            let part = &self.parts[ci];
+            r.ids.extend(part.ids.iter().map(|id| (id.clone(), ci)));
+            r.local[ci] = part.local.iter().cloned().collect();
+            r.objects.extend(
+                (part.objects.iter()).map(|((kind, w), t)| ((ci, *kind, w.clone()), t.clone())),
+            );
+            r.headings[ci] = part.headings.clone();
+            r.bib.extend(part.bib.iter().cloned());
+            r.infos[ci] = part.info.clone();
+        }
+    }
+
+    /// How many bibliography entries the tables hold.
+    fn bib_entries(&self) -> usize {
+        self.parts.iter().map(|p| p.bib.len()).sum()
+    }
+}
+
+impl Part {
+    /// Chapter `ci`'s part of the resolver's tables as they are.
+    fn of(r: &Resolver, ci: usize) -> Part {
+        let mut part = Part {
+            ids: (r.ids.iter())
+                .filter(|(_, c)| **c == ci)
+                .map(|(id, _)| id.clone())
+                .collect(),
+            local: (r.local[ci].iter())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            objects: (r.objects.iter())
+                .filter(|((c, _, _), _)| *c == ci)
+                .map(|((_, kind, w), t)| ((*kind, w.clone()), t.clone()))
+                .collect(),
+            headings: r.headings[ci].clone(),
+            bib: (r.bib.iter())
+                .filter(|(_, t)| t.chapter == ci)
+                .map(|(l, t)| (l.clone(), t.clone()))
+                .collect(),
+            info: r.infos[ci].clone(),
+        };
+        part.sort();
+        part
+    }
+
+    fn sort(&mut self) {
+        self.ids.sort();
+        self.local.sort();
+        self.objects.sort_by(|a, b| a.0.cmp(&b.0));
+        self.bib.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+}
+
+/// A chapter as the pages after resolving see it, without its document.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Stub {
+    title: String,
+    toc: Vec<TocEntry>,
+    footnotes: Vec<(String, u32)>,
+    endnotes: Vec<(String, u32)>,
+    lang: Option<String>,
+    number: Option<String>,
+}
+
+/// A resource as kept (its media type by name).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct KeptResource {
+    rel: PathBuf,
+    source: PathBuf,
+    href: String,
+    media_type: String,
+    first_use: Location,
+    bytes: Option<Vec<u8>>,
+}
+
+/// What linking a chapter found (pass 2), as kept.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(super) struct LinkedMemo {
+    warnings: Vec<Finding>,
+    resources: Vec<KeptResource>,
+    checked: Vec<(PathBuf, FileStamp, bool)>,
+}
+
+/// The media types a linked resource can have (a kept one is mapped back to these).
+const MEDIA_TYPES: &[&str] = &[
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/svg+xml",
+    "image/webp",
+    "text/css",
+];
+
+impl LinkedMemo {
+    /// What linking found, or `None` when it found errors or a resource of a media type the
+    /// memo does not know (then no memo is made).
+    pub(super) fn of(linked: &Linked) -> Option<LinkedMemo> {
+        if !linked.errors.is_empty() {
+            return None;
+        }
+        let resources = (linked.resources.iter())
+            .map(|(rel, res)| {
+                MEDIA_TYPES.contains(&res.media_type).then(|| KeptResource {
+                    rel: rel.clone(),
+                    source: res.source.clone(),
+                    href: res.href.clone(),
+                    media_type: res.media_type.to_string(),
+                    first_use: res.first_use.clone(),
+                    bytes: res.bytes.clone(),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(LinkedMemo {
+            warnings: linked.warnings.clone(),
+            resources,
+            checked: linked.checked.clone(),
+        })
+    }
+
+    /// Back to what linking gave.
+    fn linked(&self) -> Option<Linked> {
+        let resources = (self.resources.iter())
+            .map(|k| {
+                let media_type = *MEDIA_TYPES.iter().find(|t| **t == k.media_type)?;
+                Some((
+                    k.rel.clone(),
+                    Resource {
+                        source: k.source.clone(),
+                        href: k.href.clone(),
+                        media_type,
+                        first_use: k.first_use.clone(),
+                        bytes: k.bytes.clone(),
+                    },
+                ))
+            })
+            .collect::<Option<BTreeMap<_, _>>>()?;
+        Some(Linked {
+            errors: Vec::new(),
+            warnings: self.warnings.clone(),
+            resources,
+            checked: self.checked.clone(),
+        })
+    }
+}
+
+/// What resolving gave and found for one chapter.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct ChapterMemo {
+    before: ChapterCounters,
+    after: ChapterCounters,
+    /// Pass 1's warnings.
+    numbering: Vec<Finding>,
+    linked: LinkedMemo,
+    stub: Stub,
+    digest: String,
+}
+
+/// What reading one chapter gave, as the caller keeps it: its key and its findings.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ReadMemo {
+    pub key: String,
+    pub findings: Vec<Finding>,
+}
+
+/// What a build kept of resolving its book, for the next build (see the module comment).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Recorded {
+    /// Everything but the chapters' text the book was resolved with (see
+    /// `pipeline::read::frame`): set by the caller.
+    pub frame: String,
+    /// Each chapter's reading: set by the caller.
+    pub reads: Vec<ReadMemo>,
+    tables: Tables,
+    chapters: Vec<ChapterMemo>,
+}
+
+/// Whether a chapter leaves nothing for the book-wide lists made after pass 1: no print page
+/// markers (found by then) and no index terms.
+/// (Mutable only to be walked: nothing is changed.)
+pub(super) fn marks_free(book: &Book, ch: &mut Chapter) -> bool {
+    ch.pages.is_empty() && !has_index_terms(book, ch)
+}
+
+/// Whether the chapter marks index terms for the book's index (none is made when the book
+/// does not want one).
+fn has_index_terms(book: &Book, ch: &mut Chapter) -> bool {
+    if !book.index.enabled {
+        return false;
+    }
+    let mut found = false;
+    visit_all_inlines_mut(&mut ch.doc, &mut |i| {
+        found |= matches!(i.kind, InlineKind::IndexTerm { .. });
+    });
+    found
+}
+
+impl Recorded {
+    /// The memo of a book just resolved whole, or `None` when some chapter's resolving is not
+    /// all in it.
+    pub(super) fn new(
+        tables: Tables,
+        numbered: &[Numbered1],
+        warnings: &[Finding],
+        linked: Vec<LinkedMemo>,
+        chapters: &[Chapter],
+        digests: &[Option<String>],
+    ) -> Option<Recorded> {
+        // A bibliography id defined twice: the later entry took the earlier's place.
+        let items = numbered.last().map_or(0, |n| n.after.bib as usize);
+        if items != tables.bib_entries() || numbered.len() != chapters.len() {
+            return None;
+        }
+        let chapters = (numbered.iter().zip(linked).zip(chapters).zip(digests))
+            .map(|(((n, linked), ch), digest)| {
+                Some(ChapterMemo {
+                    before: n.before,
+                    after: n.after,
+                    numbering: warnings.get(n.warnings.clone())?.to_vec(),
+                    linked,
+                    stub: Stub {
+                        title: ch.title.clone(),
+                        toc: ch.toc.clone(),
+                        footnotes: ch.footnotes.clone(),
+                        endnotes: ch.endnotes.clone(),
+                        lang: ch.lang.clone(),
+                        number: ch.number.clone(),
+                    },
+                    digest: digest.clone()?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Recorded {
+            frame: String::new(),
+            reads: Vec::new(),
+            tables,
+            chapters,
+        })
+    }
+}
+
+/// Resolves the book again with only chapter `changed` read anew (`doc`; `None`: no chapter
+/// changed), the others from `memo`, or `None` when that cannot give what resolving the whole
+/// book would: the caller resolves the whole book then. `sources` are the book's chapters, as
+/// the memo's were. Returns the book with the other chapters unloaded, and the memo updated.
+pub fn resolve_again(
+    book: &Book,
+    sources: &[ChapterSource],
+    mut memo: Recorded,
+    changed: Option<(usize, Document)>,
+    images: &mut ImageChecks,
+) -> Option<(Resolved, Recorded)> {
+    let n = sources.len();
+    if memo.chapters.len() != n || book.docbook.is_some() {
+        return None;
+    }
+    let changed_at = changed.as_ref().map(|(c, _)| *c);
+    let mut changed = changed;
+    let docs: Vec<(ChapterSource, Document)> = (sources.iter().enumerate())
+        .map(|(ci, src)| match changed.take_if(|(c, _)| *c == ci) {
+            Some((_, doc)) => (src.clone(), doc),
+            None => (src.clone(), Document::new(&src.rel)),
+        })
+        .collect();
+    let mut chapters = name_chapters(docs);
+    for (ch, m) in chapters.iter_mut().zip(&memo.chapters) {
+        ch.lang = m.stub.lang.clone();
+    }
+    let empty = HashMap::new();
+    let mut r = Resolver::new(book, &chapters, &empty);
+    let mut numbering = Vec::new();
+    if let Some(c) = changed_at {
+        let m = &memo.chapters[c];
+        // The chapter as the book's lang says before pass 1, as reading left it.
+        chapters[c].lang = chapters[c].doc.lang.clone();
+        memo.tables.restore(&mut r, 0..c);
+        let mut counters = m.before;
+        r.number_chapter(c, &mut chapters[c], &mut counters);
+        if counters != m.after || !r.errors.is_empty() || has_index_terms(book, &mut chapters[c]) {
+            return None;
+        }
+        if Part::of(&r, c) != memo.tables.parts[c] {
+            return None;
+        }
+        numbering = std::mem::take(&mut r.warnings);
+        // Print page markers are numbered book-wide: a chapter that has some is not for here.
+        r.number_pages(std::slice::from_mut(&mut chapters[c]));
+        if !chapters[c].pages.is_empty() || !r.warnings.is_empty() {
+            return None;
+        }
+        memo.tables.restore(&mut r, c + 1..n);
+    } else {
+        memo.tables.restore(&mut r, 0..n);
+    }
+    // Pass 1's warnings in reading order, then pass 2's.
+    let mut warnings = Vec::new();
+    for (ci, m) in memo.chapters.iter().enumerate() {
+        if changed_at == Some(ci) {
+            warnings.extend(numbering.iter().cloned());
+        } else {
+            warnings.extend(m.numbering.iter().cloned());
+        }
+    }
+    r.warnings = warnings;
+    let own_numbering = numbering;
+    let mut fresh = None;
+    if let Some(c) = changed_at {
+        let listings = Listings::default();
+        let mut linker = Linker::new(&r, &listings, images);
+        linker.link_chapter(c, &mut chapters[c]);
+        fresh = Some(linker.into_linked());
+    }
+    let fresh_memo = match &fresh {
+        Some(linked) => Some(LinkedMemo::of(linked)?),
+        None => None,
+    };
+    let mut linked = Vec::with_capacity(n);
+    for (ci, m) in memo.chapters.iter().enumerate() {
+        if changed_at == Some(ci) {
+            linked.push(fresh.take()?);
+        } else {
+            linked.push(m.linked.linked()?);
+        }
+    }
+    let mut resources = r.merge(linked, images);
+    let stylesheets = styles::collect(book, &r.real_root, &mut resources, &mut r.warnings);
+    if !r.errors.is_empty() {
+        return None;
+    }
+    let mut digests: Vec<Option<String>> = memo
+        .chapters
+        .iter()
+        .map(|m| Some(m.digest.clone()))
+        .collect();
+    let mut unloaded = vec![true; n];
+    for (ci, (ch, m)) in chapters.iter_mut().zip(&memo.chapters).enumerate() {
+        if changed_at != Some(ci) {
+            let Stub {
+                title,
+                toc,
+                footnotes,
+                endnotes,
+                lang,
+                number,
+            } = m.stub.clone();
+            ch.title = title;
+            ch.toc = toc;
+            ch.footnotes = footnotes;
+            ch.endnotes = endnotes;
+            ch.lang = lang;
+            ch.number = number;
+        }
+    }
+    if let Some(c) = changed_at {
+        let ch = &chapters[c];
+        let digest = chapter_digest(ch)?;
+        digests[c] = Some(digest.clone());
+        unloaded[c] = false;
+        let m = &mut memo.chapters[c];
+        m.numbering = own_numbering;
+        m.linked = fresh_memo?;
+        m.stub = Stub {
+            title: ch.title.clone(),
+            toc: ch.toc.clone(),
+            footnotes: ch.footnotes.clone(),
+            endnotes: ch.endnotes.clone(),
+            lang: ch.lang.clone(),
+            number: ch.number.clone(),
+        };
+        m.digest = digest;
+    }
+    let mut resources: Vec<Resource> = resources.into_values().collect();
+    resources.sort_by(|a, b| a.href.cmp(&b.href));
+    let resolved = Resolved {
+        chapters,
+        resources,
+        stylesheets,
+        warnings: r.warnings,
+        index: None,
+        digests,
+        unloaded,
+    };
+    Some((resolved, memo))
+}
+
+/// The set of chapters whose read keys differ between `was` and `now` (a chapter without a
+/// key always differs).
+pub fn changed(was: &[ReadMemo], now: &[Option<String>]) -> Option<Vec<usize>> {
+    if was.len() != now.len() {
+        return None;
+    }
+    Some(
+        (was.iter().zip(now).enumerate())
+            .filter(|(_, (w, n))| n.as_deref() != Some(w.key.as_str()))
+            .map(|(i, _)| i)
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::Key;
+
+    /// A book of three Markdown chapters: links and a reference between them, an image, a
+    /// footnote, and a link to nowhere (a warning).
+    fn book(dir: &std::path::Path, ch2: &str) -> (Book, Vec<(ChapterSource, Document)>) {
+        std::fs::create_dir_all(dir.join("images")).unwrap();
+        std::fs::write(
+            dir.join("images/cat.gif"),
+            b"GIF89a\x01\x00\x01\x00\x00\x00\x00;",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("book.yml"),
+            "title: T\nlanguage: en\nchapters: [ch1.md, ch2.md, ch3.md]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("ch1.md"),
+            "# One {#one}\n\nSee [](ch2.md#two) and [x](ch3.md#three).\n\n## Sub\n\nText[^n].\n\n[^n]: A note.\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("ch2.md"), ch2).unwrap();
+        std::fs::write(
+            dir.join("ch3.md"),
+            "# Three {#three}\n\nA [link](nowhere.md) and ![cat](images/cat.gif) again.\n",
+        )
+        .unwrap();
+        opened(dir)
+    }
+
+    /// The book in `dir` and its chapters read.
+    fn opened(dir: &std::path::Path) -> (Book, Vec<(ChapterSource, Document)>) {
+        let (book, _) = Book::open(dir, &crate::book::ProjectConfig::default()).unwrap();
+        let docs = (book.chapters.iter())
+            .map(|src| {
+                let text = std::fs::read_to_string(&src.path).unwrap();
+                let doc = crate::reader::markdown::read(&text, &src.rel).0;
+                (src.clone(), doc)
+            })
+            .collect();
+        (book, docs)
+    }
+
+    const CH2: &str =
+        "# Two {#two}\n\n![A cat](images/cat.gif)\n\nA cat in a line ![cat](images/cat.gif).\n";
+
+    fn digest(value: &impl serde::Serialize) -> Option<String> {
+        Key::new("test").value(value).finish()
+    }
+
+    /// Resolving one edited chapter against the memo gives what resolving the whole book gives:
+    /// the same chapters (by digest), findings in the same order, the same resources, and the
+    /// memo the whole book would leave.
+    #[test]
+    fn a_chapter_resolved_again_is_the_book_resolved_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (book, docs) = book(dir.path(), CH2);
+        let empty = HashMap::new();
+        let mut images = ImageChecks::default();
+        let (_, memo) = resolve_recording(&book, docs, &empty, &mut images, true).unwrap();
+        let memo = memo.expect("a book without index terms or page markers is memoised");
+
+        // A paragraph, and a figure without an id (numbered in its chapter, referred to by none).
+        let edited = format!("{CH2}\nOne more paragraph.\n\n![Another](images/cat.gif)\n");
+        let (book, docs) = book_edited(dir.path(), &edited);
+        let doc = docs[1].1.clone();
+        let (again, next) = resolve_again(
+            &book,
+            &book.chapters,
+            memo.clone(),
+            Some((1, doc)),
+            &mut images,
+        )
+        .expect("a paragraph changes nothing the other chapters see");
+        let (whole, whole_memo) =
+            resolve_recording(&book, docs, &empty, &mut ImageChecks::default(), true).unwrap();
+        assert_eq!(again.unloaded, vec![true, false, true]);
+        assert_eq!(again.digests, whole.digests);
+        assert_eq!(again.warnings, whole.warnings);
+        assert!(
+            again
+                .warnings
+                .iter()
+                .any(|w| w.message.contains("nowhere.md"))
+        );
+        assert_eq!(again.resources, whole.resources);
+        assert_eq!(again.resources[0].first_use.file, Path::new("ch2.md"));
+        for (a, w) in again.chapters.iter().zip(&whole.chapters) {
+            assert_eq!(
+                (&a.stem, &a.title, &a.toc, &a.footnotes, &a.number),
+                (&w.stem, &w.title, &w.toc, &w.footnotes, &w.number)
+            );
+        }
+        let whole_memo = whole_memo.unwrap();
+        assert_eq!(digest(&next.tables), digest(&whole_memo.tables));
+        for (a, w) in next.chapters.iter().zip(&whole_memo.chapters) {
+            assert_eq!(format!("{:?}", a.numbering), format!("{:?}", w.numbering));
+            assert_eq!(format!("{:?}", a.linked), format!("{:?}", w.linked));
+            assert_eq!(format!("{:?}", a.stub), format!("{:?}", w.stub));
+            assert_eq!(a.digest, w.digest);
+            assert_eq!((a.before, a.after), (w.before, w.after));
+        }
+        assert_eq!(digest(&next), digest(&whole_memo));
+
+        // Nothing changed: every chapter from the memo.
+        let (none, _) = resolve_again(&book, &book.chapters, next, None, &mut images).unwrap();
+        assert_eq!(none.unloaded, vec![true, true, true]);
+        assert_eq!(none.digests, whole.digests);
+        assert_eq!(none.warnings, whole.warnings);
+    }
+
+    /// An edit that changes what other chapters see (a heading's title, a section more, an id)
+    /// cannot be resolved on its own.
+    #[test]
+    fn an_edit_other_chapters_see_needs_the_whole_book() {
+        let dir = tempfile::tempdir().unwrap();
+        let (book, docs) = book(dir.path(), CH2);
+        let empty = HashMap::new();
+        let mut images = ImageChecks::default();
+        let (_, memo) = resolve_recording(&book, docs, &empty, &mut images, true).unwrap();
+        let memo = memo.unwrap();
+        for edited in [
+            CH2.replace("# Two", "# Two renamed"),
+            format!("{CH2}\n## A section {{#sec}}\n"),
+            CH2.replace("{#two}", "{#deux}"),
+        ] {
+            let (book, docs) = book_edited(dir.path(), &edited);
+            let doc = docs[1].1.clone();
+            let again = resolve_again(
+                &book,
+                &book.chapters,
+                memo.clone(),
+                Some((1, doc)),
+                &mut images,
+            );
+            assert!(again.is_none(), "{edited}");
+        }
+    }
+
+    /// The book in `dir` with `ch2.md` edited, read again.
+    fn book_edited(dir: &std::path::Path, ch2: &str) -> (Book, Vec<(ChapterSource, Document)>) {
+        std::fs::write(dir.join("ch2.md"), ch2).unwrap();
+        opened(dir)
+    }
+}
