@@ -71,6 +71,16 @@ impl ImageChecks {
         self.used.len()
     }
 
+    /// Keeps every check of the last build for the next one, as if this build made them again
+    /// (the images of the chapters a build takes from the resolve memo are unchanged).
+    pub fn keep_known(&mut self) {
+        self.used.extend(
+            self.known
+                .iter()
+                .map(|(path, check)| (path.clone(), *check)),
+        );
+    }
+
     /// Keeps a check made by [`ImageChecks::check`] for the next build.
     pub fn remember(&mut self, path: PathBuf, stamp: FileStamp, ok: bool) {
         self.used.insert(path, (stamp, ok));

@@ -19,7 +19,6 @@ use std::path::PathBuf;
 use super::labels::ObjectKind;
 use super::numbering::{ChapterCounters, Numbered1};
 use super::*;
-use crate::cache::FileStamp;
 
 /// Everything pass 2 reads of pass 1: each chapter's part, in a stable order.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -148,7 +147,6 @@ struct KeptResource {
 pub(super) struct LinkedMemo {
     warnings: Vec<Finding>,
     resources: Vec<KeptResource>,
-    checked: Vec<(PathBuf, FileStamp, bool)>,
 }
 
 /// The media types a linked resource can have (a kept one is mapped back to these).
@@ -183,7 +181,6 @@ impl LinkedMemo {
         Some(LinkedMemo {
             warnings: linked.warnings.clone(),
             resources,
-            checked: linked.checked.clone(),
         })
     }
 
@@ -208,7 +205,8 @@ impl LinkedMemo {
             errors: Vec::new(),
             warnings: self.warnings.clone(),
             resources,
-            checked: self.checked.clone(),
+            // Their image checks are kept as they were (see `ImageChecks::keep_known`).
+            checked: Vec::new(),
         })
     }
 }
@@ -391,6 +389,8 @@ pub fn resolve_again(
             linked.push(m.linked.linked()?);
         }
     }
+    // The other chapters' images are unchanged (the frame says so), and so are their checks.
+    images.keep_known();
     let mut resources = r.merge(linked, images);
     let stylesheets = styles::collect(book, &r.real_root, &mut resources, &mut r.warnings);
     if !r.errors.is_empty() {
