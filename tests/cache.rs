@@ -395,6 +395,11 @@ fn a_text_edit_resolves_only_its_chapter_and_the_book_is_as_built_from_scratch()
     });
     build("resolved 1 of 4 chapters (ch01.md); the others are as they were");
 
+    // Two chapters at once (a pull of someone else's edits).
+    edit("ch01.md", &|t| t + "\n一つ目の章に一行。\n");
+    edit("ch03-english.md", &|t| t + "\nOne more line.\n");
+    build("resolved 2 of 4 chapters (ch01.md, ch03-english.md); the others are as they were");
+
     // A heading's title shows in other chapters' references and the contents.
     edit("ch02.md", &|t| {
         t.replacen("# 組版と検査", "# 組版と点検", 1)

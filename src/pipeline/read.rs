@@ -33,8 +33,8 @@ enum Plan {
     },
     Again {
         memo: Box<xref::memo::Recorded>,
-        /// The chapter read anew, if any: the one document in `docs`.
-        changed: Option<usize>,
+        /// The chapters read anew, in order: their documents are `docs`.
+        changed: Vec<usize>,
         record: Record,
         /// The other chapters' inputs, to read them all when the memo cannot be used.
         prepared: Vec<Prepared>,
@@ -78,11 +78,11 @@ fn read(project: &Project, book: &mut Book, memo: Memo, log: &mut Vec<String>) -
             let kept: xref::memo::Recorded =
                 crate::cache::load_one(&project.kept_dir(Kept::Resolve, &book.id), MEMO)?;
             let changed = xref::memo::changed(&kept.reads, &keys)?;
-            (kept.frame == *frame && changed.len() <= 1).then(|| (kept, changed.first().copied()))
+            (kept.frame == *frame).then_some((kept, changed))
         });
-    // Only the chapter that changed is read when the memo holds the others.
+    // Only the chapters that changed are read when the memo holds the others.
     let wanted: Vec<bool> = match &again {
-        Some((_, changed)) => (0..prepared.len()).map(|i| Some(i) == *changed).collect(),
+        Some((_, changed)) => (0..prepared.len()).map(|i| changed.contains(&i)).collect(),
         None => vec![true; prepared.len()],
     };
     let tick = crate::term::progress::count("chapters read", book.chapters.len());
@@ -141,7 +141,8 @@ fn read(project: &Project, book: &mut Book, memo: Memo, log: &mut Vec<String>) -
     let mut findings: Vec<Finding> = found.into_iter().flatten().collect();
     once_per_book(&mut findings);
     let plan = match (again, record) {
-        (Some((memo, changed)), Some(record)) => Plan::Again {
+        // (A page of the book's own left out is an error: no record.)
+        (Some((memo, changed)), Some(record)) if changed.len() == docs.len() => Plan::Again {
             memo: Box::new(memo),
             changed,
             record,
@@ -248,9 +249,11 @@ fn resolve(
             record,
             mut prepared,
         } => {
-            let doc = changed.zip(docs.pop()).map(|(c, (_, doc))| (c, doc));
-            let again =
-                xref::memo::resolve_again(book, &book.chapters, *memo, doc.clone(), &mut images);
+            // Kept for reading the whole book when the memo cannot be used.
+            let now: Vec<(usize, Document)> = (changed.iter().copied())
+                .zip(docs.iter().map(|(_, doc)| doc.clone()))
+                .collect();
+            let again = xref::memo::resolve_again(book, &book.chapters, *memo, now, &mut images);
             if let Some((mut resolved, mut next)) = again {
                 let names: Vec<String> = (changed.iter())
                     .map(|&c| book.chapters[c].rel.display().to_string())
@@ -272,12 +275,21 @@ fn resolve(
             }
             // Read the others too (from the chapter cache) and resolve the whole book.
             let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
-            docs = (book.chapters.par_iter())
+            let mut read_now: HashMap<usize, Document> = (changed.iter().copied())
+                .zip(docs.into_iter().map(|(_, doc)| doc))
+                .collect();
+            let others: Vec<Option<Document>> = (book.chapters.par_iter())
                 .zip(prepared.par_iter_mut())
                 .enumerate()
-                .map(|(ci, (src, prep))| match &doc {
-                    Some((c, d)) if *c == ci => (src.clone(), d.clone()),
-                    _ => (src.clone(), materialise(book, src, prep, &cache).0.0),
+                .map(|(ci, (src, prep))| {
+                    (!changed.contains(&ci)).then(|| materialise(book, src, prep, &cache).0.0)
+                })
+                .collect();
+            docs = (book.chapters.iter().zip(others).enumerate())
+                .map(|(ci, (src, doc))| {
+                    let doc = doc.or_else(|| read_now.remove(&ci));
+                    let doc = doc.unwrap_or_else(|| Document::new(&src.rel));
+                    (src.clone(), doc)
                 })
                 .collect();
             Some(record)

@@ -1,14 +1,15 @@
-//! Resolving again only the chapter that changed.
+//! Resolving again only the chapters that changed.
 //!
 //! Resolving is book-wide: pass 1 numbers every chapter in reading order, and pass 2 links each
-//! chapter against what pass 1 found in all of them. Editing one chapter's text rarely changes
+//! chapter against what pass 1 found in all of them. Editing a chapter's text rarely changes
 //! what the others see of it (its ids, numbers, headings and captions). So a build keeps, per
-//! chapter, what pass 1 added to the book-wide tables and what pass 2 found, and the next build,
-//! when only chapter `c` was read anew, numbers `c` alone on the tables as the chapters before it
-//! left them. When `c` adds exactly what it added last time, every other chapter would resolve
-//! exactly as before: only `c` is linked, and the others come from the memo, their pages from
-//! the page cache by their digests. Anything else (a heading renamed, an id added, a count
-//! changed) and the caller resolves the whole book as before.
+//! chapter, what pass 1 added to the book-wide tables and what pass 2 found, and the next
+//! build, when only some chapters were read anew, numbers each of them alone on the tables as
+//! the chapters before it left them. When each adds exactly what it added last time, every
+//! other chapter would resolve exactly as before: only those chapters are linked, and the
+//! others come from the memo, their pages from the page cache by their digests. Anything else
+//! (a heading renamed, an id added, a book-wide count changed) and the caller resolves the
+//! whole book as before.
 //!
 //! The memo is only made for books whose resolving is what is kept here: no print page markers
 //! and no index terms (both book-wide lists made after pass 1), no errors, and no bibliography
@@ -306,41 +307,48 @@ impl Recorded {
     }
 }
 
-/// Resolves the book again with only chapter `changed` read anew (`doc`; `None`: no chapter
-/// changed), the others from `memo`, or `None` when that cannot give what resolving the whole
-/// book would: the caller resolves the whole book then. `sources` are the book's chapters, as
-/// the memo's were. Returns the book with the other chapters unloaded, and the memo updated.
+/// Resolves the book again with only the chapters `changed` read anew (by index, with their
+/// documents; none when nothing changed), the others from `memo`, or `None` when that cannot
+/// give what resolving the whole book would: the caller resolves the whole book then.
+/// `sources` are the book's chapters, as the memo's were. Returns the book with the other
+/// chapters unloaded, and the memo updated.
 pub fn resolve_again(
     book: &Book,
     sources: &[ChapterSource],
     mut memo: Recorded,
-    changed: Option<(usize, Document)>,
+    changed: Vec<(usize, Document)>,
     images: &mut ImageChecks,
 ) -> Option<(Resolved, Recorded)> {
     let n = sources.len();
     if memo.chapters.len() != n || book.docbook.is_some() {
         return None;
     }
-    let changed_at = changed.as_ref().map(|(c, _)| *c);
-    let mut changed = changed;
-    let docs: Vec<(ChapterSource, Document)> = (sources.iter().enumerate())
-        .map(|(ci, src)| match changed.take_if(|(c, _)| *c == ci) {
-            Some((_, doc)) => (src.clone(), doc),
-            None => (src.clone(), Document::new(&src.rel)),
-        })
+    let mut fresh = vec![false; n];
+    let mut docs: Vec<Option<Document>> = vec![None; n];
+    for (c, doc) in changed {
+        *fresh.get_mut(c)? = true;
+        docs[c] = Some(doc);
+    }
+    let docs: Vec<(ChapterSource, Document)> = (sources.iter().zip(docs))
+        .map(|(src, doc)| (src.clone(), doc.unwrap_or_else(|| Document::new(&src.rel))))
         .collect();
     let mut chapters = name_chapters(docs);
-    for (ch, m) in chapters.iter_mut().zip(&memo.chapters) {
-        ch.lang = m.stub.lang.clone();
+    for ((ch, m), &fresh) in chapters.iter_mut().zip(&memo.chapters).zip(&fresh) {
+        // A chapter read anew keeps the language reading gave it, as it is before pass 1.
+        if !fresh {
+            ch.lang = m.stub.lang.clone();
+        }
     }
     let empty = HashMap::new();
     let mut r = Resolver::new(book, &chapters, &empty);
-    let mut numbering = Vec::new();
-    if let Some(c) = changed_at {
+    // Pass 1 for each chapter read anew, on the tables as the chapters before it left them:
+    // when it adds what it added last time, the tables are the memo's.
+    let mut numbering: Vec<Option<Vec<Finding>>> = vec![None; n];
+    let mut restored = 0;
+    for c in (0..n).filter(|&c| fresh[c]) {
+        memo.tables.restore(&mut r, restored..c);
+        restored = c + 1;
         let m = &memo.chapters[c];
-        // The chapter as the book's lang says before pass 1, as reading left it.
-        chapters[c].lang = chapters[c].doc.lang.clone();
-        memo.tables.restore(&mut r, 0..c);
         let mut counters = m.before;
         r.number_chapter(c, &mut chapters[c], &mut counters);
         if counters != m.after || !r.errors.is_empty() || has_index_terms(book, &mut chapters[c]) {
@@ -349,46 +357,45 @@ pub fn resolve_again(
         if Part::of(&r, c) != memo.tables.parts[c] {
             return None;
         }
-        numbering = std::mem::take(&mut r.warnings);
+        numbering[c] = Some(std::mem::take(&mut r.warnings));
         // Print page markers are numbered book-wide: a chapter that has some is not for here.
         r.number_pages(std::slice::from_mut(&mut chapters[c]));
         if !chapters[c].pages.is_empty() || !r.warnings.is_empty() {
             return None;
         }
-        memo.tables.restore(&mut r, c + 1..n);
-    } else {
-        memo.tables.restore(&mut r, 0..n);
     }
+    memo.tables.restore(&mut r, restored..n);
     // Pass 1's warnings in reading order, then pass 2's.
-    let mut warnings = Vec::new();
-    for (ci, m) in memo.chapters.iter().enumerate() {
-        if changed_at == Some(ci) {
-            warnings.extend(numbering.iter().cloned());
-        } else {
-            warnings.extend(m.numbering.iter().cloned());
-        }
-    }
-    r.warnings = warnings;
-    let own_numbering = numbering;
-    let mut fresh = None;
-    if let Some(c) = changed_at {
-        let listings = Listings::default();
-        let mut linker = Linker::new(&r, &listings, images);
-        linker.link_chapter(c, &mut chapters[c]);
-        fresh = Some(linker.into_linked());
-    }
-    let fresh_memo = match &fresh {
-        Some(linked) => Some(LinkedMemo::of(linked)?),
-        None => None,
+    r.warnings = (memo.chapters.iter().zip(&numbering))
+        .flat_map(|(m, own)| own.as_ref().unwrap_or(&m.numbering).iter().cloned())
+        .collect();
+    // Pass 2 for the chapters read anew, side by side; the others' from the memo.
+    let listings = Listings::default();
+    let mut linked_now: Vec<Option<Linked>> = {
+        use rayon::prelude::*;
+        let (r, known) = (&r, &*images);
+        (chapters.par_iter_mut().enumerate())
+            .map(|(ci, ch)| {
+                fresh[ci].then(|| {
+                    let mut linker = Linker::new(r, &listings, known);
+                    linker.link_chapter(ci, ch);
+                    linker.into_linked()
+                })
+            })
+            .collect()
     };
-    let mut linked = Vec::with_capacity(n);
-    for (ci, m) in memo.chapters.iter().enumerate() {
-        if changed_at == Some(ci) {
-            linked.push(fresh.take()?);
-        } else {
-            linked.push(m.linked.linked()?);
-        }
-    }
+    let kept_now: Vec<Option<LinkedMemo>> = (linked_now.iter())
+        .map(|l| l.as_ref().map(LinkedMemo::of))
+        .map(|l| match l {
+            Some(None) => Err(()),
+            Some(Some(kept)) => Ok(Some(kept)),
+            None => Ok(None),
+        })
+        .collect::<Result<_, ()>>()
+        .ok()?;
+    let linked = (memo.chapters.iter().zip(&mut linked_now))
+        .map(|(m, now)| now.take().or_else(|| m.linked.linked()))
+        .collect::<Option<Vec<Linked>>>()?;
     // The other chapters' images are unchanged (the frame says so), and so are their checks.
     images.keep_known();
     let mut resources = r.merge(linked, images);
@@ -396,14 +403,10 @@ pub fn resolve_again(
     if !r.errors.is_empty() {
         return None;
     }
-    let mut digests: Vec<Option<String>> = memo
-        .chapters
-        .iter()
-        .map(|m| Some(m.digest.clone()))
-        .collect();
-    let mut unloaded = vec![true; n];
-    for (ci, (ch, m)) in chapters.iter_mut().zip(&memo.chapters).enumerate() {
-        if changed_at != Some(ci) {
+    let mut digests = Vec::with_capacity(n);
+    for (ci, ch) in chapters.iter_mut().enumerate() {
+        let m = &mut memo.chapters[ci];
+        if !fresh[ci] {
             let Stub {
                 title,
                 toc,
@@ -418,16 +421,13 @@ pub fn resolve_again(
             ch.endnotes = endnotes;
             ch.lang = lang;
             ch.number = number;
+            digests.push(Some(m.digest.clone()));
+            continue;
         }
-    }
-    if let Some(c) = changed_at {
-        let ch = &chapters[c];
-        let digest = chapter_digest(ch)?;
-        digests[c] = Some(digest.clone());
-        unloaded[c] = false;
-        let m = &mut memo.chapters[c];
-        m.numbering = own_numbering;
-        m.linked = fresh_memo?;
+        m.digest = chapter_digest(ch)?;
+        digests.push(Some(m.digest.clone()));
+        m.numbering = numbering[ci].take()?;
+        m.linked = kept_now[ci].clone()?;
         m.stub = Stub {
             title: ch.title.clone(),
             toc: ch.toc.clone(),
@@ -436,7 +436,6 @@ pub fn resolve_again(
             lang: ch.lang.clone(),
             number: ch.number.clone(),
         };
-        m.digest = digest;
     }
     let mut resources: Vec<Resource> = resources.into_values().collect();
     resources.sort_by(|a, b| a.href.cmp(&b.href));
@@ -447,7 +446,7 @@ pub fn resolve_again(
         warnings: r.warnings,
         index: None,
         digests,
-        unloaded,
+        unloaded: fresh.iter().map(|f| !f).collect(),
     };
     Some((resolved, memo))
 }
@@ -539,7 +538,7 @@ mod tests {
             &book,
             &book.chapters,
             memo.clone(),
-            Some((1, doc)),
+            vec![(1, doc)],
             &mut images,
         )
         .expect("a paragraph changes nothing the other chapters see");
@@ -573,8 +572,25 @@ mod tests {
         }
         assert_eq!(digest(&next), digest(&whole_memo));
 
+        // Two chapters at once.
+        std::fs::write(
+            dir.path().join("ch3.md"),
+            "# Three {#three}\n\nA [link](nowhere.md) and ![cat](images/cat.gif) again.\n\nMore.\n",
+        )
+        .unwrap();
+        let (book, docs) = book_edited(dir.path(), &format!("{edited}\nAnd more.\n"));
+        let now = vec![(1, docs[1].1.clone()), (2, docs[2].1.clone())];
+        let (two, next) = resolve_again(&book, &book.chapters, next, now, &mut images).unwrap();
+        let (whole, _) =
+            resolve_recording(&book, docs, &empty, &mut ImageChecks::default(), true).unwrap();
+        assert_eq!(two.unloaded, vec![true, false, false]);
+        assert_eq!(two.digests, whole.digests);
+        assert_eq!(two.warnings, whole.warnings);
+        assert_eq!(two.resources, whole.resources);
+
         // Nothing changed: every chapter from the memo.
-        let (none, _) = resolve_again(&book, &book.chapters, next, None, &mut images).unwrap();
+        let (none, _) =
+            resolve_again(&book, &book.chapters, next, Vec::new(), &mut images).unwrap();
         assert_eq!(none.unloaded, vec![true, true, true]);
         assert_eq!(none.digests, whole.digests);
         assert_eq!(none.warnings, whole.warnings);
@@ -601,7 +617,7 @@ mod tests {
                 &book,
                 &book.chapters,
                 memo.clone(),
-                Some((1, doc)),
+                vec![(1, doc)],
                 &mut images,
             );
             assert!(again.is_none(), "{edited}");
