@@ -461,6 +461,14 @@ pub fn keep_one<T: serde::de::DeserializeOwned + serde::Serialize>(
     cache.keep_only(&HashSet::from([key]));
 }
 
+/// Files as a build found them before it began: the folder of the book as it was listed,
+/// and each file (its path as listed) with its stamp.
+#[derive(Debug, Default)]
+pub struct ListedInputs {
+    pub book_folder: PathBuf,
+    pub files: Vec<(PathBuf, FileStamp)>,
+}
+
 /// What a file looked like: its size, modification time and inode (see
 /// [`FileStamp::unchanged_since`]; two stamps are equal when that holds). Not its change
 /// time: the build's own hard links to a file change it on every build, and a stamp that kept

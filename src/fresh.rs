@@ -9,7 +9,7 @@
 //! A book with hooks is always built: what a hook reads is not known. `--force` builds anyway.
 use std::path::{Path, PathBuf};
 
-use crate::cache::{FileStamp, Key};
+use crate::cache::{FileStamp, Key, ListedInputs};
 
 use crate::batch::Outcome;
 use crate::pipeline::BuildOptions;
@@ -30,6 +30,8 @@ struct Stamp {
 pub struct Probe {
     key: String,
     stamp: PathBuf,
+    /// The files looked at, for the build (see [`BuildOptions::inputs`]).
+    pub inputs: std::sync::Arc<ListedInputs>,
 }
 
 /// The inputs of building `dir`, or `None` when a build cannot be skipped whatever changed: the
@@ -80,10 +82,13 @@ pub fn probe(
         use rayon::prelude::*;
         files.par_iter().map(|path| FileStamp::of(path)).collect()
     };
-    for (path, stamp) in files.iter().zip(stamps) {
+    let mut listed = Vec::with_capacity(files.len());
+    for (path, stamp) in files.into_iter().zip(stamps) {
+        let stamp = stamp?;
         key = key
             .bytes(path.as_os_str().as_encoded_bytes())
-            .value(&stamp?.written());
+            .value(&stamp.written());
+        listed.push((path, stamp));
     }
     let key = key.finish()?;
     // The stamp's file is named for the book's path: one per target.
@@ -92,6 +97,10 @@ pub fn probe(
         .finish()?;
     let place = &place[..16];
     Some(Probe {
+        inputs: std::sync::Arc::new(ListedInputs {
+            book_folder: folder.to_path_buf(),
+            files: listed,
+        }),
         key,
         stamp: project
             .root

@@ -97,6 +97,7 @@ impl BuildArgs {
             external_links: self.external_links,
             release: None,
             profiles: self.profile.clone(),
+            inputs: None,
         }
     }
 }

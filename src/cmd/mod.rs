@@ -42,7 +42,12 @@ impl BookRun<'_> {
         }
         announce();
         let building = crate::term::progress::begin(dir);
-        let outcome = batch::run_book(project, dir, opts);
+        // What the up-to-date check looked at is not looked at again.
+        let with_inputs = probe.as_ref().map(|p| BuildOptions {
+            inputs: Some(p.inputs.clone()),
+            ..opts.clone()
+        });
+        let outcome = batch::run_book(project, dir, with_inputs.as_ref().unwrap_or(opts));
         if self.publish && opts.pack {
             crate::term::progress::step("preview");
             let preview = batch::publish_preview(project, dir, &outcome, self.commit);

@@ -35,6 +35,7 @@ pub fn run(
         external_links: false,
         release: Some(version.to_string()),
         profiles: profiles.to_vec(),
+        inputs: None,
     };
     let line = format!("releasing {} version {version}", dir.display());
     term::err_line(Kind::Info, &line);

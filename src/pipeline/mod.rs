@@ -199,6 +199,10 @@ pub struct BuildOptions {
     /// The stores whose documented rules the EPUB is linted for (`--profile`); under `ebpaj`
     /// the package also declares the guide's version.
     pub profiles: Vec<crate::check::store::Profile>,
+    /// The files of the book as the up-to-date check found them just before this build (see
+    /// [`crate::fresh::probe`]): what resolving depends on is known from them without looking
+    /// at every file again.
+    pub inputs: Option<std::sync::Arc<crate::cache::ListedInputs>>,
 }
 
 impl Default for BuildOptions {
@@ -210,6 +214,7 @@ impl Default for BuildOptions {
             external_links: false,
             release: None,
             profiles: Vec::new(),
+            inputs: None,
         }
     }
 }
@@ -321,9 +326,15 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     r.add(std::mem::take(&mut loaded.warnings));
     r.enter(Step::Read);
     let logged = r.log.len();
-    let mut resolved =
-        read::read_and_resolve(project, &mut loaded.book, read::Memo::Use, &mut r.log)
-            .map_err(|e| r.leveled_error(e))?;
+    let inputs = opts.inputs.as_deref();
+    let mut resolved = read::read_and_resolve(
+        project,
+        &mut loaded.book,
+        read::Memo::Use,
+        inputs,
+        &mut r.log,
+    )
+    .map_err(|e| r.leveled_error(e))?;
     // Resolving rewrote the documents on the workers: what it freed goes back before the
     // pages are written.
     crate::memory::give_back_everywhere();
@@ -335,9 +346,14 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     {
         // The memo counts on pages the page cache no longer holds: the whole book again.
         r.log.truncate(logged);
-        resolved =
-            read::read_and_resolve(project, &mut loaded.book, read::Memo::Ignore, &mut r.log)
-                .map_err(|e| r.leveled_error(e))?;
+        resolved = read::read_and_resolve(
+            project,
+            &mut loaded.book,
+            read::Memo::Ignore,
+            inputs,
+            &mut r.log,
+        )
+        .map_err(|e| r.leveled_error(e))?;
         templates = chapters::Templates::load(project, &loaded.book, &resolved, time, opts)?;
     }
     r.add(std::mem::take(&mut resolved.warnings));

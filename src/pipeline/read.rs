@@ -2,11 +2,12 @@
 //! kept in `build/.cache/chapters/` by its bytes and settings) → the resolved book (numbers,
 //! references, notes and images, see [`xref`]).
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use crate::book::{Book, ChapterSource, Format};
+use crate::cache::ListedInputs;
 use crate::codes;
 use crate::doc::Document;
 use crate::error::{Error, Finding, Location, Result, Severity};
@@ -59,7 +60,13 @@ pub(super) enum Memo {
 /// whole, then split into chapters, which fills in the book's chapters and metadata. A
 /// chapter that is unchanged since the last build, when the last build's memo holds what
 /// resolving it gave, is not read at all.
-fn read(project: &Project, book: &mut Book, memo: Memo, log: &mut Vec<String>) -> ReadBook {
+fn read(
+    project: &Project,
+    book: &mut Book,
+    memo: Memo,
+    inputs: Option<&ListedInputs>,
+    log: &mut Vec<String>,
+) -> ReadBook {
     if let Some(main) = book.docbook.clone() {
         return read_docbook(book, &main);
     }
@@ -70,7 +77,7 @@ fn read(project: &Project, book: &mut Book, memo: Memo, log: &mut Vec<String>) -
         .map(|src| prepare(book, src))
         .collect();
     let keys: Vec<Option<String>> = prepared.iter().map(|p| p.key.clone()).collect();
-    let frame = frame(project, book);
+    let frame = frame(project, book, inputs);
     let again = (memo == Memo::Use)
         .then_some(frame.as_ref())
         .flatten()
@@ -164,8 +171,37 @@ const MEMO: &str = "resolve memo";
 /// Everything but the chapters' text that resolving the book depends on: its settings (every
 /// field of the book as loaded) and the name, size and modification time of every other file
 /// of the book's folder, the shared folders and the project's settings (images, style sheets,
-/// files links point at). `None` when some file cannot be looked at.
-fn frame(project: &Project, book: &Book) -> Option<String> {
+/// files links point at). Taken from `inputs` when the up-to-date check listed the book's
+/// folder (what it lists is more: the project's templates and filters too). `None` when some
+/// file cannot be looked at.
+fn frame(project: &Project, book: &Book, inputs: Option<&ListedInputs>) -> Option<String> {
+    // The Re:VIEW settings hold a map, whose debug form is in no set order: they go in by
+    // value, the rest of the book by its debug form (every field, whatever is added).
+    let rest = Book {
+        review: None,
+        ..book.clone()
+    };
+    let key = crate::cache::Key::new("resolve frame")
+        .value(&book.review)
+        .bytes(format!("{rest:?}").as_bytes());
+    let same_folder = |listed: &&ListedInputs| {
+        listed.book_folder == book.root
+            || listed.book_folder.canonicalize().ok() == book.root.canonicalize().ok()
+    };
+    if let Some(listed) = inputs.filter(same_folder) {
+        // The chapters' paths as the listing has them.
+        let chapters: std::collections::HashSet<PathBuf> = (book.chapters.iter())
+            .filter_map(|c| c.path.strip_prefix(&book.root).ok())
+            .map(|rel| listed.book_folder.join(rel))
+            .collect();
+        let files = (listed.files.iter()).filter(|(path, _)| !chapters.contains(path));
+        return files
+            .fold(key, |key, (path, stamp)| {
+                key.bytes(path.as_os_str().as_encoded_bytes())
+                    .value(&stamp.written())
+            })
+            .finish();
+    }
     let chapters: std::collections::HashSet<&Path> =
         book.chapters.iter().map(|c| c.path.as_path()).collect();
     let outputs = project.outputs();
@@ -182,15 +218,7 @@ fn frame(project: &Project, book: &Book) -> Option<String> {
         .par_iter()
         .map(|path| crate::cache::FileStamp::of(path))
         .collect();
-    // The Re:VIEW settings hold a map, whose debug form is in no set order: they go in by
-    // value, the rest of the book by its debug form (every field, whatever is added).
-    let rest = Book {
-        review: None,
-        ..book.clone()
-    };
-    let mut key = crate::cache::Key::new("resolve frame")
-        .value(&book.review)
-        .bytes(format!("{rest:?}").as_bytes());
+    let mut key = key;
     for (path, stamp) in files.iter().zip(stamps) {
         key = key
             .bytes(path.as_os_str().as_encoded_bytes())
@@ -216,9 +244,10 @@ pub(super) fn read_and_resolve(
     project: &Project,
     book: &mut Book,
     memo: Memo,
+    inputs: Option<&ListedInputs>,
     log: &mut Vec<String>,
 ) -> Result<xref::Resolved> {
-    let read = read(project, book, memo, log);
+    let read = read(project, book, memo, inputs, log);
     crate::term::progress::step("resolve");
     resolve(project, book, read, log)
 }

@@ -292,6 +292,10 @@ struct ChapterInfo {
     appendix: bool,
 }
 
+/// The resolver's tables: tens of thousands of ids in a large book, hashed with a fast hash
+/// (nothing an author writes is a threat to a build's own maps).
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 struct Resolver<'a> {
     book: &'a Book,
     /// The book folder with symlinks resolved, once (images are checked against it by the
@@ -300,14 +304,14 @@ struct Resolver<'a> {
     errors: Vec<Finding>,
     warnings: Vec<Finding>,
     /// Every id in the output → its chapter.
-    ids: HashMap<String, usize>,
+    ids: Map<String, usize>,
     /// Per chapter: id as written → id in the output (they differ after a clash).
-    local: Vec<HashMap<String, String>>,
+    local: Vec<Map<String, String>>,
     /// Per chapter: where each written id was first used.
-    first_use: Vec<HashMap<String, Location>>,
-    objects: HashMap<(usize, labels::ObjectKind, String), Target>,
+    first_use: Vec<Map<String, Location>>,
+    objects: Map<(usize, labels::ObjectKind, String), Target>,
     headings: Vec<Vec<HeadingTarget>>,
-    bib: HashMap<String, Target>,
+    bib: Map<String, Target>,
     infos: Vec<ChapterInfo>,
     by_review_id: HashMap<String, usize>,
     /// `ch02.xhtml`, `ch02.html` (by Re:VIEW id and by stem) → the first chapter so named.
@@ -495,12 +499,12 @@ impl<'a> Resolver<'a> {
                 .unwrap_or_else(|_| book.root.clone()),
             errors: Vec::new(),
             warnings: Vec::new(),
-            ids: HashMap::new(),
-            local: vec![HashMap::new(); n],
-            first_use: vec![HashMap::new(); n],
-            objects: HashMap::new(),
+            ids: Map::default(),
+            local: vec![Map::default(); n],
+            first_use: vec![Map::default(); n],
+            objects: Map::default(),
             headings: vec![Vec::new(); n],
-            bib: HashMap::new(),
+            bib: Map::default(),
             infos: vec![ChapterInfo::default(); n],
             by_review_id: HashMap::new(),
             by_output: HashMap::new(),
