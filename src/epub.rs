@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipWriter};
 
+mod splice;
+
 use crate::cache::FileStamp;
 use crate::codes::{self, Code};
 use crate::error::{Error, Finding, Location, Result};
@@ -153,10 +155,19 @@ pub fn pack_reusing(
         .into_iter()
         .filter(|rel| rel != "mimetype")
         .collect();
-    let mut previous = previous.and_then(open_previous);
     let packing = Packing::new(stage, output, unix_time, crcs);
     // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
     let tmp = crate::files::temp_file(out_dir, ".tmp.epub")?;
+    if let Some(spliced) = previous.and_then(splice::Previous::open) {
+        // What is kept of the previous EPUB is found by its directory, not read.
+        let lookup = previous.and_then(|p| open_previous_as(p, false));
+        let reused = packing.splice(&names, &spliced, lookup.as_ref(), tmp.as_file(), crcs)?;
+        verify(tmp.path())?;
+        tmp.persist(output)
+            .map_err(|e| Error::io(output, "cannot move the new EPUB into place", e.error))?;
+        return Ok(reused);
+    }
+    let mut previous = previous.and_then(|p| open_previous_as(p, true));
     // Never dropped unfinished: the zip crate's drop finishes the archive and prints its own
     // message to stderr when that fails (a full disk). On an error the writer (which holds
     // only a buffer, the file being the temporary's) is left, and the temporary removed.
@@ -207,10 +218,11 @@ type Previous = zip::ZipArchive<PreviousBytes>;
 /// The EPUB being written, into the temporary file.
 type Epub<'f> = ManuallyDrop<ZipWriter<Positioned<'f>>>;
 
-/// The previous EPUB, when there is one and it is an archive: anything else is ignored.
-fn open_previous(path: &Path) -> Option<Previous> {
+/// The previous EPUB, when there is one and it is an archive: anything else is ignored. Read
+/// into memory when `whole` and it is not large (its entries are copied from it).
+fn open_previous_as(path: &Path, whole: bool) -> Option<Previous> {
     let mut file = std::fs::File::open(path).ok()?;
-    let bytes = if file.metadata().ok()?.len() <= PREVIOUS_IN_MEMORY {
+    let bytes = if whole && file.metadata().ok()?.len() <= PREVIOUS_IN_MEMORY {
         let mut all = Vec::new();
         std::io::Read::read_to_end(&mut file, &mut all).ok()?;
         PreviousBytes::Memory(std::io::Cursor::new(all))
@@ -411,10 +423,14 @@ impl<'a> Packing<'a> {
     /// A one-entry archive holding `data` compressed as `rel`: compressed off the writer's
     /// thread, then copied into the EPUB as it is.
     fn compress_alone(&self, rel: &str, data: &[u8]) -> Result<Vec<u8>> {
+        self.one_entry(rel, self.deflated, data)
+    }
+
+    /// A one-entry archive holding `data` as `rel`, written with `options`.
+    fn one_entry(&self, rel: &str, options: SimpleFileOptions, data: &[u8]) -> Result<Vec<u8>> {
         // Never dropped unfinished, for the same reason as the EPUB's writer.
         let mut one = ManuallyDrop::new(ZipWriter::new(std::io::Cursor::new(Vec::new())));
-        one.start_file(rel, self.deflated)
-            .map_err(|e| self.zip_err(e))?;
+        one.start_file(rel, options).map_err(|e| self.zip_err(e))?;
         one.write_all(data).map_err(|e| self.write_err(e))?;
         let one = ManuallyDrop::into_inner(one);
         Ok(one.finish().map_err(|e| self.zip_err(e))?.into_inner())
@@ -449,6 +465,50 @@ impl<'a> Packing<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Packs the EPUB into `out` by splicing (see [`splice`]): the entries of the previous
+    /// EPUB that are unchanged are copied from it as they are, the others made here. Returns
+    /// how many were copied.
+    fn splice(
+        &self,
+        names: &[String],
+        spliced: &splice::Previous,
+        lookup: Option<&Previous>,
+        out: &std::fs::File,
+        crcs: Option<&Path>,
+    ) -> Result<usize> {
+        let mut splice = splice::Splice::new(out);
+        let io = |e| self.write_err(e);
+        splice
+            .add(&self.one_entry("mimetype", self.stored, MIMETYPE)?)
+            .map_err(io)?;
+        let mut reused = 0;
+        let mut kept: Vec<(String, FileStamp, u32)> = Vec::new();
+        for batch in names.chunks(PACK_BATCH) {
+            let found = self.make_batch(batch, lookup)?;
+            for (rel, (entry, known)) in batch.iter().zip(found) {
+                if let Some((stamp, crc)) = known {
+                    kept.push((rel.clone(), stamp, crc));
+                }
+                match entry {
+                    Entry::Reused(_) => {
+                        reused += 1;
+                        splice.copy(spliced, rel).map_err(io)?;
+                    }
+                    Entry::Stored(data) => splice
+                        .add(&self.one_entry(rel, self.stored, &data)?)
+                        .map_err(io)?,
+                    Entry::Compressed(one) => splice.add(&one).map_err(io)?,
+                }
+            }
+        }
+        if let Some(dir) = crcs {
+            Crcs::from_iter(kept).save(dir);
+        }
+        splice.finish().map_err(io)?;
+        out.sync_all().map_err(io)?;
+        Ok(reused)
     }
 
     /// Finishes the archive and puts it on disk (flushed and synced) before it is verified.
