@@ -326,15 +326,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     r.add(std::mem::take(&mut loaded.warnings));
     r.enter(Step::Read);
     let logged = r.log.len();
-    let inputs = opts.inputs.as_deref();
-    let mut resolved = read::read_and_resolve(
-        project,
-        &mut loaded.book,
-        read::Memo::Use,
-        inputs,
-        &mut r.log,
-    )
-    .map_err(|e| r.leveled_error(e))?;
+    let mut resolved = r.read_and_resolve(&mut loaded.book, read::Memo::Use)?;
     // Resolving rewrote the documents on the workers: what it freed goes back before the
     // pages are written.
     crate::memory::give_back_everywhere();
@@ -346,14 +338,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     {
         // The memo counts on pages the page cache no longer holds: the whole book again.
         r.log.truncate(logged);
-        resolved = read::read_and_resolve(
-            project,
-            &mut loaded.book,
-            read::Memo::Ignore,
-            inputs,
-            &mut r.log,
-        )
-        .map_err(|e| r.leveled_error(e))?;
+        resolved = r.read_and_resolve(&mut loaded.book, read::Memo::Ignore)?;
         templates = chapters::Templates::load(project, &loaded.book, &resolved, time, opts)?;
     }
     r.add(std::mem::take(&mut resolved.warnings));
@@ -420,6 +405,18 @@ impl Run<'_> {
     }
 
     /// A stage's failure, its findings at the levels the book set.
+    /// Reads and resolves the book (see [`read::read_and_resolve`]); its errors at the levels
+    /// the book set.
+    fn read_and_resolve(
+        &mut self,
+        book: &mut Book,
+        memo: read::Memo,
+    ) -> Result<crate::xref::Resolved> {
+        let inputs = self.opts.inputs.as_deref();
+        let resolved = read::read_and_resolve(self.project, book, memo, inputs, &mut self.log);
+        resolved.map_err(|e| self.leveled_error(e))
+    }
+
     fn leveled_error(&self, e: Error) -> Error {
         match e {
             Error::Book(found) => Error::Book(self.leveled(found)),

@@ -132,6 +132,34 @@ struct Stub {
     number: Option<String>,
 }
 
+impl Stub {
+    /// What the pages need of a resolved chapter but its document.
+    fn of(ch: &Chapter) -> Stub {
+        Stub {
+            title: ch.title.clone(),
+            toc: ch.toc.clone(),
+            footnotes: ch.footnotes.clone(),
+            endnotes: ch.endnotes.clone(),
+            lang: ch.lang.clone(),
+            number: ch.number.clone(),
+        }
+    }
+
+    /// Gives a chapter left unloaded what it had when it was resolved.
+    fn fill(self, ch: &mut Chapter) {
+        let Stub {
+            title,
+            toc,
+            footnotes,
+            endnotes,
+            lang,
+            number,
+        } = self;
+        (ch.title, ch.toc, ch.footnotes, ch.endnotes) = (title, toc, footnotes, endnotes);
+        (ch.lang, ch.number) = (lang, number);
+    }
+}
+
 /// A resource as kept (its media type by name).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct KeptResource {
@@ -286,14 +314,7 @@ impl Recorded {
                     after: n.after,
                     numbering: warnings.get(n.warnings.clone())?.to_vec(),
                     linked,
-                    stub: Stub {
-                        title: ch.title.clone(),
-                        toc: ch.toc.clone(),
-                        footnotes: ch.footnotes.clone(),
-                        endnotes: ch.endnotes.clone(),
-                        lang: ch.lang.clone(),
-                        number: ch.number.clone(),
-                    },
+                    stub: Stub::of(ch),
                     digest: digest.clone()?,
                 })
             })
@@ -407,20 +428,7 @@ pub fn resolve_again(
     for (ci, ch) in chapters.iter_mut().enumerate() {
         let m = &mut memo.chapters[ci];
         if !fresh[ci] {
-            let Stub {
-                title,
-                toc,
-                footnotes,
-                endnotes,
-                lang,
-                number,
-            } = m.stub.clone();
-            ch.title = title;
-            ch.toc = toc;
-            ch.footnotes = footnotes;
-            ch.endnotes = endnotes;
-            ch.lang = lang;
-            ch.number = number;
+            m.stub.clone().fill(ch);
             digests.push(Some(m.digest.clone()));
             continue;
         }
@@ -428,14 +436,7 @@ pub fn resolve_again(
         digests.push(Some(m.digest.clone()));
         m.numbering = numbering[ci].take()?;
         m.linked = kept_now[ci].clone()?;
-        m.stub = Stub {
-            title: ch.title.clone(),
-            toc: ch.toc.clone(),
-            footnotes: ch.footnotes.clone(),
-            endnotes: ch.endnotes.clone(),
-            lang: ch.lang.clone(),
-            number: ch.number.clone(),
-        };
+        m.stub = Stub::of(ch);
     }
     let mut resources: Vec<Resource> = resources.into_values().collect();
     resources.sort_by(|a, b| a.href.cmp(&b.href));
@@ -518,17 +519,23 @@ mod tests {
         Key::new("test").value(value).finish()
     }
 
+    /// The book of [`book`] in `dir`, resolved whole, with its memo and image checks.
+    fn memoised(dir: &std::path::Path) -> (Recorded, ImageChecks) {
+        let (book, docs) = book(dir, CH2);
+        let mut images = ImageChecks::default();
+        let (_, memo) = resolve_recording(&book, docs, &HashMap::new(), &mut images, true).unwrap();
+        let memo = memo.expect("a book without index terms or page markers is memoised");
+        (memo, images)
+    }
+
     /// Resolving one edited chapter against the memo gives what resolving the whole book gives:
     /// the same chapters (by digest), findings in the same order, the same resources, and the
     /// memo the whole book would leave.
     #[test]
     fn a_chapter_resolved_again_is_the_book_resolved_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let (book, docs) = book(dir.path(), CH2);
+        let (memo, mut images) = memoised(dir.path());
         let empty = HashMap::new();
-        let mut images = ImageChecks::default();
-        let (_, memo) = resolve_recording(&book, docs, &empty, &mut images, true).unwrap();
-        let memo = memo.expect("a book without index terms or page markers is memoised");
 
         // A paragraph, and a figure without an id (numbered in its chapter, referred to by none).
         let edited = format!("{CH2}\nOne more paragraph.\n\n![Another](images/cat.gif)\n");
@@ -601,11 +608,7 @@ mod tests {
     #[test]
     fn an_edit_other_chapters_see_needs_the_whole_book() {
         let dir = tempfile::tempdir().unwrap();
-        let (book, docs) = book(dir.path(), CH2);
-        let empty = HashMap::new();
-        let mut images = ImageChecks::default();
-        let (_, memo) = resolve_recording(&book, docs, &empty, &mut images, true).unwrap();
-        let memo = memo.unwrap();
+        let (memo, mut images) = memoised(dir.path());
         for edited in [
             CH2.replace("# Two", "# Two renamed"),
             format!("{CH2}\n## A section {{#sec}}\n"),
