@@ -144,7 +144,7 @@ class Book:
         return found[0] if len(found) == 1 else None
 
     def sources(self):
-        exts = {"docbook": {".xml", ".docbook", ".ent"}, "review": {".re"}, "markdown": {".md"}}
+        exts = {"docbook": {".xml", ".docbook", ".ent"}, "review": {".re"}, "markdown": {".md", ".markdown"}}
         return exts[self.fmt]
 
     def clean(self):
