@@ -42,6 +42,17 @@ pub fn probe(
     opts: &BuildOptions,
     commit: Option<&str>,
 ) -> Option<Probe> {
+    probe_with(project, dir, opts, || commit.map(str::to_string))
+}
+
+/// [`probe`], asking for the commit only once the book's files are stamped: git may be
+/// answering meanwhile (see [`crate::cmd::Commit`]).
+pub fn probe_with(
+    project: &Project,
+    dir: &Path,
+    opts: &BuildOptions,
+    commit: impl FnOnce() -> Option<String>,
+) -> Option<Probe> {
     if !opts.pack
         || opts.epubcheck
         || opts.external_links
@@ -63,8 +74,7 @@ pub fn probe(
     let mut key = Key::new("fresh")
         .bytes(dir.as_os_str().as_encoded_bytes())
         .value(&opts.hooks)
-        .bytes(epoch.as_encoded_bytes())
-        .bytes(commit.unwrap_or("").as_bytes());
+        .bytes(epoch.as_encoded_bytes());
     let outputs = project.outputs();
     let mut files = Vec::new();
     let root = &project.root;
@@ -90,7 +100,9 @@ pub fn probe(
             .value(&stamp.written());
         listed.push((path, stamp));
     }
-    let key = key.finish()?;
+    let key = key
+        .bytes(commit().unwrap_or_default().as_bytes())
+        .finish()?;
     // The stamp's file is named for the book's path: one per target.
     let place = Key::new("fresh stamp")
         .bytes(dir.as_os_str().as_encoded_bytes())

@@ -24,14 +24,15 @@ pub fn run(project: &Project, req: &Request, opts: &BuildOptions) -> Exit {
         Ok(d) => d,
         Err(why) => return super::refuse(&why),
     };
-    let commit = opts
-        .pack
-        .then(|| crate::mail::commit_id(&project.root))
-        .flatten();
+    let commit = if opts.pack {
+        super::Commit::ask(&project.root)
+    } else {
+        super::Commit::known(None)
+    };
     let runner = BookRun {
         project,
         opts,
-        commit: commit.as_deref(),
+        commit: &commit,
         force: req.force,
         publish: true,
     };

@@ -58,10 +58,11 @@ pub fn run(project: &Project, books: &[String], opts: &BuildOptions, reports: &[
     term::err_line(Kind::Info, &line);
     // Every book is built (never skipped as up to date); the previews are published below, one
     // after another.
+    let known = super::Commit::known(commit.clone());
     let runner = super::BookRun {
         project,
         opts,
-        commit: commit.as_deref(),
+        commit: &known,
         force: true,
         publish: false,
     };
