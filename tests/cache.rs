@@ -418,4 +418,25 @@ fn a_text_edit_resolves_only_its_chapter_and_the_book_is_as_built_from_scratch()
     build("resolved 4 of 4 chapters");
     edit("ch02.md", &|t| t + "\n四つ目の段落。\n");
     build("resolved 1 of 4 chapters (ch02.md); the others are as they were");
+
+    // An image a chapter shows, changed in place under the same name: all again.
+    let png = book.join("images/pipeline.png");
+    let mut bytes = std::fs::read(&png).unwrap();
+    bytes.extend_from_slice(b"trailing bytes after IEND");
+    std::fs::write(&png, bytes).unwrap();
+    edit("ch02.md", &|t| t + "\n五つ目の段落。\n");
+    build("resolved 4 of 4 chapters");
+
+    // `--force` skips the up-to-date check: the build looks at the book's files itself, and
+    // the memo serves all the same.
+    let forced = |resolved: &str| {
+        let out = project.seihon(&["build", "--force"]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(line_of(&out, "resolved "), resolved, "{}", text(&out));
+    };
+    forced("resolved 0 of 4 chapters");
+    edit("ch02.md", &|t| t + "\n六つ目の段落。\n");
+    forced("resolved 1 of 4 chapters (ch02.md); the others are as they were");
+    edit("ch02.md", &|t| t + "\n七つ目の段落。\n");
+    build("resolved 1 of 4 chapters (ch02.md); the others are as they were");
 }
