@@ -469,6 +469,39 @@ pub struct ListedInputs {
     pub files: Vec<(PathBuf, FileStamp)>,
 }
 
+impl ListedInputs {
+    /// Every file under `roots` (see [`crate::files::list_inputs`]) in path order, stamped;
+    /// `None` when one cannot be. `book_folder` is the book's folder as `roots` name it.
+    pub fn stamp(book_folder: &Path, roots: &[PathBuf], outputs: &[PathBuf]) -> Option<Self> {
+        use rayon::prelude::*;
+        let mut paths = Vec::new();
+        for root in roots {
+            crate::files::list_inputs(root, outputs, &mut paths);
+        }
+        paths.sort();
+        paths.dedup();
+        // Looked at in parallel: a book of images is thousands of stats.
+        let files = paths
+            .into_par_iter()
+            .map(|path| FileStamp::of(&path).map(|stamp| (path, stamp)))
+            .collect::<Option<Vec<_>>>()?;
+        Some(ListedInputs {
+            book_folder: book_folder.to_path_buf(),
+            files,
+        })
+    }
+
+    /// `key` with every file's path and stamp but those `left_out`.
+    pub fn hashed(&self, key: Key, left_out: impl Fn(&Path) -> bool) -> Key {
+        (self.files.iter())
+            .filter(|(path, _)| !left_out(path))
+            .fold(key, |key, (path, stamp)| {
+                key.bytes(path.as_os_str().as_encoded_bytes())
+                    .value(&stamp.written())
+            })
+    }
+}
+
 /// What a file looked like: its size, modification time and inode (see
 /// [`FileStamp::unchanged_since`]; two stamps are equal when that holds). Not its change
 /// time: the build's own hard links to a file change it on every build, and a stamp that kept

@@ -71,35 +71,19 @@ pub fn probe_with(
         return None;
     }
     let epoch = std::env::var_os("SOURCE_DATE_EPOCH").unwrap_or_default();
-    let mut key = Key::new("fresh")
+    let key = Key::new("fresh")
         .bytes(dir.as_os_str().as_encoded_bytes())
         .value(&opts.hooks)
         .bytes(epoch.as_encoded_bytes());
-    let outputs = project.outputs();
-    let mut files = Vec::new();
     let root = &project.root;
-    for name in ["seihon.yml", "templates", "filters", "checks"] {
-        crate::files::list_inputs(&root.join(name), &outputs, &mut files);
-    }
-    for shared in &project.config.shared_dirs {
-        crate::files::list_inputs(shared, &outputs, &mut files);
-    }
-    crate::files::list_inputs(folder, &outputs, &mut files);
-    files.sort();
-    files.dedup();
-    // Looked at in parallel (a book of images is thousands of stats), hashed in order.
-    let stamps: Vec<Option<FileStamp>> = {
-        use rayon::prelude::*;
-        files.par_iter().map(|path| FileStamp::of(path)).collect()
-    };
-    let mut listed = Vec::with_capacity(files.len());
-    for (path, stamp) in files.into_iter().zip(stamps) {
-        let stamp = stamp?;
-        key = key
-            .bytes(path.as_os_str().as_encoded_bytes())
-            .value(&stamp.written());
-        listed.push((path, stamp));
-    }
+    let mut roots: Vec<PathBuf> = ["seihon.yml", "templates", "filters", "checks"]
+        .iter()
+        .map(|name| root.join(name))
+        .collect();
+    roots.extend(project.config.shared_dirs.iter().cloned());
+    roots.push(folder.to_path_buf());
+    let inputs = ListedInputs::stamp(folder, &roots, &project.outputs())?;
+    let key = inputs.hashed(key, |_| false);
     let key = key
         .bytes(commit().unwrap_or_default().as_bytes())
         .finish()?;
@@ -109,10 +93,7 @@ pub fn probe_with(
         .finish()?;
     let place = &place[..16];
     Some(Probe {
-        inputs: std::sync::Arc::new(ListedInputs {
-            book_folder: folder.to_path_buf(),
-            files: listed,
-        }),
+        inputs: std::sync::Arc::new(inputs),
         key,
         stamp: project
             .root

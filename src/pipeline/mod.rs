@@ -404,7 +404,6 @@ impl Run<'_> {
         self.findings.extend(found);
     }
 
-    /// A stage's failure, its findings at the levels the book set.
     /// Reads and resolves the book (see [`read::read_and_resolve`]); its errors at the levels
     /// the book set.
     fn read_and_resolve(
@@ -417,6 +416,7 @@ impl Run<'_> {
         resolved.map_err(|e| self.leveled_error(e))
     }
 
+    /// A stage's failure, its findings at the levels the book set.
     fn leveled_error(&self, e: Error) -> Error {
         match e {
             Error::Book(found) => Error::Book(self.leveled(found)),

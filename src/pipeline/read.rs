@@ -188,43 +188,22 @@ fn frame(project: &Project, book: &Book, inputs: Option<&ListedInputs>) -> Optio
         listed.book_folder == book.root
             || listed.book_folder.canonicalize().ok() == book.root.canonicalize().ok()
     };
-    if let Some(listed) = inputs.filter(same_folder) {
-        // The chapters' paths as the listing has them.
-        let chapters: std::collections::HashSet<PathBuf> = (book.chapters.iter())
-            .filter_map(|c| c.path.strip_prefix(&book.root).ok())
-            .map(|rel| listed.book_folder.join(rel))
-            .collect();
-        let files = (listed.files.iter()).filter(|(path, _)| !chapters.contains(path));
-        return files
-            .fold(key, |key, (path, stamp)| {
-                key.bytes(path.as_os_str().as_encoded_bytes())
-                    .value(&stamp.written())
-            })
-            .finish();
-    }
-    let chapters: std::collections::HashSet<&Path> =
-        book.chapters.iter().map(|c| c.path.as_path()).collect();
-    let outputs = project.outputs();
-    let mut files = Vec::new();
-    crate::files::list_inputs(&project.root.join("seihon.yml"), &outputs, &mut files);
-    crate::files::list_inputs(&book.root, &outputs, &mut files);
-    for shared in &book.shared_dirs {
-        crate::files::list_inputs(shared, &outputs, &mut files);
-    }
-    files.retain(|f| !chapters.contains(f.as_path()));
-    files.sort();
-    files.dedup();
-    let stamps: Vec<Option<crate::cache::FileStamp>> = files
-        .par_iter()
-        .map(|path| crate::cache::FileStamp::of(path))
+    let stamped;
+    let listed = match inputs.filter(same_folder) {
+        Some(listed) => listed,
+        None => {
+            let mut roots = vec![project.root.join("seihon.yml"), book.root.clone()];
+            roots.extend(book.shared_dirs.iter().cloned());
+            stamped = ListedInputs::stamp(&book.root, &roots, &project.outputs())?;
+            &stamped
+        }
+    };
+    // The chapters' paths as the listing has them.
+    let chapters: std::collections::HashSet<PathBuf> = (book.chapters.iter())
+        .filter_map(|c| c.path.strip_prefix(&book.root).ok())
+        .map(|rel| listed.book_folder.join(rel))
         .collect();
-    let mut key = key;
-    for (path, stamp) in files.iter().zip(stamps) {
-        key = key
-            .bytes(path.as_os_str().as_encoded_bytes())
-            .value(&stamp?.written());
-    }
-    key.finish()
+    listed.hashed(key, |path| chapters.contains(path)).finish()
 }
 
 /// An unknown block command is reported once per book, where it is first used (each chapter
