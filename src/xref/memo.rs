@@ -405,15 +405,13 @@ pub fn resolve_again(
             })
             .collect()
     };
+    // What the chapters linked now leave for the next memo (none when one cannot be kept).
     let kept_now: Vec<Option<LinkedMemo>> = (linked_now.iter())
-        .map(|l| l.as_ref().map(LinkedMemo::of))
         .map(|l| match l {
-            Some(None) => Err(()),
-            Some(Some(kept)) => Ok(Some(kept)),
-            None => Ok(None),
+            Some(l) => LinkedMemo::of(l).map(Some),
+            None => Some(None),
         })
-        .collect::<Result<_, ()>>()
-        .ok()?;
+        .collect::<Option<_>>()?;
     let linked = (memo.chapters.iter().zip(&mut linked_now))
         .map(|(m, now)| now.take().or_else(|| m.linked.linked()))
         .collect::<Option<Vec<Linked>>>()?;
