@@ -110,7 +110,9 @@ impl Element {
 
     /// The local part of the name: `include` of `xi:include`.
     pub fn local_name(&self) -> &str {
-        match self.name.rfind(':') {
+        // A plain loop over the few bytes of a name: `rfind` sets up a fast search meant for
+        // long texts, and this is asked for all the time (an eighth of reading a DocBook book).
+        match self.name.bytes().rposition(|b| b == b':') {
             Some(i) => &self.name[i + 1..],
             None => &self.name,
         }

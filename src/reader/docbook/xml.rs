@@ -1667,6 +1667,18 @@ impl Loader {
     fn resolve(&mut self, e: &mut Element, scope: &mut Vec<(String, String)>) {
         let mark = scope.len();
         push_namespaces(e, scope);
+        let includes = |n: &Node| matches!(n, Node::Element(c) if c.local_name() == "include");
+        if !e.children.iter().any(includes) {
+            // Nothing to replace here: the children stay where they are (taking every list
+            // apart and putting it together again was a tenth of loading a book).
+            for child in &mut e.children {
+                if let Node::Element(c) = child {
+                    self.resolve(c, scope);
+                }
+            }
+            scope.truncate(mark);
+            return;
+        }
         let children = std::mem::take(&mut e.children);
         let mut out = Vec::with_capacity(children.len());
         for child in children {
