@@ -440,3 +440,64 @@ fn a_text_edit_resolves_only_its_chapter_and_the_book_is_as_built_from_scratch()
     edit("ch02.md", &|t| t + "\n七つ目の段落。\n");
     build("resolved 1 of 4 chapters (ch02.md); the others are as they were");
 }
+
+/// A DocBook book is read whole every time (it is one document across files), but only the
+/// chapters whose documents changed are resolved again; a chapter title an xref shows elsewhere
+/// changes the other chapters too, and a new id, and everything is resolved again. Each time,
+/// the EPUB and the findings are what a build from scratch gives.
+#[test]
+fn a_docbook_edit_resolves_only_the_chapters_it_changed_and_the_book_is_as_built_from_scratch() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/docbook-guide"), "guide");
+    let build = |resolved: &str| {
+        let out = project.seihon(&["build"]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(line_of(&out, "resolved "), resolved, "{}", text(&out));
+        let fresh = TempProject::new();
+        fresh.add_book(&book, "guide");
+        let cold = fresh.seihon(&["build"]);
+        assert!(cold.status.success(), "{}", text(&cold));
+        assert_eq!(line_of(&cold, "resolved "), "resolved 5 of 5 chapters");
+        assert_eq!(warnings_of(&out), warnings_of(&cold));
+        assert!(
+            std::fs::read(fresh.epub("guide")).unwrap()
+                == std::fs::read(project.epub("guide")).unwrap(),
+            "the EPUB differs from one built from scratch"
+        );
+    };
+    build("resolved 5 of 5 chapters");
+    let edit = |name: &str, edit: &dyn Fn(String) -> String| {
+        let path = book.join(name);
+        let was = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, edit(was)).unwrap();
+    };
+    // The chapter in an entity file.
+    edit("tools.xml", &|t| {
+        t.replacen("<para>Build", "<para>First, build", 1)
+    });
+    build("resolved 1 of 5 chapters (tools.xml); the others are as they were");
+    assert!(read_entry(&project.epub("guide"), "item/xhtml/tools.xhtml").contains("First, build"));
+    // A chapter in the main file, with a broken link added (a warning of its own).
+    edit("guide.xml", &|t| {
+        t.replacen(
+            "and chapters hold sections.",
+            "and chapters hold <xref linkend=\"nowhere\"/> sections.",
+            1,
+        )
+    });
+    build("resolved 1 of 5 chapters (guide.xml); the others are as they were");
+    // A title the preface's xref shows: the text the reader gives every xref changes.
+    edit("tools.xml", &|t| {
+        t.replacen("<title>Tools</title>", "<title>Tooling</title>", 1)
+    });
+    build("resolved 5 of 5 chapters");
+    // A new id another chapter may point at: all again, then one chapter.
+    edit("tools.xml", &|t| {
+        t.replacen("<para>A listing", "<para id=\"p-listing\">A listing", 1)
+    });
+    build("resolved 5 of 5 chapters");
+    edit("tools.xml", &|t| {
+        t.replacen("this command", "this one command", 1)
+    });
+    build("resolved 1 of 5 chapters (tools.xml); the others are as they were");
+}

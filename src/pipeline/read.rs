@@ -37,9 +37,17 @@ enum Plan {
         /// The chapters read anew, in order: their documents are `docs`.
         changed: Vec<usize>,
         record: Record,
-        /// The other chapters' inputs, to read them all when the memo cannot be used.
-        prepared: Vec<Prepared>,
+        /// The other chapters, to resolve them all when the memo cannot be used.
+        rest: Rest,
     },
+}
+
+/// The chapters not read anew, for resolving the whole book after all.
+enum Rest {
+    /// Their inputs, to be read (from the chapter cache).
+    Unread(Vec<Prepared>),
+    /// Every chapter's document, read already (a DocBook book is read whole).
+    Read(Vec<Document>),
 }
 
 /// What a build's memo says of reading: the frame it was made in and every chapter's reading.
@@ -68,7 +76,7 @@ fn read(
     log: &mut Vec<String>,
 ) -> ReadBook {
     if let Some(main) = book.docbook.clone() {
-        return read_docbook(book, &main);
+        return read_docbook(project, book, &main, memo, inputs);
     }
     let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
     let mut prepared: Vec<Prepared> = book
@@ -77,7 +85,7 @@ fn read(
         .map(|src| prepare(book, src))
         .collect();
     let keys: Vec<Option<String>> = prepared.iter().map(|p| p.key.clone()).collect();
-    let frame = frame(project, book, inputs);
+    let frame = frame(project, book, inputs, None);
     let again = (memo == Memo::Use)
         .then_some(frame.as_ref())
         .flatten()
@@ -153,7 +161,7 @@ fn read(
             memo: Box::new(memo),
             changed,
             record,
-            prepared,
+            rest: Rest::Unread(prepared),
         },
         (_, record) => Plan::Whole { record },
     };
@@ -174,16 +182,29 @@ const MEMO: &str = "resolve memo";
 /// files links point at). Taken from `inputs` when the up-to-date check listed the book's
 /// folder (what it lists is more: the project's templates and filters too). `None` when some
 /// file cannot be looked at.
-fn frame(project: &Project, book: &Book, inputs: Option<&ListedInputs>) -> Option<String> {
+///
+/// For a DocBook book, `docbook` holds the files its reading read, which are left out like
+/// chapters (what they say is all in the chapters, the metadata and the cross-reference
+/// texts), and those texts, which are in.
+fn frame(
+    project: &Project,
+    book: &Book,
+    inputs: Option<&ListedInputs>,
+    docbook: Option<(&[PathBuf], &HashMap<String, String>)>,
+) -> Option<String> {
     // The Re:VIEW settings hold a map, whose debug form is in no set order: they go in by
     // value, the rest of the book by its debug form (every field, whatever is added).
     let rest = Book {
         review: None,
         ..book.clone()
     };
-    let key = crate::cache::Key::new("resolve frame")
+    let mut key = crate::cache::Key::new("resolve frame")
         .value(&book.review)
         .bytes(format!("{rest:?}").as_bytes());
+    if let Some((_, texts)) = docbook {
+        let sorted: std::collections::BTreeMap<&String, &String> = texts.iter().collect();
+        key = key.value(&sorted);
+    }
     let same_folder = |listed: &&ListedInputs| {
         listed.book_folder == book.root
             || listed.book_folder.canonicalize().ok() == book.root.canonicalize().ok()
@@ -198,9 +219,11 @@ fn frame(project: &Project, book: &Book, inputs: Option<&ListedInputs>) -> Optio
             &stamped
         }
     };
-    // The chapters' paths as the listing has them.
+    // The chapters' paths (and a DocBook book's files) as the listing has them.
+    let read_files = docbook.map_or(&[][..], |(files, _)| files);
     let chapters: std::collections::HashSet<PathBuf> = (book.chapters.iter())
         .filter_map(|c| c.path.strip_prefix(&book.root).ok())
+        .chain(read_files.iter().map(PathBuf::as_path))
         .map(|rel| listed.book_folder.join(rel))
         .collect();
     listed.hashed(key, |path| chapters.contains(path)).finish()
@@ -255,13 +278,20 @@ fn resolve(
             memo,
             changed,
             record,
-            mut prepared,
+            rest,
         } => {
             // Kept for reading the whole book when the memo cannot be used.
             let now: Vec<(usize, Document)> = (changed.iter().copied())
                 .zip(docs.iter().map(|(_, doc)| doc.clone()))
                 .collect();
-            let again = xref::memo::resolve_again(book, &book.chapters, *memo, now, &mut images);
+            let again = xref::memo::resolve_again(
+                book,
+                &book.chapters,
+                *memo,
+                now,
+                &xref_texts,
+                &mut images,
+            );
             if let Some((mut resolved, mut next)) = again {
                 let names: Vec<String> = (changed.iter())
                     .map(|&c| book.chapters[c].rel.display().to_string())
@@ -282,17 +312,24 @@ fn resolve(
                 return Ok(resolved);
             }
             // Read the others too (from the chapter cache) and resolve the whole book.
-            let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
             let mut read_now: HashMap<usize, Document> = (changed.iter().copied())
                 .zip(docs.into_iter().map(|(_, doc)| doc))
                 .collect();
-            let others: Vec<Option<Document>> = (book.chapters.par_iter())
-                .zip(prepared.par_iter_mut())
-                .enumerate()
-                .map(|(ci, (src, prep))| {
-                    (!changed.contains(&ci)).then(|| materialise(book, src, prep, &cache).0.0)
-                })
-                .collect();
+            let others: Vec<Option<Document>> = match rest {
+                Rest::Read(all) => all.into_iter().map(Some).collect(),
+                Rest::Unread(mut prepared) => {
+                    let cache =
+                        crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
+                    (book.chapters.par_iter())
+                        .zip(prepared.par_iter_mut())
+                        .enumerate()
+                        .map(|(ci, (src, prep))| {
+                            (!changed.contains(&ci))
+                                .then(|| materialise(book, src, prep, &cache).0.0)
+                        })
+                        .collect()
+                }
+            };
             docs = (book.chapters.iter().zip(others).enumerate())
                 .map(|(ci, (src, doc))| {
                     let doc = doc.or_else(|| read_now.remove(&ci));
@@ -509,10 +546,10 @@ fn read_chapter(
 }
 
 /// A DocBook book's metadata and chapters, which only reading its document gives (what
-/// `seihon list` shows); the document itself is not kept.
+/// `seihon list` shows).
 pub fn read_docbook_metadata(book: &mut Book) {
     if let Some(main) = book.docbook.clone() {
-        let _ = read_docbook(book, &main);
+        let _ = load_docbook(book, &main);
     }
 }
 
@@ -535,8 +572,17 @@ fn catalogs(book: &Book) -> Vec<reader::docbook::catalog::Named> {
     all
 }
 
+/// What reading a DocBook document gives besides the book's chapters and metadata.
+struct DocBookRead {
+    docs: Vec<(ChapterSource, Document)>,
+    findings: Vec<Finding>,
+    xref_texts: HashMap<String, String>,
+    /// Every file read, as the reader names them.
+    files: Vec<PathBuf>,
+}
+
 /// Reads a DocBook book and fills in its chapters and metadata (the document's `info`).
-fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
+fn load_docbook(book: &mut Book, main: &Path) -> DocBookRead {
     let root = book
         .root
         .canonicalize()
@@ -562,11 +608,79 @@ fn read_docbook(book: &mut Book, main: &Path) -> ReadBook {
         })
         .collect();
     book.chapters = docs.iter().map(|(s, _)| s.clone()).collect();
-    ReadBook {
+    DocBookRead {
         docs,
         findings,
         xref_texts: db.xref_texts,
-        plan: Plan::Whole { record: None },
+        files: db.files,
+    }
+}
+
+/// Reads a DocBook book, which is one document across files: whole, every time. Resolving
+/// it need not be: each chapter's key is its source and its document as read, and when the
+/// memo of the last build was made in the same frame (the cross-reference texts included),
+/// only the chapters whose key changed are resolved again.
+fn read_docbook(
+    project: &Project,
+    book: &mut Book,
+    main: &Path,
+    memo: Memo,
+    inputs: Option<&ListedInputs>,
+) -> ReadBook {
+    let DocBookRead {
+        mut docs,
+        findings,
+        xref_texts,
+        files,
+    } = load_docbook(book, main);
+    // (A book with errors is never kept: its messages always come fresh.)
+    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    let frame = (!failed)
+        .then(|| frame(project, book, inputs, Some((&files, &xref_texts))))
+        .flatten();
+    let record = frame.and_then(|frame| {
+        let reads = (docs.par_iter())
+            .map(|(src, doc)| {
+                Some(xref::memo::ReadMemo {
+                    key: crate::cache::Key::new("docbook chapter")
+                        .value(src)
+                        .value(doc)
+                        .finish()?,
+                    findings: Vec::new(),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Record { frame, reads })
+    });
+    let again = (memo == Memo::Use)
+        .then_some(record.as_ref())
+        .flatten()
+        .and_then(|record| {
+            let kept: xref::memo::Recorded =
+                crate::cache::load_one(&project.kept_dir(Kept::Resolve, &book.id), MEMO)?;
+            let keys: Vec<Option<String>> =
+                record.reads.iter().map(|r| Some(r.key.clone())).collect();
+            let changed = xref::memo::changed(&kept.reads, &keys)?;
+            (kept.frame == record.frame).then_some((kept, changed))
+        });
+    let plan = match (again, record) {
+        (Some((memo, changed)), Some(record)) => {
+            let all: Vec<Document> = docs.iter().map(|(_, doc)| doc.clone()).collect();
+            docs = (changed.iter()).map(|&c| docs[c].clone()).collect();
+            Plan::Again {
+                memo: Box::new(memo),
+                changed,
+                record,
+                rest: Rest::Read(all),
+            }
+        }
+        (_, record) => Plan::Whole { record },
+    };
+    ReadBook {
+        docs,
+        findings,
+        xref_texts,
+        plan,
     }
 }
 

@@ -338,10 +338,11 @@ pub fn resolve_again(
     sources: &[ChapterSource],
     mut memo: Recorded,
     changed: Vec<(usize, Document)>,
+    xref_texts: &HashMap<String, String>,
     images: &mut ImageChecks,
 ) -> Option<(Resolved, Recorded)> {
     let n = sources.len();
-    if memo.chapters.len() != n || book.docbook.is_some() {
+    if memo.chapters.len() != n {
         return None;
     }
     let mut fresh = vec![false; n];
@@ -360,8 +361,7 @@ pub fn resolve_again(
             ch.lang = m.stub.lang.clone();
         }
     }
-    let empty = HashMap::new();
-    let mut r = Resolver::new(book, &chapters, &empty);
+    let mut r = Resolver::new(book, &chapters, xref_texts);
     // Pass 1 for each chapter read anew, on the tables as the chapters before it left them:
     // when it adds what it added last time, the tables are the memo's.
     let mut numbering: Vec<Option<Vec<Finding>>> = vec![None; n];
@@ -544,6 +544,7 @@ mod tests {
             &book.chapters,
             memo.clone(),
             vec![(1, doc)],
+            &HashMap::new(),
             &mut images,
         )
         .expect("a paragraph changes nothing the other chapters see");
@@ -585,7 +586,15 @@ mod tests {
         .unwrap();
         let (book, docs) = book_edited(dir.path(), &format!("{edited}\nAnd more.\n"));
         let now = vec![(1, docs[1].1.clone()), (2, docs[2].1.clone())];
-        let (two, next) = resolve_again(&book, &book.chapters, next, now, &mut images).unwrap();
+        let (two, next) = resolve_again(
+            &book,
+            &book.chapters,
+            next,
+            now,
+            &HashMap::new(),
+            &mut images,
+        )
+        .unwrap();
         let (whole, _) =
             resolve_recording(&book, docs, &empty, &mut ImageChecks::default(), true).unwrap();
         assert_eq!(two.unloaded, vec![true, false, false]);
@@ -594,8 +603,15 @@ mod tests {
         assert_eq!(two.resources, whole.resources);
 
         // Nothing changed: every chapter from the memo.
-        let (none, _) =
-            resolve_again(&book, &book.chapters, next, Vec::new(), &mut images).unwrap();
+        let (none, _) = resolve_again(
+            &book,
+            &book.chapters,
+            next,
+            Vec::new(),
+            &HashMap::new(),
+            &mut images,
+        )
+        .unwrap();
         assert_eq!(none.unloaded, vec![true, true, true]);
         assert_eq!(none.digests, whole.digests);
         assert_eq!(none.warnings, whole.warnings);
@@ -619,6 +635,7 @@ mod tests {
                 &book.chapters,
                 memo.clone(),
                 vec![(1, doc)],
+                &HashMap::new(),
                 &mut images,
             );
             assert!(again.is_none(), "{edited}");

@@ -85,6 +85,10 @@ pub struct DocBookBook {
     /// title (plain text), else the term of a `varlistentry`/`glossentry`, else "" (the
     /// resolver then falls back to a number or the enclosing chapter).
     pub xref_texts: HashMap<String, String>,
+    /// Every file read (the main file, entities, XIncludes, DTDs), as [`xml::Files`] names
+    /// them: relative to the book folder, or real paths for those from shared folders. What
+    /// they hold is all in the chapters, the metadata and `xref_texts`.
+    pub files: Vec<PathBuf>,
 }
 
 /// Reads a DocBook 4.x or 5 document: `main` is the main file, `root` the book folder that
@@ -118,6 +122,7 @@ pub fn read_with(
         meta: DocBookMeta::default(),
         chapters: Vec::new(),
         xref_texts: HashMap::new(),
+        files: loaded.files.all().to_vec(),
     };
     let Some(mut root_el) = loaded.root else {
         return (book, findings);

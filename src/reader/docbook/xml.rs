@@ -58,6 +58,11 @@ impl Files {
         (self.paths.len() - 1) as u32
     }
 
+    /// Every file, in the order first read.
+    pub fn all(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
     pub fn path(&self, file: u32) -> &Path {
         self.paths
             .get(file as usize)
