@@ -52,7 +52,7 @@ pub struct IndexEntry {
 }
 
 /// One place a term is marked.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Locator {
     /// The chapter's page inside the package folder, with the anchor's id
     /// (`xhtml/ch01.xhtml#idx-ch01-3`).
@@ -66,8 +66,10 @@ pub struct Locator {
     pub end: Option<Box<Locator>>,
 }
 
-/// A marked term, on the way into the index.
-struct Mark {
+/// A marked term, on the way into the index (kept in the resolve memo for the chapters not
+/// resolved again).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(super) struct Mark {
     levels: Vec<String>,
     locator: Locator,
     loc: Location,
@@ -87,19 +89,40 @@ struct Placed {
 
 impl Resolver<'_> {
     /// Anchors every index term and builds the index; `None` when the book makes none (it
-    /// marks no term, or turned the index off), and then no anchor is written.
-    pub(super) fn build_index(&mut self, chapters: &mut [Chapter]) -> Option<BookIndex> {
-        if !self.book.index.enabled {
-            return None;
+    /// marks no term, or turned the index off), and then no anchor is written. Also returns
+    /// each chapter's marks (none when no anchor is written).
+    pub(super) fn build_index(
+        &mut self,
+        chapters: &mut [Chapter],
+    ) -> (Option<BookIndex>, Vec<Vec<Mark>>) {
+        let places: Vec<bool> = chapters.iter().map(is_index_place).collect();
+        if !self.makes_index(&places) {
+            return (None, vec![Vec::new(); chapters.len()]);
         }
-        let place = chapters.iter().position(is_index_place);
-        if place.is_none() && self.book.index.placed_only {
-            return None;
-        }
+        let marks: Vec<Vec<Mark>> = (chapters.iter_mut().enumerate())
+            .map(|(ci, ch)| self.chapter_marks(ci, ch))
+            .collect();
+        (self.index_of(&marks, &places), marks)
+    }
+
+    /// Whether index terms are anchored and gathered: the book wants an index, and has a
+    /// place for it or lets it go after the last chapter. `places` says which chapters are
+    /// the index's place ([`is_index_place`]).
+    pub(super) fn makes_index(&self, places: &[bool]) -> bool {
+        self.book.index.enabled && (places.contains(&true) || !self.book.index.placed_only)
+    }
+
+    /// Gives each index term of chapter `ci` its anchor id; returns where each is marked.
+    pub(super) fn chapter_marks(&mut self, ci: usize, ch: &mut Chapter) -> Vec<Mark> {
         let mut marks = Vec::new();
-        for (ci, ch) in chapters.iter_mut().enumerate() {
-            self.anchor_terms(ci, ch, &mut marks);
-        }
+        self.anchor_terms(ci, ch, &mut marks);
+        marks
+    }
+
+    /// The index of every chapter's marks, in reading order (`None` when there are none).
+    pub(super) fn index_of(&mut self, marks: &[Vec<Mark>], places: &[bool]) -> Option<BookIndex> {
+        let place = places.iter().position(|&p| p);
+        let marks: Vec<Mark> = marks.iter().flatten().cloned().collect();
         if marks.is_empty() {
             return None;
         }
@@ -232,7 +255,7 @@ impl Resolver<'_> {
 }
 
 /// A chapter that is only the place of the index: its title, anchors and the mark.
-fn is_index_place(ch: &Chapter) -> bool {
+pub(super) fn is_index_place(ch: &Chapter) -> bool {
     let blocks = &ch.doc.blocks;
     blocks.iter().any(|b| matches!(b.kind, BlockKind::Index))
         && blocks.iter().all(|b| {

@@ -12,11 +12,15 @@
 //! whole book as before.
 //!
 //! The memo is only made for books whose resolving is what is kept here: no print page markers
-//! and no index terms (both book-wide lists made after pass 1), no errors, and no bibliography
-//! id defined twice (a later entry replaces an earlier one, which a chapter's part cannot say).
+//! (a book-wide list made after pass 1), no errors, and no bibliography id defined twice (a
+//! later entry replaces an earlier one, which a chapter's part cannot say). A book's index is:
+//! each chapter's index terms are kept with it, a chapter resolved again anchors its own (the
+//! anchors are ids of its part, so a term added or taken away resolves the whole book), and
+//! the index is gathered again from all of them.
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use super::index::{Mark, is_index_place};
 use super::labels::ObjectKind;
 use super::numbering::{ChapterCounters, Numbered1};
 use super::*;
@@ -250,6 +254,10 @@ struct ChapterMemo {
     linked: LinkedMemo,
     stub: Stub,
     digest: String,
+    /// Its index terms, where the book makes an index.
+    marks: Vec<Mark>,
+    /// Whether it is the index's place.
+    index_place: bool,
 }
 
 /// What reading one chapter gave, as the caller keeps it: its key and its findings.
@@ -271,24 +279,13 @@ pub struct Recorded {
     chapters: Vec<ChapterMemo>,
 }
 
-/// Whether a chapter leaves nothing for the book-wide lists made after pass 1: no print page
-/// markers (found by then) and no index terms.
-/// (Mutable only to be walked: nothing is changed.)
-pub(super) fn marks_free(book: &Book, ch: &mut Chapter) -> bool {
-    ch.pages.is_empty() && !has_index_terms(book, ch)
-}
-
-/// Whether the chapter marks index terms for the book's index (none is made when the book
-/// does not want one).
-fn has_index_terms(book: &Book, ch: &mut Chapter) -> bool {
-    if !book.index.enabled {
-        return false;
-    }
-    let mut found = false;
-    visit_all_inlines_mut(&mut ch.doc, &mut |i| {
-        found |= matches!(i.kind, InlineKind::IndexTerm { .. });
-    });
-    found
+/// What a book resolved whole gave, for its memo.
+pub(super) struct Kept<'a> {
+    pub numbered: &'a [Numbered1],
+    /// Every warning so far (pass 1's first).
+    pub warnings: &'a [Finding],
+    pub chapters: &'a [Chapter],
+    pub digests: &'a [Option<String>],
 }
 
 impl Recorded {
@@ -296,19 +293,24 @@ impl Recorded {
     /// all in it.
     pub(super) fn new(
         tables: Tables,
-        numbered: &[Numbered1],
-        warnings: &[Finding],
+        kept: Kept,
         linked: Vec<LinkedMemo>,
-        chapters: &[Chapter],
-        digests: &[Option<String>],
+        marks: Vec<Vec<Mark>>,
     ) -> Option<Recorded> {
+        let Kept {
+            numbered,
+            warnings,
+            chapters,
+            digests,
+        } = kept;
         // A bibliography id defined twice: the later entry took the earlier's place.
         let items = numbered.last().map_or(0, |n| n.after.bib as usize);
         if items != tables.bib_entries() || numbered.len() != chapters.len() {
             return None;
         }
         let chapters = (numbered.iter().zip(linked).zip(chapters).zip(digests))
-            .map(|(((n, linked), ch), digest)| {
+            .zip(marks)
+            .map(|((((n, linked), ch), digest), marks)| {
                 Some(ChapterMemo {
                     before: n.before,
                     after: n.after,
@@ -316,6 +318,8 @@ impl Recorded {
                     linked,
                     stub: Stub::of(ch),
                     digest: digest.clone()?,
+                    marks,
+                    index_place: is_index_place(ch),
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -362,6 +366,9 @@ pub fn resolve_again(
         }
     }
     let mut r = Resolver::new(book, &chapters, xref_texts);
+    let places: Vec<bool> = memo.chapters.iter().map(|m| m.index_place).collect();
+    let makes_index = r.makes_index(&places);
+    let mut marks_now: Vec<Option<Vec<Mark>>> = vec![None; n];
     // Pass 1 for each chapter read anew, on the tables as the chapters before it left them:
     // when it adds what it added last time, the tables are the memo's.
     let mut numbering: Vec<Option<Vec<Finding>>> = vec![None; n];
@@ -372,8 +379,15 @@ pub fn resolve_again(
         let m = &memo.chapters[c];
         let mut counters = m.before;
         r.number_chapter(c, &mut chapters[c], &mut counters);
-        if counters != m.after || !r.errors.is_empty() || has_index_terms(book, &mut chapters[c]) {
+        if counters != m.after || !r.errors.is_empty() {
             return None;
+        }
+        if is_index_place(&chapters[c]) != m.index_place {
+            return None;
+        }
+        // Its index anchors are ids of its part, as they were when the book was resolved whole.
+        if makes_index {
+            marks_now[c] = Some(r.chapter_marks(c, &mut chapters[c]));
         }
         if Part::of(&r, c) != memo.tables.parts[c] {
             return None;
@@ -386,6 +400,18 @@ pub fn resolve_again(
         }
     }
     memo.tables.restore(&mut r, restored..n);
+    // The index, of the marks of the chapters resolved now and the others' (a warning about
+    // them is not for here).
+    let mut index = None;
+    if makes_index {
+        let marks: Vec<Vec<Mark>> = (marks_now.iter().zip(&memo.chapters))
+            .map(|(now, m)| now.as_ref().unwrap_or(&m.marks).clone())
+            .collect();
+        index = r.index_of(&marks, &places);
+        if !r.warnings.is_empty() {
+            return None;
+        }
+    }
     // Pass 1's warnings in reading order, then pass 2's.
     r.warnings = (memo.chapters.iter().zip(&numbering))
         .flat_map(|(m, own)| own.as_ref().unwrap_or(&m.numbering).iter().cloned())
@@ -435,6 +461,7 @@ pub fn resolve_again(
         m.numbering = numbering[ci].take()?;
         m.linked = kept_now[ci].clone()?;
         m.stub = Stub::of(ch);
+        m.marks = marks_now[ci].take().unwrap_or_default();
     }
     let mut resources: Vec<Resource> = resources.into_values().collect();
     resources.sort_by(|a, b| a.href.cmp(&b.href));
@@ -443,7 +470,7 @@ pub fn resolve_again(
         resources,
         stylesheets,
         warnings: r.warnings,
-        index: None,
+        index,
         digests,
         unloaded: fresh.iter().map(|f| !f).collect(),
     };

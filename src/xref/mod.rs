@@ -408,13 +408,13 @@ pub fn resolve_recording(
     let after_pass_1 = r.warnings.len();
     r.number_pages(&mut chapters);
     // Index anchors after every id the author wrote is claimed, so they never take one.
-    let index = r.build_index(&mut chapters);
-    // What pass 2 reads, for the memo, when a chapter can be resolved again on its own.
+    let (index, marks) = r.build_index(&mut chapters);
+    // What pass 2 reads, for the memo, when a chapter can be resolved again on its own (the
+    // index's anchors taken: they are ids too).
     let tables = (record
         && r.warnings.len() == after_pass_1
         && r.errors.is_empty()
-        && index.is_none()
-        && chapters.iter_mut().all(|ch| memo::marks_free(book, ch)))
+        && chapters.iter().all(|ch| ch.pages.is_empty()))
     .then(|| memo::Tables::of(&r));
     // Pass 2: links, images, notes and references, now that every target is known; each
     // chapter on its own, in parallel, merged in order.
@@ -432,7 +432,13 @@ pub fn resolve_recording(
     let digests = digests(&chapters);
     let recorded = match (tables, linked_memo) {
         (Some(tables), Some(linked)) => {
-            memo::Recorded::new(tables, &numbered, &r.warnings, linked, &chapters, &digests)
+            let kept = memo::Kept {
+                numbered: &numbered,
+                warnings: &r.warnings,
+                chapters: &chapters,
+                digests: &digests,
+            };
+            memo::Recorded::new(tables, kept, linked, marks)
         }
         _ => None,
     };
