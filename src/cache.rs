@@ -6,6 +6,7 @@
 //! | what (where) | kept by | why it is safe |
 //! |---|---|---|
 //! | a chapter's reading: document and findings (`chapters/<id>/`) | the file's name, format and bytes, the Re:VIEW settings | reading depends on nothing else; a chapter with errors is never kept, so its messages come fresh |
+//! | a DocBook chapter's conversion: document, findings, the counters after it (`docbook/<id>/`) | where its element starts, the name and bytes of every file its elements come from, the counters and warnings before it, and what the whole book gives every chapter: the files no element comes from (the main file with its DTD subset, text entities, text XIncludes), the xref, endterm, range and callout tables, the language | converting a chapter reads nothing else of the tree |
 //! | a chapter's finished page (`pages/<id>/`) | the resolved chapter (every field, by value), the page context, the templates' texts, the filter chain's fingerprint, the style sheets | no entry at all with an external filter, whose output may depend on anything |
 //! | a generated page or file: cover page, title page, nav, colophon, index, style sheet, NCX, OPF (`generated/<id>/`) | the templates' texts, the template's name and everything its context holds ([`crate::pages::Keyed`]) | no filter runs on them; a template renders nothing but its context |
 //! | what the checks gathered from a page or an NCX (`checks/<id>/`) | the page's path, bytes and source positions | the facts are a function of these |

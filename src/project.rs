@@ -231,6 +231,8 @@ pub enum Kept {
     SparePreview,
     /// What resolving each chapter gave and found ([`crate::xref::memo`]).
     Resolve,
+    /// Each DocBook chapter as converted ([`crate::reader::docbook::ConvertedCache`]).
+    DocBook,
 }
 
 impl Kept {
@@ -246,6 +248,7 @@ impl Kept {
             Kept::Spare => "spare",
             Kept::SparePreview => "spare-preview",
             Kept::Resolve => "resolve",
+            Kept::DocBook => "docbook",
         }
     }
 }

@@ -76,7 +76,7 @@ fn read(
     log: &mut Vec<String>,
 ) -> ReadBook {
     if let Some(main) = book.docbook.clone() {
-        return read_docbook(project, book, &main, memo, inputs);
+        return read_docbook(project, book, &main, memo, inputs, log);
     }
     let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
     let mut prepared: Vec<Prepared> = book
@@ -549,7 +549,7 @@ fn read_chapter(
 /// `seihon list` shows).
 pub fn read_docbook_metadata(book: &mut Book) {
     if let Some(main) = book.docbook.clone() {
-        let _ = load_docbook(book, &main);
+        let _ = load_docbook(book, &main, None);
     }
 }
 
@@ -579,17 +579,30 @@ struct DocBookRead {
     xref_texts: HashMap<String, String>,
     /// Every file read, as the reader names them.
     files: Vec<PathBuf>,
+    /// Whether each chapter was converted now (not taken from the cache).
+    converted: Vec<bool>,
 }
 
-/// Reads a DocBook book and fills in its chapters and metadata (the document's `info`).
-fn load_docbook(book: &mut Book, main: &Path) -> DocBookRead {
+/// Reads a DocBook book and fills in its chapters and metadata (the document's `info`),
+/// taking the chapters converted before from `kept`.
+fn load_docbook(
+    book: &mut Book,
+    main: &Path,
+    kept: Option<&reader::docbook::ConvertedCache>,
+) -> DocBookRead {
     let root = book
         .root
         .canonicalize()
         .unwrap_or_else(|_| book.root.clone());
-    let (db, findings) =
-        reader::docbook::read_with(&root.join(main), &root, &book.shared_dirs, &catalogs(book));
+    let (db, findings) = reader::docbook::read_keeping(
+        &root.join(main),
+        &root,
+        &book.shared_dirs,
+        &catalogs(book),
+        kept,
+    );
     crate::book::docbook_info::apply_info(book, db.meta);
+    let converted = db.chapters.iter().map(|c| c.converted).collect();
     let docs: Vec<(ChapterSource, Document)> = db
         .chapters
         .into_iter()
@@ -613,6 +626,7 @@ fn load_docbook(book: &mut Book, main: &Path) -> DocBookRead {
         findings,
         xref_texts: db.xref_texts,
         files: db.files,
+        converted,
     }
 }
 
@@ -626,13 +640,29 @@ fn read_docbook(
     main: &Path,
     memo: Memo,
     inputs: Option<&ListedInputs>,
+    log: &mut Vec<String>,
 ) -> ReadBook {
     let DocBookRead {
         mut docs,
         findings,
         xref_texts,
         files,
-    } = load_docbook(book, main);
+        converted,
+    } = {
+        let kept = reader::docbook::ConvertedCache::new(project.kept_dir(Kept::DocBook, &book.id));
+        load_docbook(book, main, Some(&kept))
+    };
+    let names: Vec<String> = (docs.iter().zip(&converted))
+        .filter(|(_, c)| **c)
+        .map(|((src, _), _)| src.rel.display().to_string())
+        .collect();
+    log.push(how_much_again(
+        "converted",
+        "chapter",
+        &names,
+        docs.len(),
+        "the others are as they were",
+    ));
     // (A book with errors is never kept: its messages always come fresh.)
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     let frame = (!failed)

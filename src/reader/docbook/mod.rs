@@ -54,6 +54,7 @@ mod xml;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use crate::book::Role;
 use crate::codes;
@@ -75,6 +76,8 @@ pub struct DocBookChapter {
     pub doc: Document,
     /// The `epub:type` its element names beyond its role: `glossary`, `bibliography`, `index`.
     pub division: Option<&'static str>,
+    /// Whether it was converted by this reading (not taken as an earlier build converted it).
+    pub converted: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -116,6 +119,42 @@ pub fn read_with(
     shared: &[std::path::PathBuf],
     catalogs: &[catalog::Named],
 ) -> (DocBookBook, Vec<Finding>) {
+    read_keeping(main, root, shared, catalogs, None)
+}
+
+/// What converting one chapter gave, kept in a [`ConvertedCache`] by everything it depends
+/// on (see [`Conv::chapter`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct Converted {
+    doc: Document,
+    findings: Vec<Finding>,
+    after: State,
+}
+
+/// Chapters converted by earlier builds. Only ever a speed-up: every entry is found by a key
+/// of all its chapter's conversion depends on.
+pub type ConvertedCache = crate::cache::Cache<Converted>;
+
+/// What converting a chapter reads of the book-wide state and changes in it: the counters of
+/// generated labels, the last print page, and the element names warned about already.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct State {
+    bib_count: usize,
+    table_count: usize,
+    last_page: Option<String>,
+    unhandled: Vec<String>,
+}
+
+/// Like [`read_with`], taking the chapters whose conversion is in `kept` from it (the files
+/// are read and parsed whole all the same: ids, links and callouts are book-wide). Keeps in it
+/// what this reading converted, and nothing else.
+pub fn read_keeping(
+    main: &Path,
+    root: &Path,
+    shared: &[std::path::PathBuf],
+    catalogs: &[catalog::Named],
+    kept: Option<&ConvertedCache>,
+) -> (DocBookBook, Vec<Finding>) {
     let loaded = xml::load(main, root, shared, catalogs);
     let mut findings = loaded.findings;
     let mut book = DocBookBook {
@@ -135,8 +174,18 @@ pub fn read_with(
         conv.collect_ids(&root_el, &mut ids);
         conv.check_links(&root_el, &ids);
     }
+    if let Some(kept) = kept {
+        conv.kept = conv.context(&root_el).map(|context| Keeping {
+            cache: kept,
+            context,
+            used: std::collections::HashSet::new(),
+        });
+    }
     book.meta = conv.meta(&root_el);
     book.chapters = conv.top(&mut root_el);
+    if let Some(keeping) = conv.kept.take() {
+        keeping.cache.keep_only(&keeping.used);
+    }
     // (A file that did not parse has said so already.)
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     if book.chapters.is_empty() && !failed {
@@ -160,6 +209,15 @@ pub fn read_with(
 /// Where an id was first seen.
 struct IdSite<'a> {
     el: &'a Element,
+}
+
+/// The cache of converted chapters in use, with the part of every key that is the same for all
+/// chapters of the book.
+struct Keeping<'a> {
+    cache: &'a ConvertedCache,
+    context: String,
+    /// The keys of this reading's chapters.
+    used: HashSet<String>,
 }
 
 /// The converter's state for one book.
@@ -196,6 +254,8 @@ struct Conv<'a> {
     root: *const Element,
     /// The last print page number (a `beginpage` without one counts on from it).
     last_page: Option<String>,
+    /// Chapters converted before, when they are kept.
+    kept: Option<Keeping<'a>>,
 }
 
 impl<'a> Conv<'a> {
@@ -221,7 +281,74 @@ impl<'a> Conv<'a> {
             table_count: 0,
             root,
             last_page: None,
+            kept: None,
         }
+    }
+
+    fn state(&self) -> State {
+        let mut unhandled: Vec<String> = self.unhandled.iter().cloned().collect();
+        unhandled.sort();
+        State {
+            bib_count: self.bib_count,
+            table_count: self.table_count,
+            last_page: self.last_page.clone(),
+            unhandled,
+        }
+    }
+
+    fn set_state(&mut self, state: State) {
+        self.bib_count = state.bib_count;
+        self.table_count = state.table_count;
+        self.last_page = state.last_page;
+        self.unhandled = state.unhandled.into_iter().collect();
+    }
+
+    /// What converting any chapter depends on besides its own files and the state: the book
+    /// folder, the book's language, the texts and numbers the whole tree gave (xref texts,
+    /// endterms, index ranges, callouts), and the files no element of the tree comes from (the
+    /// main file with its DTD subset and the root's info, DTDs, entities of text alone, text
+    /// XIncludes), whose text may be anywhere.
+    fn context(&self, root: &Element) -> Option<String> {
+        fn sorted<V: serde::Serialize>(m: &HashMap<String, V>) -> Vec<(&String, &V)> {
+            let mut v: Vec<(&String, &V)> = m.iter().collect();
+            v.sort_by(|a, b| a.0.cmp(b.0));
+            v
+        }
+        let mut placed = Vec::new();
+        files_under(self.files, root, &mut placed);
+        let loose: Vec<(&Path, &str)> = (0..self.files.len())
+            .filter(|&f| f == 0 || self.files.textual(f) || !placed.contains(&f))
+            .map(|f| (self.files.path(f), self.files.digest(f)))
+            .collect();
+        crate::cache::Key::new("docbook conversion context")
+            .value(&self.folder)
+            .value(&self.lang)
+            .value(&loose)
+            .value(&sorted(&self.xref_texts))
+            .value(&sorted(&self.endterm_texts))
+            .value(&sorted(&self.range_starts))
+            .value(&sorted(&self.callouts))
+            .value(&sorted(&self.callout_of))
+            .value(&sorted(&self.areas))
+            .finish()
+    }
+
+    /// The key of a chapter's conversion: the context, where its element is, the name and bytes
+    /// of every file its elements come from, its role and the state before it.
+    fn chapter_key(&self, context: &str, el: &Element, role: Role) -> Option<String> {
+        let mut under = Vec::new();
+        files_under(self.files, el, &mut under);
+        let files: Vec<(&Path, &str)> = (under.iter())
+            .map(|&f| (self.files.path(f), self.files.digest(f)))
+            .collect();
+        let at = el.src.as_ref().map(|s| (&*s.file, s.line, s.col));
+        crate::cache::Key::new("docbook chapter")
+            .bytes(context.as_bytes())
+            .value(&at)
+            .value(&files)
+            .value(&role)
+            .value(&self.state())
+            .finish()
     }
 
     /// Where an element's start tag is.
@@ -494,6 +621,7 @@ impl<'a> Conv<'a> {
             role: Role::Body,
             doc,
             division: None,
+            converted: true,
         });
     }
 
@@ -503,7 +631,52 @@ impl<'a> Conv<'a> {
         self.chapter_file = file;
     }
 
+    /// A chapter (or part, or front page) converted, or taken as an earlier build converted
+    /// it when nothing it depends on has changed.
     fn chapter(&mut self, el: &Element, role: Role) -> DocBookChapter {
+        let Some(keeping) = &self.kept else {
+            return self.convert_chapter(el, role);
+        };
+        let Some(key) = self.chapter_key(&keeping.context, el, role) else {
+            return self.convert_chapter(el, role);
+        };
+        let cache = keeping.cache;
+        if let Some(k) = self.kept.as_mut() {
+            k.used.insert(key.clone());
+        }
+        let division = division_type(el.local_name());
+        if let Some(hit) = cache.get(&key) {
+            self.findings.extend(hit.findings);
+            self.set_state(hit.after);
+            return DocBookChapter {
+                role,
+                doc: hit.doc,
+                division,
+                converted: false,
+            };
+        }
+        let mark = self.findings.len();
+        let chapter = self.convert_chapter(el, role);
+        let findings = self.findings[mark..].to_vec();
+        // (One with errors is converted again next time: its messages always come fresh.)
+        if findings.iter().any(|f| f.severity == Severity::Error) {
+            return chapter;
+        }
+        let kept = Converted {
+            doc: chapter.doc,
+            findings,
+            after: self.state(),
+        };
+        cache.put(&key, &kept);
+        DocBookChapter {
+            role,
+            doc: kept.doc,
+            division,
+            converted: true,
+        }
+    }
+
+    fn convert_chapter(&mut self, el: &Element, role: Role) -> DocBookChapter {
         let file = self.files.of(el);
         self.start_chapter(file);
         let mut blocks = Vec::new();
@@ -520,6 +693,7 @@ impl<'a> Conv<'a> {
             role,
             doc,
             division,
+            converted: true,
         }
     }
 
@@ -551,6 +725,31 @@ impl<'a> Conv<'a> {
         let to_dir = normalize(&rel_of(self.chapter_file))?;
         Some(relative(&joined, &to_dir))
     }
+}
+
+/// The files the elements under `el` (and `el`) come from, each once, in order of first use.
+fn files_under(files: &Files, el: &Element, out: &mut Vec<u32>) {
+    fn walk<'e>(
+        files: &Files,
+        el: &'e Element,
+        last: &mut Option<&'e Arc<str>>,
+        out: &mut Vec<u32>,
+    ) {
+        if let Some(src) = &el.src
+            && !last.is_some_and(|l| Arc::ptr_eq(l, &src.file))
+        {
+            *last = Some(&src.file);
+            if let Some(f) = files.index_of(&src.file)
+                && !out.contains(&f)
+            {
+                out.push(f);
+            }
+        }
+        for c in el.child_elements() {
+            walk(files, c, last, out);
+        }
+    }
+    walk(files, el, &mut None, out);
 }
 
 /// Lexically normalizes a path relative to the book folder; `None` when it climbs out.

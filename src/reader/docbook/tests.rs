@@ -1664,3 +1664,76 @@ fn info_people_and_revisions() {
         Some("Drafted The Start. Added this, too.")
     );
 }
+
+/// A chapter's conversion is kept by its files' bytes and what the whole book gives it: text
+/// from files no element comes from (an entity of text alone, a text XInclude) changes every
+/// chapter's key, and so does a changed xref text; an unchanged book takes every chapter.
+#[test]
+fn kept_conversions_follow_text_entities_text_includes_and_xref_texts() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "book.xml",
+        r#"<?xml version="1.0"?>
+<!DOCTYPE book PUBLIC "-//OASIS//DTD DocBook XML V4.5//EN" "http://www.oasis-open.org/docbook/xml/4.5/docbookx.dtd" [
+<!ENTITY ver SYSTEM "ver.ent">
+<!ENTITY ch1 SYSTEM "ch1.xml">
+<!ENTITY ch2 SYSTEM "ch2.xml">
+]>
+<book><title>B</title>&ch1;&ch2;</book>"#,
+    );
+    write(
+        "ch1.xml",
+        r#"<chapter id="c1"><title>One</title><para>Version &ver;.</para>
+<programlisting><xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="code.txt" parse="text"/></programlisting></chapter>"#,
+    );
+    write(
+        "ch2.xml",
+        r#"<chapter id="c2"><title>Two</title><para>See <xref linkend="c1"/>.</para></chapter>"#,
+    );
+    write("ver.ent", "1.0");
+    write("code.txt", "print(1)");
+    let read = || {
+        // (A build opens the cache, reads, and keeps what it converted: each read is one.)
+        let kept = ConvertedCache::new(dir.path().join("kept"));
+        let main = dir.path().join("book.xml");
+        let (book, findings) = read_keeping(&main, dir.path(), &[], &[], Some(&kept));
+        no_errors(&findings);
+        let converted: Vec<bool> = book.chapters.iter().map(|c| c.converted).collect();
+        let text: Vec<String> = (book.chapters.iter())
+            .map(|c| format!("{:?}", c.doc.blocks))
+            .collect();
+        (converted, text)
+    };
+    let (converted, _) = read();
+    assert_eq!(converted, [true, true]);
+    assert_eq!(read().0, [false, false], "nothing changed");
+    write("ver.ent", "2.0");
+    let (converted, text) = read();
+    assert_eq!(converted, [true, true], "an entity of text alone");
+    assert!(
+        text[0].contains("2.0") && !text[0].contains("1.0"),
+        "{}",
+        text[0]
+    );
+    write("code.txt", "print(2)");
+    let (converted, text) = read();
+    assert_eq!(converted, [true, true], "a text XInclude");
+    assert!(text[0].contains("print(2)"), "{}", text[0]);
+    // Chapter one's own file: only it, unless what it gives the others changes.
+    write(
+        "ch1.xml",
+        &std::fs::read_to_string(dir.path().join("ch1.xml"))
+            .unwrap()
+            .replace("Version", "Release"),
+    );
+    assert_eq!(read().0, [true, false]);
+    write(
+        "ch1.xml",
+        &std::fs::read_to_string(dir.path().join("ch1.xml"))
+            .unwrap()
+            .replace("<title>One", "<title>First"),
+    );
+    // (The xref texts are the reader's, given to the resolver: every chapter is converted.)
+    assert_eq!(read().0, [true, true], "the title chapter two's xref shows");
+}

@@ -49,13 +49,42 @@ pub struct Files {
     paths: Vec<PathBuf>,
     /// Each path as text: the `src.file` of every element from that file, one shared string.
     names: Vec<Arc<str>>,
+    /// Each file's digest (of its bytes), once read.
+    digests: Vec<String>,
+    /// Whether each was included as text (an XInclude with `parse="text"`): no element says
+    /// where its text went.
+    textual: Vec<bool>,
 }
 
 impl Files {
     fn push(&mut self, path: PathBuf) -> u32 {
         self.names.push(Arc::from(path.to_string_lossy()));
         self.paths.push(path);
+        self.digests.push(String::new());
+        self.textual.push(false);
         (self.paths.len() - 1) as u32
+    }
+
+    /// How many files were read.
+    pub fn len(&self) -> u32 {
+        self.paths.len() as u32
+    }
+
+    /// The digest of a file's bytes ("" when it could not be read).
+    pub fn digest(&self, file: u32) -> &str {
+        self.digests.get(file as usize).map_or("", String::as_str)
+    }
+
+    /// Whether a file was included as text.
+    pub fn textual(&self, file: u32) -> bool {
+        self.textual.get(file as usize).copied().unwrap_or(false)
+    }
+
+    /// The file an element's `src` names (its shared string, else its text).
+    pub fn index_of(&self, name: &Arc<str>) -> Option<u32> {
+        (self.names.iter().position(|n| Arc::ptr_eq(n, name)))
+            .or_else(|| self.names.iter().position(|n| n == name))
+            .map(|i| i as u32)
     }
 
     /// Every file, in the order first read.
@@ -600,6 +629,10 @@ impl Loader {
 
     /// Bytes → text: UTF-8 (BOM skipped) or ISO-8859-1 when declared; anything else is an error.
     fn decode(&mut self, file: u32, bytes: Vec<u8>) -> String {
+        if let Some(d) = self.files.digests.get_mut(file as usize) {
+            let key = crate::cache::Key::new("docbook file").bytes(&bytes);
+            *d = key.finish().unwrap_or_default();
+        }
         let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
             Some(rest) => rest.to_vec(),
             None => bytes,
@@ -1795,7 +1828,12 @@ impl Loader {
                     Vec::new()
                 }
             }
-            Ok((_, text)) if parse_text => vec![Node::Text(text.replace("\r\n", "\n"))],
+            Ok((f, text)) if parse_text => {
+                if let Some(t) = self.files.textual.get_mut(f as usize) {
+                    *t = true;
+                }
+                vec![Node::Text(text.replace("\r\n", "\n"))]
+            }
             Ok((f, text)) => {
                 let canon = self.abs[f as usize].clone();
                 self.open.push(canon);
