@@ -511,8 +511,8 @@ fn a_docbook_edit_resolves_only_the_chapters_it_changed_and_the_book_is_as_built
         line_of(&out, "converted "),
         "converted 1 of 6 chapters (tools.xml); the others are as they were"
     );
-    // The first use of the unknown element taken away: the next chapter reports it now. The
-    // documents are as they were (the element's text was kept), so nothing is resolved again.
+    // The first use of the unknown element taken away: the next chapter reports it now. Their
+    // documents are as they were (the element's text was kept): nothing is resolved again.
     edit("tools.xml", &|t| {
         t.replacen("<blorb>command</blorb>", "command", 1)
     });

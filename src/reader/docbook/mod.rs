@@ -78,6 +78,10 @@ pub struct DocBookChapter {
     pub division: Option<&'static str>,
     /// Whether it was converted by this reading (not taken as an earlier build converted it).
     pub converted: bool,
+    /// The digest of its document (by value), when it is exactly what its kept conversion
+    /// gave (kept conversions in use, nothing added after): kept with the conversion, so that
+    /// it is not hashed again.
+    pub digest: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -127,6 +131,8 @@ pub fn read_with(
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Converted {
     doc: Document,
+    /// The document's digest ([`DocBookChapter::digest`]).
+    digest: String,
     findings: Vec<Finding>,
     after: State,
 }
@@ -531,6 +537,7 @@ impl<'a> Conv<'a> {
                 // An xref to the book itself shows its title (DocBook XSL) and goes to where
                 // the book starts: under its first page's heading.
                 if let (Some(id), Some(first)) = (root.id(), out.first_mut()) {
+                    first.digest = None;
                     let blocks = &mut first.doc.blocks;
                     let at = usize::from(
                         blocks
@@ -597,8 +604,11 @@ impl<'a> Conv<'a> {
         }
         self.flush_loose(&mut loose, out);
         // After the last chapter: the end of it.
-        if let Some(last) = out.last_mut() {
+        if let Some(last) = out.last_mut()
+            && !pages.is_empty()
+        {
             last.doc.blocks.append(&mut pages);
+            last.digest = None;
         }
     }
 
@@ -622,6 +632,7 @@ impl<'a> Conv<'a> {
             doc,
             division: None,
             converted: true,
+            digest: None,
         });
     }
 
@@ -653,6 +664,7 @@ impl<'a> Conv<'a> {
                 doc: hit.doc,
                 division,
                 converted: false,
+                digest: Some(hit.digest),
             };
         }
         let mark = self.findings.len();
@@ -662,8 +674,15 @@ impl<'a> Conv<'a> {
         if findings.iter().any(|f| f.severity == Severity::Error) {
             return chapter;
         }
+        let Some(digest) = crate::cache::Key::new("docbook document")
+            .value(&chapter.doc)
+            .finish()
+        else {
+            return chapter;
+        };
         let kept = Converted {
             doc: chapter.doc,
+            digest,
             findings,
             after: self.state(),
         };
@@ -673,6 +692,7 @@ impl<'a> Conv<'a> {
             doc: kept.doc,
             division,
             converted: true,
+            digest: Some(kept.digest),
         }
     }
 
@@ -694,6 +714,7 @@ impl<'a> Conv<'a> {
             doc,
             division,
             converted: true,
+            digest: None,
         }
     }
 

@@ -27,6 +27,8 @@ pub(super) fn is_page_marker(el: &Element) -> bool {
 pub(super) fn starting_with(pages: &mut Vec<Block>, mut chapter: DocBookChapter) -> DocBookChapter {
     if !pages.is_empty() {
         chapter.doc.blocks.splice(0..0, pages.drain(..));
+        // (Its document is no longer the one its digest is of.)
+        chapter.digest = None;
     }
     chapter
 }
