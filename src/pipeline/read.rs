@@ -89,12 +89,7 @@ fn read(
     let again = (memo == Memo::Use)
         .then_some(frame.as_ref())
         .flatten()
-        .and_then(|frame| {
-            let kept: xref::memo::Recorded =
-                crate::cache::load_one(&project.kept_dir(Kept::Resolve, &book.id), MEMO)?;
-            let changed = xref::memo::changed(&kept.reads, &keys)?;
-            (kept.frame == *frame).then_some((kept, changed))
-        });
+        .and_then(|frame| last_memo(project, book, frame, &keys));
     // Only the chapters that changed are read when the memo holds the others.
     let wanted: Vec<bool> = match &again {
         Some((_, changed)) => (0..prepared.len()).map(|i| changed.contains(&i)).collect(),
@@ -175,6 +170,20 @@ fn read(
 
 /// The name of the resolve memo in its kept folder.
 const MEMO: &str = "resolve memo";
+
+/// The last build's memo, when it was made in the same `frame`, with the chapters whose read
+/// keys changed since (`keys`, in order).
+fn last_memo(
+    project: &Project,
+    book: &Book,
+    frame: &str,
+    keys: &[Option<String>],
+) -> Option<(xref::memo::Recorded, Vec<usize>)> {
+    let kept: xref::memo::Recorded =
+        crate::cache::load_one(&project.kept_dir(Kept::Resolve, &book.id), MEMO)?;
+    let changed = xref::memo::changed(&kept.reads, keys)?;
+    (kept.frame == frame).then_some((kept, changed))
+}
 
 /// Everything but the chapters' text that resolving the book depends on: its settings (every
 /// field of the book as loaded) and the name, size and modification time of every other file
@@ -695,12 +704,9 @@ fn read_docbook(
         .then_some(record.as_ref())
         .flatten()
         .and_then(|record| {
-            let kept: xref::memo::Recorded =
-                crate::cache::load_one(&project.kept_dir(Kept::Resolve, &book.id), MEMO)?;
             let keys: Vec<Option<String>> =
                 record.reads.iter().map(|r| Some(r.key.clone())).collect();
-            let changed = xref::memo::changed(&kept.reads, &keys)?;
-            (kept.frame == record.frame).then_some((kept, changed))
+            last_memo(project, book, &record.frame, &keys)
         });
     let plan = match (again, record) {
         (Some((memo, changed)), Some(record)) => {
