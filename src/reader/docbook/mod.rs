@@ -181,10 +181,12 @@ pub fn read_keeping(
         conv.check_links(&root_el, &ids);
     }
     if let Some(kept) = kept {
-        conv.kept = conv.context(&root_el).map(|context| Keeping {
+        let runs = FileRuns::of(&loaded.files, &root_el);
+        conv.kept = conv.context(&runs).map(|context| Keeping {
             cache: kept,
             context,
             used: std::collections::HashSet::new(),
+            runs,
         });
     }
     book.meta = conv.meta(&root_el);
@@ -224,6 +226,75 @@ struct Keeping<'a> {
     context: String,
     /// The keys of this reading's chapters.
     used: HashSet<String>,
+    runs: FileRuns,
+}
+
+/// The files the tree's elements come from, by subtree: the files met in one walk of the
+/// whole tree (each time the file changes), and, for each element near the top (where the
+/// chapters are), the stretch of that list its subtree spans. (Walking each chapter, and each
+/// part again, took a twentieth of a rebuild.)
+struct FileRuns {
+    met: Vec<u32>,
+    /// By element (a boxed element stays where it is while the tree is taken apart).
+    spans: HashMap<*const Element, (usize, usize)>,
+}
+
+impl FileRuns {
+    /// How deep the elements whose stretches are kept go (the root is 0): set, book, part,
+    /// chapter; a book's info, its abstract.
+    const DEPTH: usize = 4;
+
+    fn of(files: &Files, root: &Element) -> FileRuns {
+        fn walk<'e>(
+            files: &Files,
+            el: &'e Element,
+            depth: usize,
+            last: &mut Option<&'e Arc<str>>,
+            out: &mut FileRuns,
+        ) {
+            let kept = depth <= FileRuns::DEPTH;
+            if kept {
+                // Its own stretch names its first file, whatever came before.
+                *last = None;
+            }
+            let start = out.met.len();
+            if let Some(src) = &el.src
+                && !last.is_some_and(|l| Arc::ptr_eq(l, &src.file))
+            {
+                *last = Some(&src.file);
+                out.met.extend(files.index_of(&src.file));
+            }
+            for c in el.child_elements() {
+                walk(files, c, depth + 1, last, out);
+            }
+            if kept {
+                out.spans
+                    .insert(el as *const Element, (start, out.met.len()));
+            }
+        }
+        let mut out = FileRuns {
+            met: Vec::new(),
+            spans: HashMap::new(),
+        };
+        walk(files, root, 0, &mut None, &mut out);
+        out
+    }
+
+    /// The files the elements under `el` (and `el`) come from, sorted; walked when `el` is
+    /// deeper than the kept stretches.
+    fn under(&self, files: &Files, el: &Element) -> Vec<u32> {
+        let mut found = match self.spans.get(&(el as *const Element)) {
+            Some(&(start, end)) => self.met[start..end].to_vec(),
+            None => {
+                let mut found = Vec::new();
+                files_under(files, el, &mut found);
+                found
+            }
+        };
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
 }
 
 /// The converter's state for one book.
@@ -314,14 +385,13 @@ impl<'a> Conv<'a> {
     /// endterms, index ranges, callouts), and the files no element of the tree comes from (the
     /// main file with its DTD subset and the root's info, DTDs, entities of text alone, text
     /// XIncludes), whose text may be anywhere.
-    fn context(&self, root: &Element) -> Option<String> {
+    fn context(&self, runs: &FileRuns) -> Option<String> {
         fn sorted<V: serde::Serialize>(m: &HashMap<String, V>) -> Vec<(&String, &V)> {
             let mut v: Vec<(&String, &V)> = m.iter().collect();
             v.sort_by(|a, b| a.0.cmp(b.0));
             v
         }
-        let mut placed = Vec::new();
-        files_under(self.files, root, &mut placed);
+        let placed = runs.met.clone();
         let loose: Vec<(&Path, &str)> = (0..self.files.len())
             .filter(|&f| f == 0 || self.files.textual(f) || !placed.contains(&f))
             .map(|f| (self.files.path(f), self.files.digest(f)))
@@ -341,15 +411,14 @@ impl<'a> Conv<'a> {
 
     /// The key of a chapter's conversion: the context, where its element is, the name and bytes
     /// of every file its elements come from, its role and the state before it.
-    fn chapter_key(&self, context: &str, el: &Element, role: Role) -> Option<String> {
-        let mut under = Vec::new();
-        files_under(self.files, el, &mut under);
+    fn chapter_key(&self, keeping: &Keeping, el: &Element, role: Role) -> Option<String> {
+        let under = keeping.runs.under(self.files, el);
         let files: Vec<(&Path, &str)> = (under.iter())
             .map(|&f| (self.files.path(f), self.files.digest(f)))
             .collect();
         let at = el.src.as_ref().map(|s| (&*s.file, s.line, s.col));
         crate::cache::Key::new("docbook chapter")
-            .bytes(context.as_bytes())
+            .bytes(keeping.context.as_bytes())
             .value(&at)
             .value(&files)
             .value(&role)
@@ -648,7 +717,7 @@ impl<'a> Conv<'a> {
         let Some(keeping) = &self.kept else {
             return self.convert_chapter(el, role);
         };
-        let Some(key) = self.chapter_key(&keeping.context, el, role) else {
+        let Some(key) = self.chapter_key(keeping, el, role) else {
             return self.convert_chapter(el, role);
         };
         let cache = keeping.cache;
