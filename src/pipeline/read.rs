@@ -710,13 +710,15 @@ fn read_docbook(
         });
     let plan = match (again, record) {
         (Some((memo, changed)), Some(record)) => {
-            let all: Vec<Document> = docs.iter().map(|(_, doc)| doc.clone()).collect();
-            docs = (changed.iter()).map(|&c| docs[c].clone()).collect();
+            // Every document is kept for resolving the whole book after all; only the changed
+            // ones are copied.
+            let all = std::mem::take(&mut docs);
+            docs = (changed.iter()).map(|&c| all[c].clone()).collect();
             Plan::Again {
                 memo: Box::new(memo),
                 changed,
                 record,
-                rest: Rest::Read(all),
+                rest: Rest::Read(all.into_iter().map(|(_, doc)| doc).collect()),
             }
         }
         (_, record) => Plan::Whole { record },

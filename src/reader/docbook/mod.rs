@@ -391,9 +391,8 @@ impl<'a> Conv<'a> {
             v.sort_by(|a, b| a.0.cmp(b.0));
             v
         }
-        let placed = runs.met.clone();
         let loose: Vec<(&Path, &str)> = (0..self.files.len())
-            .filter(|&f| f == 0 || self.files.textual(f) || !placed.contains(&f))
+            .filter(|&f| f == 0 || self.files.textual(f) || !runs.met.contains(&f))
             .map(|f| (self.files.path(f), self.files.digest(f)))
             .collect();
         crate::cache::Key::new("docbook conversion context")
