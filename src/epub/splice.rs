@@ -151,9 +151,13 @@ impl Previous {
 /// The archive being spliced, written straight into its file.
 pub struct Splice<'f> {
     out: &'f File,
+    /// Where the next local record goes (the file is behind it by the pending run).
     at: u64,
     central: Vec<u8>,
     count: usize,
+    /// Local records copied from one previous archive back to back and not written yet: an
+    /// unchanged run of a thousand images is one copy, not a thousand.
+    pending: Option<(&'f File, Range<u64>)>,
 }
 
 impl<'f> Splice<'f> {
@@ -163,27 +167,49 @@ impl<'f> Splice<'f> {
             at: 0,
             central: Vec::new(),
             count: 0,
+            pending: None,
         }
     }
 
-    /// The previous EPUB's entry named `name`, copied as it is.
-    pub fn copy(&mut self, prev: &Previous, name: &str) -> std::io::Result<()> {
+    /// The previous EPUB's entry named `name`, copied as it is (when the run of entries it
+    /// ends is written).
+    pub fn copy(&mut self, prev: &'f Previous, name: &str) -> std::io::Result<()> {
         let index = *prev.by_name.get(name.as_bytes()).ok_or_else(not_found)?;
         let entry = &prev.entries[index];
         let len = entry.local.end - entry.local.start;
-        let mut from = &prev.file;
-        from.seek(SeekFrom::Start(entry.local.start))?;
+        match &mut self.pending {
+            Some((file, run))
+                if std::ptr::eq(*file, &prev.file) && run.end == entry.local.start =>
+            {
+                run.end = entry.local.end;
+            }
+            _ => {
+                self.write_pending()?;
+                self.pending = Some((&prev.file, entry.local.clone()));
+            }
+        }
+        self.add_central(&entry.central, len)
+    }
+
+    /// Writes the run of copied records not written yet.
+    fn write_pending(&mut self) -> std::io::Result<()> {
+        let Some((mut from, run)) = self.pending.take() else {
+            return Ok(());
+        };
+        let len = run.end - run.start;
+        from.seek(SeekFrom::Start(run.start))?;
         // File to file: the kernel copies (and shares the blocks where the file system can).
         let mut out = self.out;
         let copied = std::io::copy(&mut from.take(len), &mut out)?;
         if copied != len {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
-        self.add_central(&entry.central, len)
+        Ok(())
     }
 
     /// The one entry of a one-entry archive (its bytes).
     pub fn add(&mut self, one: &[u8]) -> std::io::Result<()> {
+        self.write_pending()?;
         let mut entries =
             entries(one.len() as u64, one).ok_or_else(|| std::io::Error::other("not plain"))?;
         let entry = entries
@@ -212,7 +238,8 @@ impl<'f> Splice<'f> {
     }
 
     /// Writes the central directory and the end record.
-    pub fn finish(self) -> std::io::Result<()> {
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.write_pending()?;
         let count = u16::try_from(self.count)
             .ok()
             .filter(|&c| c != u16::MAX)
@@ -315,6 +342,34 @@ mod tests {
             .unwrap();
         assert_eq!(text, "<p>one, edited</p>");
         assert!(splice_missing(&prev));
+    }
+
+    /// Entries copied back to back are copied as one run; entries copied out of their old
+    /// order still land where they are asked for.
+    #[test]
+    fn runs_of_copied_entries_in_any_order_give_the_zip_writers_archive() {
+        let dir = tempfile::tempdir().unwrap();
+        let entries: &[(&str, &[u8], bool)] = &[
+            ("mimetype", b"application/epub+zip", true),
+            ("a.xhtml", b"<p>one</p>", false),
+            ("b.png", &[1u8; 3000], true),
+            ("c.png", &[2u8; 5000], true),
+            ("d.xhtml", b"<p>four</p>", false),
+        ];
+        let old_path = dir.path().join("old.zip");
+        std::fs::write(&old_path, written(entries)).unwrap();
+        let prev = Previous::open(&old_path).unwrap();
+        let order = [0, 2, 3, 4, 1];
+        let out_path = dir.path().join("new.zip");
+        let out = File::create(&out_path).unwrap();
+        let mut splice = Splice::new(&out);
+        for &i in &order {
+            splice.copy(&prev, entries[i].0).unwrap();
+        }
+        splice.finish().unwrap();
+        drop(out);
+        let wanted: Vec<_> = order.iter().map(|&i| entries[i]).collect();
+        assert_eq!(std::fs::read(&out_path).unwrap(), written(&wanted));
     }
 
     /// An entry the old archive does not hold is an error, not a wrong archive.
