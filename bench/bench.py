@@ -239,6 +239,19 @@ def bench_book(book, args, results):
         env,
         lambda: rm(floor),
     )
+    epubs = sorted((book.project / "dist").glob("*.epub"))
+    if len(epubs) == 1:
+        # What any rebuild that changes a page costs at least: the new EPUB is written whole
+        # beside the last one and synced before it replaces it.
+        copy = WORK / "copy.epub"
+        r["copy"] = series(
+            "cp + sync (seihon's EPUB)",
+            ["sh", "-c", f"cp '{epubs[0]}' '{copy}' && sync '{copy}'"],
+            book.project,
+            args.runs,
+            env,
+            lambda: rm(copy),
+        )
     if book.fmt == "docbook":
         flat = flatten(book)
         out = WORK / "pandoc.epub"
@@ -403,9 +416,14 @@ def targets(results, least=None):
     for r in done:
         t, name = r["tools"], r["book"]
         share = 100 * t["seihon-onechapter"]["median_s"] / t["seihon"]["median_s"]
-        # Any rebuild starts the process and looks at every file, as a no-change build does.
+        # Any rebuild starts the process and looks at every file, as a no-change build does,
+        # and writes the new EPUB whole.
         least = 100 * t["seihon-nochange"]["median_s"] / t["seihon"]["median_s"]
         note = f"; out of reach: a no-change build takes {least:.0f}%" if share > 10 and least > 10 else ""
+        if share > 10 and least <= 10 and "copy" in t:
+            least += 100 * t["copy"]["median_s"] / t["seihon"]["median_s"]
+            if least > 10:
+                note = f"; out of reach: a no-change build and a copy of the EPUB take {least:.0f}%"
         check(share <= 10, f"{name}: one-chapter rebuild {share:.1f}% of a cold build (target ≤ 10%{note})")
     for r in done:
         t, name = r["tools"], r["book"]

@@ -69,6 +69,8 @@ pub struct Outcome {
     pub failure: String,
     /// How the book's command ends: success, failed, or its configuration cannot be used.
     pub exit: Exit,
+    /// The book's title and language, when the build loaded it.
+    pub heading: Option<crate::publish::Heading>,
 }
 
 impl Outcome {
@@ -139,6 +141,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 summary: String::new(),
                 failure,
                 exit: Exit::Failed,
+                heading: None,
             }
         }
         Ok(Ok(built)) => {
@@ -168,6 +171,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 summary,
                 failure: String::new(),
                 exit: Exit::Success,
+                heading: Some(built.heading),
             }
         }
         Ok(Err(failure)) => {
@@ -216,6 +220,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 summary: String::new(),
                 failure: why,
                 exit: e.book_exit(),
+                heading: None,
             }
         }
     }
@@ -361,6 +366,7 @@ pub fn publish_preview(
         &crate::publish::Published {
             report: &outcome.report,
             log: &outcome.log,
+            heading: outcome.heading.as_ref(),
         },
         commit,
     );

@@ -271,7 +271,7 @@ fn identity(_: &Path) -> Option<String> {
 /// build asks more of the folder's look, see [`replaceable`]).
 fn mark(dir: &Path) {
     if let (Some(path), Some(id)) = (mark_path(dir), identity(dir)) {
-        let _ = write_atomic(&path, id.as_bytes());
+        let _ = write_note(&path, id.as_bytes());
     }
 }
 
@@ -467,14 +467,34 @@ pub fn sweep(dir: &Path) {
     }
 }
 
-/// Writes a file whole or not at all: to a temporary file beside it, then renamed over it.
+/// Writes a file whole or not at all: to a temporary file beside it, synced to the disk, then
+/// renamed over it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace_file(path, bytes, true)
+}
+
+/// Writes a note seihon keeps for itself whole or not at all, like [`write_atomic`] but not
+/// synced: for notes checked against what they describe whenever they are read (a folder's
+/// mark, the stamps of the last build), which a crash may lose but never make lie. A sync is
+/// a journal commit: after a book's images were written, one took as long as the rest of a
+/// rebuild's packing.
+pub fn write_note(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace_file(path, bytes, false)
+}
+
+fn replace_file(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     use std::io::Write;
     let dir = parent(path);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create the folder", e))?;
     let mut tmp = temp_file(dir, ".tmp")?;
     tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
+        .and_then(|()| {
+            if sync {
+                tmp.as_file().sync_all()
+            } else {
+                Ok(())
+            }
+        })
         .map_err(|e| Error::io(path, "cannot write", e))?;
     tmp.persist(path)
         .map_err(|e| Error::io(path, "cannot move the new file into place", e.error))?;

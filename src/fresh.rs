@@ -128,6 +128,7 @@ impl Probe {
             summary,
             failure: String::new(),
             exit: crate::error::Exit::Success,
+            heading: None,
         })
     }
 
@@ -151,7 +152,7 @@ impl Probe {
         };
         if let Ok(json) = serde_json::to_vec(&stamp) {
             // Only a speed-up: a record that cannot be written means the next build runs.
-            let _ = crate::files::write_atomic(&self.stamp, &json);
+            let _ = crate::files::write_note(&self.stamp, &json);
         }
     }
 
@@ -183,6 +184,7 @@ mod tests {
             summary: "built b\n".into(),
             failure: String::new(),
             exit: crate::error::Exit::Success,
+            heading: None,
         }
     }
 

@@ -53,34 +53,115 @@ pub const GENERATED_COVER: &str = "image/cover.png";
 
 /// Loads the templates: built-in, then `<project>/templates/`, then `<book>/templates/`.
 pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
-    load_templates_with_digest(project_root, book_root).map(|(tera, _)| tera)
+    TemplateTexts::read(project_root, book_root, |_| true).compile()
 }
 
-/// Like [`load_templates`], with a hash of the templates' texts as loaded: what the page cache
-/// keys on, so that editing a template renders every page again.
-pub fn load_templates_with_digest(project_root: &Path, book_root: &Path) -> Result<(Tera, String)> {
-    let mut digest = crate::cache::Key::new("templates");
+/// The template `name` alone (the project's or the book's own, else the built-in one): a page
+/// that renders only it need not parse every other.
+pub fn load_template(project_root: &Path, book_root: &Path, name: &str) -> Result<Tera> {
+    TemplateTexts::read(project_root, book_root, |n| n == name).compile()
+}
+
+/// The templates' texts as found (see [`load_templates`]), each parsed the first time a page
+/// is rendered with it: a rebuild whose pages all come from the cache parses none, and one
+/// that writes a chapter parses the chapter's template alone.
+pub struct TemplateTexts {
+    /// Each template's name, text and where the text came from (for messages).
+    texts: Vec<(&'static str, String, String)>,
+    /// A hash of the texts: what the page cache keys on, so that editing a template renders
+    /// every page again.
+    pub digest: String,
+    /// Each template parsed alone, by its place in `texts`; a template that names another
+    /// (`include`, `extends`, `import`) is parsed with all of them.
+    alone: Vec<std::sync::OnceLock<Parsed>>,
+    all: std::sync::OnceLock<Parsed>,
+}
+
+/// Templates parsed, or the first that does not parse (its file and message).
+type Parsed = std::result::Result<Tera, (String, String)>;
+
+impl TemplateTexts {
+    /// Every template's text.
+    pub fn read_all(project_root: &Path, book_root: &Path) -> Self {
+        Self::read(project_root, book_root, |_| true)
+    }
+
+    fn read(project_root: &Path, book_root: &Path, wanted: impl Fn(&str) -> bool) -> Self {
+        let mut digest = crate::cache::Key::new("templates");
+        let mut texts = Vec::new();
+        for (name, builtin) in TEMPLATES.iter().filter(|(name, _)| wanted(name)) {
+            let mut text = builtin.to_string();
+            let mut origin = format!("built-in template {name}");
+            for dir in [project_root.join("templates"), book_root.join("templates")] {
+                let path = dir.join(name);
+                if let Ok(own) = std::fs::read_to_string(&path) {
+                    text = own;
+                    origin = path.display().to_string();
+                }
+            }
+            digest = digest.bytes(name.as_bytes()).bytes(text.as_bytes());
+            texts.push((*name, text, origin));
+        }
+        // Bytes alone always make a key.
+        let digest = digest.finish().unwrap_or_default();
+        TemplateTexts {
+            alone: texts.iter().map(|_| Default::default()).collect(),
+            all: Default::default(),
+            texts,
+            digest,
+        }
+    }
+
+    /// The templates parsed, or the first that does not parse.
+    pub fn compile(&self) -> Result<Tera> {
+        compile(&self.texts).map_err(template_error)
+    }
+
+    /// `name` rendered with `ctx`.
+    pub fn render(&self, name: &str, ctx: &Context) -> Result<String> {
+        let place = self.texts.iter().position(|(n, _, _)| *n == name);
+        let parsed = match place {
+            Some(i) if !names_another(&self.texts[i].1) => {
+                self.alone[i].get_or_init(|| compile(&self.texts[i..=i]))
+            }
+            _ => self.all.get_or_init(|| compile(&self.texts)),
+        };
+        let tera = parsed.as_ref().map_err(|e| template_error(e.clone()))?;
+        render(tera, name, ctx)
+    }
+}
+
+fn compile(texts: &[(&'static str, String, String)]) -> Parsed {
     let mut tera = Tera::default();
     tera.autoescape_on([".xhtml", ".opf", ".ncx", ".svg", ".html"]);
-    for (name, builtin) in TEMPLATES {
-        let mut text = builtin.to_string();
-        let mut origin = format!("built-in template {name}");
-        for dir in [project_root.join("templates"), book_root.join("templates")] {
-            let path = dir.join(name);
-            if let Ok(own) = std::fs::read_to_string(&path) {
-                text = own;
-                origin = path.display().to_string();
-            }
-        }
-        digest = digest.bytes(name.as_bytes()).bytes(text.as_bytes());
-        tera.add_raw_template(name, &text)
-            .map_err(|e| Error::Template {
-                name: origin,
-                message: error_chain(&e),
-            })?;
-    }
-    // Bytes alone always make a key.
-    Ok((tera, digest.finish().unwrap_or_default()))
+    // All at once, so that a template may include one listed after it.
+    let all = texts.iter().map(|(name, text, _)| (*name, text.as_str()));
+    tera.add_raw_templates(all).map_err(|e| {
+        let message = error_chain(&e);
+        // Tera's message points into the template at fault (`--> name:line:col`).
+        let origin = (texts.iter())
+            .find(|(name, _, _)| message.contains(&format!("--> {name}:")))
+            .map_or_else(
+                || String::from("templates"),
+                |(_, _, origin)| origin.clone(),
+            );
+        (origin, message)
+    })?;
+    Ok(tera)
+}
+
+fn template_error((name, message): (String, String)) -> Error {
+    Error::Template { name, message }
+}
+
+/// Whether a template's text names another template (which it then needs parsed beside it).
+fn names_another(text: &str) -> bool {
+    text.match_indices("{%").any(|(at, _)| {
+        let tag = text[at + 2..].trim_start_matches('-').trim_start();
+        ["include", "extends", "import"]
+            .iter()
+            .any(|word| tag.starts_with(word))
+    })
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -781,7 +862,7 @@ pub fn chapter_entry(ch: &Chapter) -> Option<&TocEntry> {
 }
 
 /// The title broken into lines for the generated cover.
-pub fn cover_svg(tera: &Tera, pages: &PageContext, book: &Book) -> Result<String> {
+pub fn cover_svg(templates: &TemplateTexts, pages: &PageContext, book: &Book) -> Result<String> {
     let mut ctx = pages.context().clone();
     ctx.insert("width", &COVER_WIDTH);
     ctx.insert("height", &COVER_HEIGHT);
@@ -804,7 +885,7 @@ pub fn cover_svg(tera: &Tera, pages: &PageContext, book: &Book) -> Result<String
     );
     ctx.insert("creators", &pages.creators_line);
     ctx.insert("font_family", crate::cover::COVER_FONT_FAMILY);
-    render(tera, "cover.svg", &ctx)
+    templates.render("cover.svg", &ctx)
 }
 
 /// Whether the book's cover is generated.
@@ -815,6 +896,38 @@ pub fn cover_is_generated(book: &Book) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_is_parsed_alone_unless_it_names_another() {
+        assert!(!names_another("<p>{{ title }}</p>{% if x %}{% endif %}"));
+        assert!(names_another("{% include \"nav.xhtml\" %}"));
+        assert!(names_another("{%- extends \"chapter.xhtml\" -%}"));
+        assert!(names_another("{%import \"macros\" as m %}"));
+        let dir = tempfile::tempdir().unwrap();
+        let own = dir.path().join("templates");
+        std::fs::create_dir_all(&own).unwrap();
+        // A broken template no page renders does not stop the others; one that includes
+        // another renders with it.
+        std::fs::write(own.join("index.xhtml"), "{% if %}").unwrap();
+        std::fs::write(
+            own.join("chapter.xhtml"),
+            "<h1>{{ title }}</h1>{% include \"toc.ncx\" %}",
+        )
+        .unwrap();
+        std::fs::write(own.join("toc.ncx"), "<ncx>{{ title }}</ncx>").unwrap();
+        let texts = TemplateTexts::read_all(dir.path(), dir.path());
+        let mut ctx = Context::new();
+        ctx.insert("title", "T");
+        assert_eq!(texts.render("toc.ncx", &ctx).unwrap(), "<ncx>T</ncx>");
+        let err = texts.render("chapter.xhtml", &ctx).unwrap_err().to_string();
+        assert!(err.contains("index.xhtml"), "{err}");
+        std::fs::remove_file(own.join("index.xhtml")).unwrap();
+        let texts = TemplateTexts::read_all(dir.path(), dir.path());
+        assert_eq!(
+            texts.render("chapter.xhtml", &ctx).unwrap(),
+            "<h1>T</h1><ncx>T</ncx>"
+        );
+    }
 
     #[test]
     fn the_title_page_names_every_role_but_the_authors() {

@@ -72,6 +72,16 @@ const TREE: &str = "book";
 pub struct Published<'a> {
     pub report: &'a BookReport,
     pub log: &'a str,
+    /// The book's title and language, when the build loaded the book (else the preview opens
+    /// it again to learn them).
+    pub heading: Option<&'a Heading>,
+}
+
+/// What the preview's index is headed with: the book's title, in its language.
+#[derive(Debug, Clone)]
+pub struct Heading {
+    pub title: String,
+    pub language: String,
 }
 
 /// Publishes one book's result into its preview folder, which it returns.
@@ -81,8 +91,11 @@ pub fn publish(
     built: &Published,
     commit: Option<&str>,
 ) -> Result<PathBuf> {
-    // Named by the book's id, as its EPUB is.
-    let id = project.book_id(book_dir).0;
+    // Named by the book's id, as its EPUB is (and its report, when the build got that far).
+    let id = match built.report.book.as_str() {
+        "" => project.book_id(book_dir).0,
+        id => id.to_string(),
+    };
     let area = project.preview_dir();
     let dest = area.join(&id);
     std::fs::create_dir_all(&area)
@@ -445,22 +458,21 @@ fn index_html(
     } else {
         book_dir
     };
-    let tera = crate::pages::load_templates(&project.root, book_root)?;
     let (pages, cover) = pages_and_cover(tree);
-    let loaded = project.open_book(book_dir).ok().map(|(b, _)| b);
+    let opened = || {
+        let book = project.open_book(book_dir).ok()?.0;
+        Some(Heading {
+            title: book.meta.title,
+            language: book.meta.language,
+        })
+    };
+    let heading = built.heading.cloned().or_else(opened);
     let mut ctx = tera::Context::new();
     ctx.insert(
         "title",
-        &loaded
-            .as_ref()
-            .map_or(status.book.clone(), |b| b.meta.title.clone()),
+        &heading.as_ref().map_or(&status.book, |h| &h.title),
     );
-    ctx.insert(
-        "lang",
-        &loaded
-            .as_ref()
-            .map_or("en".to_string(), |b| b.meta.language.clone()),
-    );
+    ctx.insert("lang", &heading.as_ref().map_or("en", |h| &h.language));
     ctx.insert("pages_compared", &PAGES_COMPARED);
     ctx.insert("epub", &format!("{}.epub", status.book));
     ctx.insert("ok", &status.ok);
@@ -475,8 +487,18 @@ fn index_html(
     ctx.insert("pages", &pages);
     ctx.insert("cover", &cover);
     ctx.insert("log", built.log);
-    crate::pages::render(&tera, "preview.html", &ctx)
+    // The page's template alone; with every template when it needs another (a project's own
+    // preview page may include one).
+    let alone = crate::pages::load_template(&project.root, book_root, PREVIEW_PAGE)
+        .and_then(|tera| crate::pages::render(&tera, PREVIEW_PAGE, &ctx));
+    alone.or_else(|_| {
+        let tera = crate::pages::load_templates(&project.root, book_root)?;
+        crate::pages::render(&tera, PREVIEW_PAGE, &ctx)
+    })
 }
+
+/// The template of the preview's index.
+const PREVIEW_PAGE: &str = "preview.html";
 
 #[cfg(test)]
 mod tests {

@@ -65,8 +65,11 @@ pub fn is_review_project(dir: &Path) -> bool {
 }
 
 /// Reads a YAML file into a JSON value, with YAML 1.1 surprises turned off (`no` stays a
-/// string, ISBNs keep leading zeros).
+/// string, ISBNs keep leading zeros). A text read before is not parsed again: one build asks
+/// for the book's settings several times (its id, its metadata, its preview), and parsing a
+/// large config.yml took a millisecond each time.
 fn read_yaml(path: &Path, shown: &Path) -> Result<(Value, String)> {
+    static PARSED: Memo<Value> = Memo::new();
     let bytes = std::fs::read(path).map_err(|e| {
         Error::Config(Finding::error(
             codes::SETTINGS_SYNTAX,
@@ -76,29 +79,56 @@ fn read_yaml(path: &Path, shown: &Path) -> Result<(Value, String)> {
     })?;
     let text = crate::error::decode_text(bytes, shown).map_err(Error::Config)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
-    let opts =
-        serde_saphyr::options! { strict_booleans: true, leading_zero_numbers_as_strings: true };
-    let value: Value = serde_saphyr::from_str_with_options(&text, opts).map_err(|e| {
-        let loc = e.location().map_or_else(
-            || Location::file(shown),
-            |l| Location::new(shown, l.line() as u32, l.column() as u32),
-        );
-        let msg = e.without_snippet().to_string();
-        let first = msg.lines().next().unwrap_or("").to_string();
-        Error::Config(Finding::error(
-            codes::SETTINGS_SYNTAX,
-            loc,
-            format!("this is not valid YAML: {first}"),
-        ))
-    })?;
-    Ok((
-        if value.is_null() {
+    let value = PARSED.get_or(shown, &text, || {
+        let opts =
+            serde_saphyr::options! { strict_booleans: true, leading_zero_numbers_as_strings: true };
+        let value: Value = serde_saphyr::from_str_with_options(&text, opts).map_err(|e| {
+            let loc = e.location().map_or_else(
+                || Location::file(shown),
+                |l| Location::new(shown, l.line() as u32, l.column() as u32),
+            );
+            let msg = e.without_snippet().to_string();
+            let first = msg.lines().next().unwrap_or("").to_string();
+            Error::Config(Finding::error(
+                codes::SETTINGS_SYNTAX,
+                loc,
+                format!("this is not valid YAML: {first}"),
+            ))
+        })?;
+        Ok(if value.is_null() {
             Value::Object(Default::default())
         } else {
             value
-        },
-        text,
-    ))
+        })
+    })?;
+    Ok((value, text))
+}
+
+/// What was made of each file's text, by the path it is shown as: the last text alone, so an
+/// edited file is made again and the memo holds one entry per file.
+struct Memo<T>(std::sync::Mutex<Vec<(PathBuf, String, T)>>);
+
+impl<T: Clone> Memo<T> {
+    const fn new() -> Self {
+        Memo(std::sync::Mutex::new(Vec::new()))
+    }
+
+    fn get_or(&self, shown: &Path, text: &str, make: impl FnOnce() -> Result<T>) -> Result<T> {
+        let known = self.0.lock().ok().and_then(|memo| {
+            (memo.iter())
+                .find(|(path, was, _)| path == shown && was == text)
+                .map(|(_, _, made)| made.clone())
+        });
+        if let Some(made) = known {
+            return Ok(made);
+        }
+        let made = make()?;
+        if let Ok(mut memo) = self.0.lock() {
+            memo.retain(|(path, _, _)| path != shown);
+            memo.push((shown.to_path_buf(), text.to_string(), made.clone()));
+        }
+        Ok(made)
+    }
 }
 
 /// Where `key:` is written in a YAML file (first occurrence), for messages about its value.
@@ -167,7 +197,10 @@ fn load_config(
         ))
     })?;
     let (mut value, text) = read_yaml(&path, &shown)?;
-    found.extend(super::review_keys::check(&value, &text, &shown));
+    static CHECKED: Memo<Vec<Finding>> = Memo::new();
+    found.extend(CHECKED.get_or(&shown, &text, || {
+        Ok(super::review_keys::check(&value, &text, &shown))
+    })?);
     chain.push(file.to_path_buf());
     let mut merged = Value::Object(Default::default());
     if let Some(inherit) = value.as_object_mut().and_then(|o| o.remove("inherit")) {
@@ -1401,6 +1434,44 @@ mod tests {
         assert_eq!(v["booktitle"], "Base");
         assert_eq!(v["epubmaker"]["htmlext"], "xhtml");
         assert_eq!(v["epubmaker"]["toc"], true);
+    }
+
+    #[test]
+    fn a_settings_file_read_again_is_parsed_again_only_when_its_text_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.yml");
+        let load = |found: &mut Vec<Finding>| {
+            load_config(
+                dir.path(),
+                Path::new("config.yml"),
+                None,
+                &mut Vec::new(),
+                &mut Vec::new(),
+                found,
+            )
+            .unwrap()
+        };
+        std::fs::write(&config, "bookname: first\nunknown_key: 1\n").unwrap();
+        let (mut once, mut twice) = (Vec::new(), Vec::new());
+        assert_eq!(load(&mut once)["bookname"], "first");
+        // Read from the memo: the same value and the same findings about the file.
+        assert_eq!(load(&mut twice)["bookname"], "first");
+        assert_eq!(format!("{once:?}"), format!("{twice:?}"));
+        // Edited (same length, same second): what the new text says.
+        std::fs::write(&config, "bookname: other\nunknown_key: 1\n").unwrap();
+        assert_eq!(load(&mut Vec::new())["bookname"], "other");
+        std::fs::write(&config, "bookname: [not, valid\n").unwrap();
+        assert!(
+            load_config(
+                dir.path(),
+                Path::new("config.yml"),
+                None,
+                &mut Vec::new(),
+                &mut Vec::new(),
+                &mut Vec::new(),
+            )
+            .is_err()
+        );
     }
 
     #[test]

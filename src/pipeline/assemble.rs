@@ -418,9 +418,8 @@ fn chapter_id(ch: &Chapter) -> String {
 /// the package document as they were, and they are neither rendered nor parsed again. No
 /// filter runs on them, so nothing else goes into what they are.
 struct Made<'t> {
-    tera: &'t tera::Tera,
-    /// The templates' texts, by their digest.
-    templates: &'t str,
+    /// Parsed only when something is rendered.
+    templates: &'t Templates,
     /// XHTML pages, checked.
     pages: crate::cache::Cache<Checked>,
     /// Style sheets, the NCX, the package document.
@@ -434,8 +433,7 @@ impl<'t> Made<'t> {
     fn new(project: &Project, book: &Book, templates: &'t Templates) -> Self {
         let dir = project.kept_dir(Kept::Generated, &book.id);
         Made {
-            tera: &templates.tera,
-            templates: templates.digest(),
+            templates,
             pages: crate::cache::Cache::new(dir.join("pages")),
             texts: crate::cache::Cache::new(dir.join("texts")),
             used: Default::default(),
@@ -447,7 +445,7 @@ impl<'t> Made<'t> {
     fn key(&mut self, template: &str, ctx: &Keyed) -> Option<String> {
         let key = (ctx.key().clone())
             .bytes(b"generated")
-            .bytes(self.templates.as_bytes())
+            .bytes(self.templates.digest().as_bytes())
             .bytes(template.as_bytes())
             .finish()?;
         self.used.insert(key.clone());
@@ -457,20 +455,20 @@ impl<'t> Made<'t> {
     /// The XHTML page `template` makes from `ctx`, checked.
     fn page(&mut self, template: &str, ctx: &Keyed) -> Result<Checked> {
         let key = self.key(template, ctx);
-        let (tera, rendered) = (self.tera, &mut self.rendered);
+        let (templates, rendered) = (self.templates, &mut self.rendered);
         kept(&self.pages, key, || {
             rendered.push(template.to_string());
-            checked_xhtml(&pages::render(tera, template, ctx.context())?, template)
+            checked_xhtml(&templates.texts.render(template, ctx.context())?, template)
         })
     }
 
     /// The text `template` makes from `ctx`.
     fn text(&mut self, template: &str, ctx: &Keyed) -> Result<String> {
         let key = self.key(template, ctx);
-        let (tera, rendered) = (self.tera, &mut self.rendered);
+        let (templates, rendered) = (self.templates, &mut self.rendered);
         kept(&self.texts, key, || {
             rendered.push(template.to_string());
-            pages::render(tera, template, ctx.context())
+            templates.texts.render(template, ctx.context())
         })
     }
 

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use rayon::prelude::*;
-use tera::Tera;
 
 use crate::book::{Book, Cover};
 use crate::doc::Document;
@@ -21,9 +20,7 @@ use super::read::how_much_again;
 
 /// What every page of a book is made with: the templates and the book's page context.
 pub(super) struct Templates {
-    pub tera: Tera,
-    /// A hash of the templates' texts: editing one renders every page again.
-    digest: String,
+    pub texts: pages::TemplateTexts,
     pub ctx: PageContext,
     /// The book's own style sheets, as linked from its pages (URLs relative to the package
     /// folder).
@@ -39,7 +36,7 @@ impl Templates {
         time: i64,
         opts: &BuildOptions,
     ) -> Result<Self> {
-        let (tera, digest) = pages::load_templates_with_digest(&project.root, &book.root)?;
+        let texts = pages::TemplateTexts::read_all(&project.root, &book.root);
         let modified = crate::epub::iso8601(time);
         let index = resolved.index.as_ref();
         let ctx = PageContext::new(book, &resolved.chapters, index, &modified)
@@ -51,8 +48,7 @@ impl Templates {
             .map(|s| crate::href::href(&crate::xref::asset_path(s, crate::xref::AssetKind::Style)))
             .collect();
         Ok(Templates {
-            tera,
-            digest,
+            texts,
             ctx,
             stylesheets,
         })
@@ -60,7 +56,7 @@ impl Templates {
 
     /// A hash of the templates' texts.
     pub fn digest(&self) -> &str {
-        &self.digest
+        &self.texts.digest
     }
 }
 
@@ -123,10 +119,10 @@ pub(super) fn write<'a>(
             _ => write::write_chapter_with(ch, &messages, &highlights),
         };
         ctx.insert("body", BODY_MARK);
-        let text = pages::render(&templates.tera, "chapter.xhtml", &ctx)?;
+        let text = templates.texts.render("chapter.xhtml", &ctx)?;
         let with_body_text = |body: &str| {
             ctx.insert("body", body);
-            pages::render(&templates.tera, "chapter.xhtml", &ctx)
+            templates.texts.render("chapter.xhtml", &ctx)
         };
         let fctx = FilterContext {
             book_id: book.id.clone(),
@@ -186,7 +182,7 @@ pub(super) fn write<'a>(
     // The generated cover is rendered beside the chapters: it takes as long as a dozen.
     let make_cover = || match &book.cover {
         Cover::Generated => CoverImage::Rendered(
-            pages::cover_svg(&templates.tera, &templates.ctx, book)
+            pages::cover_svg(&templates.texts, &templates.ctx, book)
                 .and_then(|svg| cover_png(project, &svg)),
         ),
         Cover::Image(rel) => CoverImage::File(rel),
@@ -266,7 +262,7 @@ fn page_cache(project: &Project, book: &Book, chain: &Chain, templates: &Templat
             .ctx
             .key()
             .clone()
-            .bytes(templates.digest.as_bytes())
+            .bytes(templates.digest().as_bytes())
             .bytes(filters)
             .value(&(
                 &templates.stylesheets,

@@ -38,6 +38,7 @@ pub struct Built {
     pub log: Vec<String>,
     /// Whether the EPUB was written (not for `seihon check`).
     pub packed: bool,
+    pub heading: crate::publish::Heading,
 }
 
 /// The build's fixed time (`dcterms:modified`, the EPUB's entry times): `SOURCE_DATE_EPOCH`
@@ -451,6 +452,10 @@ impl Run<'_> {
             warnings: std::mem::take(&mut self.findings),
             log: Vec::new(),
             packed: self.opts.pack,
+            heading: crate::publish::Heading {
+                title: loaded.book.meta.title.clone(),
+                language: loaded.book.meta.language.clone(),
+            },
         }
     }
 

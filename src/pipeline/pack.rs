@@ -67,7 +67,7 @@ pub(super) fn pack(
     if post_pack_ran {
         let _ = std::fs::remove_file(&packed_by);
     } else {
-        let _ = crate::files::write_atomic(&packed_by, stamp().as_bytes());
+        let _ = crate::files::write_note(&packed_by, stamp().as_bytes());
     }
     if r.opts.release.is_some() {
         write_checksum(output)?;
