@@ -69,8 +69,8 @@ pub struct Outcome {
     pub failure: String,
     /// How the book's command ends: success, failed, or its configuration cannot be used.
     pub exit: Exit,
-    /// The book's title and language, when the build loaded it.
-    pub heading: Option<crate::publish::Heading>,
+    /// What the build learnt that the preview would otherwise look up again.
+    pub known: crate::pipeline::Known,
 }
 
 impl Outcome {
@@ -141,7 +141,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 summary: String::new(),
                 failure,
                 exit: Exit::Failed,
-                heading: None,
+                known: Default::default(),
             }
         }
         Ok(Ok(built)) => {
@@ -171,7 +171,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 summary,
                 failure: String::new(),
                 exit: Exit::Success,
-                heading: Some(built.heading),
+                known: built.known,
             }
         }
         Ok(Err(failure)) => {
@@ -220,7 +220,7 @@ pub fn run_book(project: &Project, dir: &Path, opts: &BuildOptions) -> Outcome {
                 summary: String::new(),
                 failure: why,
                 exit: e.book_exit(),
-                heading: None,
+                known: Default::default(),
             }
         }
     }
@@ -366,7 +366,7 @@ pub fn publish_preview(
         &crate::publish::Published {
             report: &outcome.report,
             log: &outcome.log,
-            heading: outcome.heading.as_ref(),
+            known: &outcome.known,
         },
         commit,
     );

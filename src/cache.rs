@@ -492,6 +492,14 @@ impl ListedInputs {
         })
     }
 
+    /// The stamp `path` (as listed) had when it was listed.
+    pub fn stamp_of(&self, path: &Path) -> Option<FileStamp> {
+        let at = (self.files)
+            .binary_search_by(|(listed, _)| listed.as_path().cmp(path))
+            .ok()?;
+        Some(self.files[at].1)
+    }
+
     /// `key` with every file's path and stamp but those `left_out`.
     pub fn hashed(&self, key: Key, left_out: impl Fn(&Path) -> bool) -> Key {
         (self.files.iter())
@@ -512,6 +520,7 @@ pub struct FileStamp {
     len: u64,
     modified_ns: i128,
     inode: u64,
+    device: u64,
 }
 
 impl FileStamp {
@@ -546,14 +555,23 @@ impl FileStamp {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(-1, |d| d.as_nanos() as i128);
         #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        let (inode, device) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.ino(), meta.dev())
+        };
         #[cfg(not(unix))]
-        let inode = 0;
+        let (inode, device) = (0, 0);
         Some(FileStamp {
             len: meta.len(),
             modified_ns,
             inode,
+            device,
         })
+    }
+
+    /// Which file it is (see [`crate::files::FileId`]), where the system tells.
+    pub fn file_id(&self) -> Option<crate::files::FileId> {
+        crate::files::FileId::new(self.device, self.inode)
     }
 }
 

@@ -134,20 +134,22 @@ pub fn pack_with(
     unix_time: i64,
     verify: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<()> {
-    pack_reusing(stage, output, unix_time, None, None, verify).map(|_| ())
+    pack_reusing(stage, output, unix_time, None, None, None, verify).map(|_| ())
 }
 
 /// Packs like [`pack_with`], copying from `previous` (an EPUB this same seihon packed) every
 /// entry whose name, content (CRC-32 and size), compression and time are unchanged, as it is
 /// compressed there: a rebuild compresses only the files that changed. The others are
 /// compressed in parallel. Either way each entry's bytes are what compressing it gives, so the
-/// EPUB is the same as one packed from nothing. Returns how many entries were copied.
+/// EPUB is the same as one packed from nothing. `stamps` are the stamps of staged files known
+/// without a look (see [`crate::stage::Staged::stamps`]). Returns how many entries were copied.
 pub fn pack_reusing(
     stage: &Path,
     output: &Path,
     unix_time: i64,
     previous: Option<&Path>,
     crcs: Option<&Path>,
+    stamps: Option<&std::collections::HashMap<String, FileStamp>>,
     verify: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<usize> {
     let out_dir = output_dir(output)?;
@@ -155,7 +157,8 @@ pub fn pack_reusing(
         .into_iter()
         .filter(|rel| rel != "mimetype")
         .collect();
-    let packing = Packing::new(stage, output, unix_time, crcs);
+    let mut packing = Packing::new(stage, output, unix_time, crcs);
+    packing.stamps = stamps;
     // Ends in .epub: epubcheck tells an EPUB from a single file by its name.
     let tmp = crate::files::temp_file(out_dir, ".tmp.epub")?;
     if let Some(spliced) = previous.and_then(splice::Previous::open) {
@@ -320,6 +323,7 @@ struct Packing<'a> {
     stored: SimpleFileOptions,
     deflated: SimpleFileOptions,
     memo: Crcs,
+    stamps: Option<&'a std::collections::HashMap<String, FileStamp>>,
 }
 
 impl<'a> Packing<'a> {
@@ -340,6 +344,7 @@ impl<'a> Packing<'a> {
             stored,
             deflated,
             memo: crcs.map(Crcs::load).unwrap_or_default(),
+            stamps: None,
         }
     }
 
@@ -378,7 +383,8 @@ impl<'a> Packing<'a> {
     /// that has not changed since is known without reading it. Otherwise its bytes, read here.
     fn make_entry(&self, rel: &str, prev: Option<&Previous>) -> Result<Made> {
         let path = self.stage.join(rel);
-        let stamp = FileStamp::of(&path);
+        let known = self.stamps.and_then(|s| s.get(rel)).copied();
+        let stamp = known.or_else(|| FileStamp::of(&path));
         let known = stamp.and_then(|s| self.memo.get(rel, &s).map(|crc| (s, crc)));
         let image = is_compressed_image(rel);
         let method = if image {
@@ -641,7 +647,8 @@ mod tests {
         let packed = |name: &str, previous: Option<&Path>, time: i64| {
             let out = dir.path().join(name);
             let known = remember.get().then_some(crcs.as_path());
-            reused.set(pack_reusing(&stage, &out, time, previous, known, |_| Ok(())).unwrap());
+            reused
+                .set(pack_reusing(&stage, &out, time, previous, known, None, |_| Ok(())).unwrap());
             std::fs::read(out).unwrap()
         };
         let t = 1_700_000_000;

@@ -27,6 +27,11 @@ pub struct FileId {
 }
 
 impl FileId {
+    /// From a device and an inode (`None` off Unix, where they are not known).
+    pub fn new(dev: u64, ino: u64) -> Option<FileId> {
+        cfg!(unix).then_some(FileId { dev, ino })
+    }
+
     /// The identity of the file `path` leads to (`None` where it cannot be read, or off Unix).
     pub fn of(path: &Path) -> Option<FileId> {
         Self::of_meta(&std::fs::metadata(path).ok()?)
@@ -66,8 +71,8 @@ fn entry_inode(entry: &std::fs::DirEntry) -> Option<u64> {
 /// Makes the folder `dir` hold exactly `files` (by `/`-separated path inside it), leaving
 /// alone what is already right: a file with the same bytes, a link to the same file. Whatever
 /// else is there is removed. A file is never written in place (it may be a link to a
-/// manuscript's image): it is removed and made again. Returns how many files were written.
-pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
+/// manuscript's image): it is removed and made again.
+pub fn mirror<'a>(dir: &Path, files: &BTreeMap<&'a str, Source>) -> Result<Mirrored<'a>> {
     use rayon::prelude::*;
     let io = |path: &Path, e| Error::io(path, "cannot write the build folder", e);
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
@@ -102,7 +107,7 @@ pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
         .iter()
         .map(|(rel, ino)| (rel.as_str(), *ino))
         .collect();
-    let written = files
+    let made: Vec<Made> = files
         .par_iter()
         .map(|(rel, source)| {
             let path = dir.join(rel);
@@ -120,7 +125,10 @@ pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
                     Source::Copy(_) => false,
                 };
             if current {
-                return Ok(0);
+                return Ok(match source {
+                    Source::Link(_, Some(_)) => Made::KeptLink(rel),
+                    _ => Made::Kept,
+                });
             }
             if there.is_some() {
                 std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
@@ -131,10 +139,34 @@ pub fn mirror(dir: &Path, files: &BTreeMap<&str, Source>) -> Result<usize> {
                 Source::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
             }
             .map_err(|e| Error::io(&path, "cannot write a staged file", e))?;
-            Ok(1)
+            Ok(Made::Written)
         })
-        .sum::<Result<usize>>()?;
-    Ok(written)
+        .collect::<Result<_>>()?;
+    Ok(Mirrored {
+        written: made.iter().filter(|m| matches!(m, Made::Written)).count(),
+        linked: (made.into_iter())
+            .filter_map(|m| match m {
+                Made::KeptLink(rel) => Some(rel),
+                _ => None,
+            })
+            .collect(),
+    })
+}
+
+/// What [`mirror`] did.
+pub struct Mirrored<'a> {
+    /// How many files it wrote.
+    pub written: usize,
+    /// The files it found already linked to the file their [`Source::Link`] named by its
+    /// identity: each is that file, as the caller saw it.
+    pub linked: Vec<&'a str>,
+}
+
+/// What [`mirror`] did with one file.
+enum Made<'a> {
+    Written,
+    Kept,
+    KeptLink(&'a str),
 }
 
 /// The regular files (sorted, with their inodes) and folders (sorted, parents before children)
@@ -587,16 +619,25 @@ mod tests {
         let mut t = tree(&[("a.txt", "1"), ("sub/b.txt", "2"), ("old/x.txt", "x")]);
         t.copy("img/cat.png", &image);
         t.link_copies(true);
-        assert_eq!(stage_keeping(&t, &dir, Some(&spare)).unwrap(), 4);
+        assert_eq!(
+            stage_keeping(&t, &dir, Some(&spare), None).unwrap().written,
+            4
+        );
         assert!(!spare.exists(), "nothing replaced, nothing kept");
-        assert_eq!(stage_keeping(&t, &dir, Some(&spare)).unwrap(), 4);
+        assert_eq!(
+            stage_keeping(&t, &dir, Some(&spare), None).unwrap().written,
+            4
+        );
         assert!(spare.is_dir(), "the replaced tree is kept");
         // From the spare: only what changed is written.
         let kept_a = inode(&spare.join("a.txt"));
         let mut t = tree(&[("a.txt", "1"), ("sub/b.txt", "two"), ("new/c.txt", "3")]);
         t.copy("img/cat.png", &image);
         t.link_copies(true);
-        assert_eq!(stage_keeping(&t, &dir, Some(&spare)).unwrap(), 2);
+        assert_eq!(
+            stage_keeping(&t, &dir, Some(&spare), None).unwrap().written,
+            2
+        );
         assert_eq!(inode(&dir.join("a.txt")), kept_a, "left as it was");
         assert_eq!(inode(&dir.join("img/cat.png")), inode(&image));
         assert_eq!(
@@ -612,7 +653,7 @@ mod tests {
         for _ in 0..2 {
             let mut t = tree(&[("a.txt", "1")]);
             t.copy("img/cat.png", &other);
-            stage_keeping(&t, &dir, Some(&spare)).unwrap();
+            stage_keeping(&t, &dir, Some(&spare), None).unwrap();
             assert_eq!(
                 std::fs::read(dir.join("img/cat.png")).unwrap(),
                 b"another image"
@@ -625,13 +666,53 @@ mod tests {
         std::fs::write(spare.join("extra.txt"), "extra").unwrap();
         std::os::unix::fs::symlink(&image, spare.join("link.png")).unwrap();
         let t = tree(&[("a.txt", "1")]);
-        stage_keeping(&t, &dir, Some(&spare)).unwrap();
+        stage_keeping(&t, &dir, Some(&spare), None).unwrap();
         assert_eq!(crate::epub::list_files(&dir).unwrap(), ["a.txt"]);
         assert_eq!(std::fs::read(dir.join("a.txt")).unwrap(), b"1");
         assert_eq!(
             names(root.path().join("build").as_path()),
             [".book.seihon", ".cache", "book"]
         );
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn staging_knows_the_images_it_finds_linked_and_links_a_replaced_one_again() {
+        use crate::cache::{FileStamp, ListedInputs};
+        let root = tempfile::tempdir().unwrap();
+        let (dir, spare) = (root.path().join("build/book"), root.path().join("spare"));
+        let book = root.path().join("book");
+        std::fs::create_dir_all(&book).unwrap();
+        let image = book.join("cat.png");
+        std::fs::write(&image, b"a cat").unwrap();
+        let stage = || {
+            let listed = ListedInputs::stamp(&book, std::slice::from_ref(&book), &[]).unwrap();
+            let mut t = tree(&[("a.txt", "1")]);
+            t.copy("img/cat.png", &image);
+            t.link_copies(true);
+            stage_keeping(&t, &dir, Some(&spare), Some(&listed)).unwrap()
+        };
+        // Linked by the first two stagings (the second has no spare yet); the third finds
+        // the link in the spare and knows it by the listing's stamp.
+        assert!(stage().stamps.is_empty());
+        assert!(stage().stamps.is_empty());
+        let third = stage();
+        assert_eq!(third.written, 0);
+        assert_eq!(
+            third.stamps.get("img/cat.png"),
+            FileStamp::of(&dir.join("img/cat.png")).as_ref()
+        );
+        // Saved as editors save (a new file renamed over the old): linked again, and looked
+        // at rather than known.
+        std::fs::write(book.join("new.png"), b"another cat").unwrap();
+        std::fs::rename(book.join("new.png"), &image).unwrap();
+        let fourth = stage();
+        assert!(fourth.stamps.is_empty());
+        assert_eq!(
+            std::fs::read(dir.join("img/cat.png")).unwrap(),
+            b"another cat"
+        );
+        assert_eq!(inode(&dir.join("img/cat.png")), inode(&image));
     }
 
     #[test]

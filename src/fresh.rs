@@ -128,7 +128,7 @@ impl Probe {
             summary,
             failure: String::new(),
             exit: crate::error::Exit::Success,
-            heading: None,
+            known: Default::default(),
         })
     }
 
@@ -184,7 +184,7 @@ mod tests {
             summary: "built b\n".into(),
             failure: String::new(),
             exit: crate::error::Exit::Success,
-            heading: None,
+            known: Default::default(),
         }
     }
 

@@ -72,16 +72,8 @@ const TREE: &str = "book";
 pub struct Published<'a> {
     pub report: &'a BookReport,
     pub log: &'a str,
-    /// The book's title and language, when the build loaded the book (else the preview opens
-    /// it again to learn them).
-    pub heading: Option<&'a Heading>,
-}
-
-/// What the preview's index is headed with: the book's title, in its language.
-#[derive(Debug, Clone)]
-pub struct Heading {
-    pub title: String,
-    pub language: String,
+    /// What the build learnt that the preview would otherwise look up again.
+    pub known: &'a crate::pipeline::Known,
 }
 
 /// Publishes one book's result into its preview folder, which it returns.
@@ -149,6 +141,7 @@ pub fn publish(
                 &new.path().join(TREE),
                 &project.stage_dir(&id),
                 &crate::epub::Crcs::load(&project.kept_dir(Kept::Crcs, &id)),
+                &built.known.stamps,
                 previous.is_dir().then(|| dest.join(&epub_name)).as_deref(),
             )?;
             status.last_good_time = Some(now);
@@ -208,6 +201,7 @@ fn unpack(
     to: &Path,
     staged: &Path,
     crcs: &crate::epub::Crcs,
+    stamps: &std::collections::HashMap<String, crate::cache::FileStamp>,
     previous: Option<&Path>,
 ) -> Result<Option<Changes>> {
     let zip = open_zip(epub)?;
@@ -220,11 +214,18 @@ fn unpack(
         (entries.par_iter())
             .map(|(rel, (size, crc))| {
                 // Only a regular file of the staged tree vouches for an entry (a link a hook
-                // left there never goes into the preview: the EPUB's bytes do).
-                let meta = std::fs::symlink_metadata(staged.join(rel)).ok()?;
-                let stamp = crate::cache::FileStamp::of_meta(&meta).filter(|_| meta.is_file())?;
-                (stamp.size() == *size && crcs.get(rel, &stamp) == Some(*crc))
-                    .then(|| crate::files::FileId::of_meta(&meta))
+                // left there never goes into the preview: the EPUB's bytes do). Staging knows
+                // the files it linked.
+                let (stamp, id) = match stamps.get(rel) {
+                    Some(stamp) => (*stamp, stamp.file_id()),
+                    None => {
+                        let meta = std::fs::symlink_metadata(staged.join(rel)).ok()?;
+                        let stamp =
+                            crate::cache::FileStamp::of_meta(&meta).filter(|_| meta.is_file())?;
+                        (stamp, crate::files::FileId::of_meta(&meta))
+                    }
+                };
+                (stamp.size() == *size && crcs.get(rel, &stamp) == Some(*crc)).then_some(id)
             })
             .collect()
     };
@@ -461,12 +462,12 @@ fn index_html(
     let (pages, cover) = pages_and_cover(tree);
     let opened = || {
         let book = project.open_book(book_dir).ok()?.0;
-        Some(Heading {
+        Some(crate::pipeline::BookHeading {
             title: book.meta.title,
             language: book.meta.language,
         })
     };
-    let heading = built.heading.cloned().or_else(opened);
+    let heading = built.known.heading.clone().or_else(opened);
     let mut ctx = tera::Context::new();
     ctx.insert(
         "title",

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::cache::{FileStamp, ListedInputs};
 use crate::error::{Error, Result};
 use crate::files::{Source, mirror, parent, swap_in_keeping, sweep, temp_dir};
 
@@ -53,13 +54,30 @@ impl Tree {
 
 /// Writes `tree` as the folder `dir`, replacing what was there only once it is complete.
 pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
-    stage_keeping(tree, dir, None).map(|_| ())
+    stage_keeping(tree, dir, None, None).map(|_| ())
+}
+
+/// What staging wrote, and what it knows of the staged files without looking at them.
+#[derive(Debug, Default)]
+pub struct Staged {
+    /// How many files were written.
+    pub written: usize,
+    /// The stamps of staged files that are links to files the listing stamped (by path in the
+    /// tree): the same files, so the same stamps. A book of thousands of images is not
+    /// looked at again, image by image, to be packed.
+    pub stamps: std::collections::HashMap<String, FileStamp>,
 }
 
 /// Like [`stage`], starting from `spare` (the tree before last, kept there by the previous
 /// build) and leaving the replaced tree there for the next: only the files that changed are
-/// written (see [`crate::files::mirror`]). Returns how many files were written.
-pub fn stage_keeping(tree: &Tree, dir: &Path, spare: Option<&Path>) -> Result<usize> {
+/// written (see [`crate::files::mirror`]). A file the `listed` inputs stamped is known by
+/// that stamp: a link to it that is already there is left without a look.
+pub fn stage_keeping(
+    tree: &Tree,
+    dir: &Path,
+    spare: Option<&Path>,
+    listed: Option<&ListedInputs>,
+) -> Result<Staged> {
     let parent = parent(dir);
     std::fs::create_dir_all(parent)
         .map_err(|e| Error::io(parent, "cannot create the build folder", e))?;
@@ -70,19 +88,31 @@ pub fn stage_keeping(tree: &Tree, dir: &Path, spare: Option<&Path>) -> Result<us
         // spare, another file system), the tree is written whole.
         let _ = std::fs::rename(spare, tmp.path());
     }
+    let stamp = |from: &Path| listed.and_then(|l| l.stamp_of(from));
     let files: BTreeMap<&str, Source> = tree
         .files
         .iter()
         .map(|(rel, content)| {
             let source = match content {
                 Content::Bytes(b) => Source::Bytes(b),
-                Content::Copy(from) if tree.link_copies => Source::Link(from, None),
+                Content::Copy(from) if tree.link_copies => {
+                    Source::Link(from, stamp(from).and_then(|s| s.file_id()))
+                }
                 Content::Copy(from) => Source::Copy(from),
             };
             (rel.as_str(), source)
         })
         .collect();
-    let written = mirror(tmp.path(), &files)?;
+    let mirrored = mirror(tmp.path(), &files)?;
+    let stamps = (mirrored.linked.iter())
+        .filter_map(|rel| match tree.files.get(*rel) {
+            Some(Content::Copy(from)) => Some((rel.to_string(), stamp(from)?)),
+            _ => None,
+        })
+        .collect();
     swap_in_keeping(tmp, dir, spare)?;
-    Ok(written)
+    Ok(Staged {
+        written: mirrored.written,
+        stamps,
+    })
 }

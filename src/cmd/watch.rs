@@ -456,7 +456,7 @@ impl Builder {
             let shown = publish::Published {
                 report: &outcome.report,
                 log: &outcome.log,
-                heading: outcome.heading.as_ref(),
+                known: &outcome.known,
             };
             match publish::publish(&self.project, &self.dir, &shown, None) {
                 Ok(dir) => {

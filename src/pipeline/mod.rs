@@ -38,7 +38,25 @@ pub struct Built {
     pub log: Vec<String>,
     /// Whether the EPUB was written (not for `seihon check`).
     pub packed: bool,
-    pub heading: crate::publish::Heading,
+    /// What the build learnt that the preview would otherwise look up again.
+    pub known: Known,
+}
+
+/// What a build learnt that the preview would otherwise look up again.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    /// The book's title and language, when the build loaded the book (else the preview opens
+    /// it again to learn them).
+    pub heading: Option<BookHeading>,
+    /// The stamps of staged files known without a look (see [`crate::stage::Staged::stamps`]).
+    pub stamps: std::collections::HashMap<String, crate::cache::FileStamp>,
+}
+
+/// What the preview's index is headed with: the book's title, in its language.
+#[derive(Debug, Clone)]
+pub struct BookHeading {
+    pub title: String,
+    pub language: String,
 }
 
 /// The build's fixed time (`dcterms:modified`, the EPUB's entry times): `SOURCE_DATE_EPOCH`
@@ -354,7 +372,8 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     r.gate(found)?;
     r.enter(Step::Stage);
     let touched = checks.has_programs() || loaded.has_hooks();
-    let staged = staging::stage(project, &loaded, &mut pkg, opts.pack, touched)?;
+    let listed = opts.inputs.as_deref();
+    let staged = staging::stage(project, &loaded, &mut pkg, opts.pack, touched, listed)?;
     r.hook(&loaded, hooks::Stage::PostConvert, staged.dir())?;
     r.hook(&loaded, hooks::Stage::PrePack, staged.dir())?;
     r.enter(Step::CheckPrograms);
@@ -367,7 +386,8 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let epubcheck = checking::EpubcheckRun::new(&checks, &loaded, &pkg);
     if opts.pack {
         r.enter(Step::Pack);
-        pack::pack(r, &loaded, staged.dir(), time, &epubcheck)?;
+        let stamps = staged.known_stamps();
+        pack::pack(r, &loaded, staged.dir(), time, stamps, &epubcheck)?;
     } else if opts.epubcheck {
         r.enter(Step::Epubcheck);
         r.gate(pack::epubcheck_scratch(
@@ -381,7 +401,9 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let chapters = (resolved.chapters.iter())
         .filter(|c| c.source.page.is_none())
         .count();
-    Ok(r.built(&loaded, chapters))
+    // The staged files' stamps hold for the preview when packing left the tree as it was.
+    let stamps = (staged.known_stamps().cloned()).unwrap_or_default();
+    Ok(r.built(&loaded, chapters, stamps))
 }
 
 /// A build under way: its project and options, the step it is at, what the book's programs
@@ -444,7 +466,12 @@ impl Run<'_> {
     }
 
     /// What the build made, with its warnings (the log is added by [`build_with`]).
-    fn built(&mut self, loaded: &load::Loaded, chapters: usize) -> Built {
+    fn built(
+        &mut self,
+        loaded: &load::Loaded,
+        chapters: usize,
+        stamps: std::collections::HashMap<String, crate::cache::FileStamp>,
+    ) -> Built {
         Built {
             id: loaded.book.id.clone(),
             epub: loaded.output.clone(),
@@ -452,9 +479,12 @@ impl Run<'_> {
             warnings: std::mem::take(&mut self.findings),
             log: Vec::new(),
             packed: self.opts.pack,
-            heading: crate::publish::Heading {
-                title: loaded.book.meta.title.clone(),
-                language: loaded.book.meta.language.clone(),
+            known: Known {
+                heading: Some(BookHeading {
+                    title: loaded.book.meta.title.clone(),
+                    language: loaded.book.meta.language.clone(),
+                }),
+                stamps,
             },
         }
     }

@@ -21,6 +21,7 @@ pub(super) fn pack(
     loaded: &Loaded,
     tree: &Path,
     time: i64,
+    stamps: Option<&std::collections::HashMap<String, crate::cache::FileStamp>>,
     epubcheck: &EpubcheckRun,
 ) -> Result<()> {
     let project = r.project;
@@ -47,6 +48,7 @@ pub(super) fn pack(
         time,
         previous,
         Some(&project.kept_dir(Kept::Crcs, &loaded.book.id)),
+        stamps,
         |packed| {
             r.enter(Step::Hook(hooks::Stage::PostPack));
             if loaded.has_hooks() {

@@ -3,6 +3,7 @@
 //! before last); `seihon check` stages into a scratch folder that goes when the check ends.
 use std::path::Path;
 
+use crate::cache::{FileStamp, ListedInputs};
 use crate::error::{Error, Result};
 use crate::project::{Kept, Project};
 use crate::stage;
@@ -12,8 +13,12 @@ use super::load::Loaded;
 
 /// The staged tree.
 pub(super) enum Staged {
-    /// `build/<id>/`, packed into the EPUB.
-    Build(std::path::PathBuf),
+    /// `build/<id>/`, packed into the EPUB, with the stamps of the files staging knows (see
+    /// [`stage::Staged::stamps`]).
+    Build(
+        std::path::PathBuf,
+        std::collections::HashMap<String, FileStamp>,
+    ),
     /// A scratch tree (`seihon check`): `tree/` in a temporary folder deleted when dropped.
     Scratch {
         _folder: tempfile::TempDir,
@@ -25,8 +30,17 @@ impl Staged {
     /// The staged tree's folder.
     pub fn dir(&self) -> &Path {
         match self {
-            Staged::Build(dir) => dir,
+            Staged::Build(dir, _) => dir,
             Staged::Scratch { tree, .. } => tree,
+        }
+    }
+
+    /// The stamps of staged files known without a look, when no program of the book's
+    /// touched the tree since it was staged.
+    pub fn known_stamps(&self) -> Option<&std::collections::HashMap<String, FileStamp>> {
+        match self {
+            Staged::Build(_, stamps) => Some(stamps),
+            Staged::Scratch { .. } => None,
         }
     }
 }
@@ -40,6 +54,7 @@ pub(super) fn stage(
     pkg: &mut Package,
     pack: bool,
     programs_touch_it: bool,
+    listed: Option<&ListedInputs>,
 ) -> Result<Staged> {
     pkg.tree.link_copies(!programs_touch_it);
     if !pack {
@@ -53,10 +68,11 @@ pub(super) fn stage(
         });
     }
     // The tree before last is kept, so that only the files that changed are written again.
-    stage::stage_keeping(
+    let staged = stage::stage_keeping(
         &pkg.tree,
         &loaded.stage_dir,
         Some(&project.kept_dir(Kept::Spare, &loaded.book.id)),
+        listed,
     )?;
-    Ok(Staged::Build(loaded.stage_dir.clone()))
+    Ok(Staged::Build(loaded.stage_dir.clone(), staged.stamps))
 }
