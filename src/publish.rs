@@ -418,7 +418,7 @@ fn pages_and_cover(tree: &Path) -> (Vec<PageLink>, Option<String>) {
         .iter()
         .filter_map(|idref| items.get(idref))
         .map(|rel| {
-            let title = read(rel)
+            let title = read_head(&tree.join(rel))
                 .and_then(|t| page_title(&t))
                 .filter(|t| !t.trim().is_empty())
                 .unwrap_or_else(|| rel.clone());
@@ -429,6 +429,31 @@ fn pages_and_cover(tree: &Path) -> (Vec<PageLink>, Option<String>) {
         })
         .collect();
     (pages, cover)
+}
+
+/// The start of a page, up to the end of its `<title>` (the page whole when it has none):
+/// reading every page of a large book whole for its title was most of what laying out the
+/// index read.
+fn read_head(path: &Path) -> Option<String> {
+    use std::io::Read;
+    const HEAD: u64 = 16 << 10;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut bytes = Vec::new();
+    (&mut file).take(HEAD).read_to_end(&mut bytes).ok()?;
+    let found = |b: &[u8]| b.windows(8).any(|w| w == b"</title>");
+    if bytes.len() as u64 == HEAD && !found(&bytes) {
+        file.read_to_end(&mut bytes).ok()?;
+    }
+    // A cut through a character is left out (the title ended before it).
+    Some(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).ok()?
+        }
+    })
 }
 
 /// The text of a page's `<title>`, from that element alone: parsing every page whole for its
@@ -503,7 +528,36 @@ const PREVIEW_PAGE: &str = "preview.html";
 
 #[cfg(test)]
 mod tests {
-    use super::{Status, is_page, page_title};
+    use super::{Status, is_page, page_title, read_head};
+
+    #[test]
+    fn a_page_is_read_up_to_its_title() {
+        let dir = tempfile::tempdir().unwrap();
+        let (short, long) = (
+            dir.path().join("short.xhtml"),
+            dir.path().join("long.xhtml"),
+        );
+        let body = "<p>本文</p>".repeat(10_000);
+        std::fs::write(
+            &short,
+            format!("<html><head><title>猫</title></head>{body}"),
+        )
+        .unwrap();
+        let head = read_head(&short).unwrap();
+        assert!(head.len() < body.len(), "{}", head.len());
+        assert_eq!(page_title(&head).as_deref(), Some("猫"));
+        // A title past the first bytes read is still found.
+        let comment = format!("<!-- {} -->", "x".repeat(40_000));
+        std::fs::write(
+            &long,
+            format!("<html><head>{comment}<title>犬</title></head>{body}"),
+        )
+        .unwrap();
+        assert_eq!(
+            page_title(&read_head(&long).unwrap()).as_deref(),
+            Some("犬")
+        );
+    }
 
     #[test]
     fn a_status_from_before_the_text_changes_still_loads() {
