@@ -471,7 +471,9 @@ pub struct ListedInputs {
 }
 
 impl ListedInputs {
-    /// Every file under `roots` (see [`crate::files::list_inputs`]) in path order, stamped;
+    /// Every file under `roots` (see [`crate::files::list_inputs`]) in the order of their
+    /// paths' bytes (a comparison of bytes, not of path components: staging looks up
+    /// thousands of images), stamped;
     /// `None` when one cannot be. `book_folder` is the book's folder as `roots` name it.
     pub fn stamp(book_folder: &Path, roots: &[PathBuf], outputs: &[PathBuf]) -> Option<Self> {
         use rayon::prelude::*;
@@ -479,7 +481,7 @@ impl ListedInputs {
         for root in roots {
             crate::files::list_inputs(root, outputs, &mut paths);
         }
-        paths.sort();
+        paths.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
         paths.dedup();
         // Looked at in parallel: a book of images is thousands of stats.
         let files = paths
@@ -495,7 +497,7 @@ impl ListedInputs {
     /// The stamp `path` (as listed) had when it was listed.
     pub fn stamp_of(&self, path: &Path) -> Option<FileStamp> {
         let at = (self.files)
-            .binary_search_by(|(listed, _)| listed.as_path().cmp(path))
+            .binary_search_by(|(listed, _)| listed.as_os_str().cmp(path.as_os_str()))
             .ok()?;
         Some(self.files[at].1)
     }

@@ -33,14 +33,14 @@ fn link_problem(book: &Book, file: &str, href: &str) -> Option<String> {
             "the link `{href}` points outside the book; links must stay inside the EPUB"
         )),
         Target::Local { path, fragment } => {
-            if !book.files.contains_key(&path) {
+            if !book.has_file(&path) {
                 return Some(format!(
                     "the link `{href}` points to `{path}`, which is not in the book"
                 ));
             }
             let fragment = fragment.filter(|f| !f.is_empty())?;
             let ids = book.ids_of(&path)?;
-            if ids.contains(fragment.as_str()) {
+            if ids.contains(&fragment) {
                 None
             } else if path == file {
                 Some(format!(

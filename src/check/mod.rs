@@ -294,6 +294,8 @@ enum Parsed {
 
 pub(crate) struct Book<'a> {
     pub files: &'a Files<'a>,
+    /// The files' paths, for the links and resources of every page to be looked up in.
+    names: std::collections::HashSet<&'a str>,
     /// What the checks need of each XHTML page, by path (the pages' trees are not kept).
     pub pages: BTreeMap<String, page::PageFacts>,
     /// Findings of the well-formed check (parse errors, missing package document).
@@ -346,6 +348,7 @@ impl<'a> Book<'a> {
     pub fn load(files: &'a Files<'a>, sources: &Sources, cache: Option<&Path>) -> Book<'a> {
         let mut book = Book {
             files,
+            names: files.keys().map(String::as_str).collect(),
             pages: BTreeMap::new(),
             parse_errors: Vec::new(),
             opf_path: None,
@@ -471,7 +474,7 @@ impl<'a> Book<'a> {
         });
         match rootfile {
             Some((Some(path), pos)) => {
-                if self.files.contains_key(&path) {
+                if self.has_file(&path) {
                     Some(path)
                 } else {
                     let pos = pos.unwrap_or_default();
@@ -548,7 +551,12 @@ impl<'a> Book<'a> {
     }
 
     /// The ids of a parsed XHTML document.
-    pub fn ids_of(&self, path: &str) -> Option<&std::collections::HashSet<String>> {
+    /// Whether the book has a file at `path`.
+    pub fn has_file(&self, path: &str) -> bool {
+        self.names.contains(path)
+    }
+
+    pub fn ids_of(&self, path: &str) -> Option<&page::IdSet> {
         self.pages.get(path).map(|p| &p.ids)
     }
 }

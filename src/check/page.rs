@@ -90,11 +90,57 @@ pub(crate) struct Resource {
     pub reference: Reference,
 }
 
+/// A page's ids, sorted, in one text: what the checks keep of each page is read back on
+/// every rebuild, and a set of thousands of strings was thousands of allocations a page.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct IdSet {
+    text: String,
+    /// Where each id ends in `text` (each begins where the one before it ends).
+    ends: Vec<u32>,
+}
+
+impl IdSet {
+    pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>) -> IdSet {
+        let sorted: std::collections::BTreeSet<&str> = ids.into_iter().collect();
+        let mut set = IdSet::default();
+        for id in sorted {
+            set.text.push_str(id);
+            set.ends.push(set.text.len() as u32);
+        }
+        set
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = i
+            .checked_sub(1)
+            .map_or(0, |before| self.ends[before] as usize);
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        let (mut low, mut high) = (0, self.ends.len());
+        while low < high {
+            let mid = (low + high) / 2;
+            match self.get(mid).cmp(id) {
+                std::cmp::Ordering::Equal => return true,
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+            }
+        }
+        false
+    }
+
+    #[cfg(test)]
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.ends.len()).map(|i| self.get(i))
+    }
+}
+
 /// What the checks need of one page.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct PageFacts {
     /// Every id on the page, for links into it.
-    pub ids: HashSet<String>,
+    pub ids: IdSet,
     /// unique-ids, empty-link-text, unresolved-references, image-alt, tcy-length: findings that
     /// depend on the page alone, in the order of the page.
     pub unique_ids: Vec<Finding>,
@@ -127,10 +173,11 @@ impl PageFacts {
         }
         // id → where it is first used
         let mut seen: std::collections::HashMap<&str, String> = Default::default();
+        let mut ids: HashSet<&str> = HashSet::new();
         walk_path(&doc.root, &mut |path| {
             let el = path[path.len() - 1];
             if let Some(id) = el.attr("id") {
-                facts.ids.insert(id.to_string());
+                ids.insert(id);
                 match seen.get(id) {
                     Some(first) => facts.unique_ids.push(finding_at(
                         file,
@@ -183,6 +230,7 @@ impl PageFacts {
             }
             facts.nav_ruby_tcy(file, path, el);
         });
+        facts.ids = IdSet::new(ids);
         facts
     }
 
@@ -356,4 +404,27 @@ pub(super) fn leftover_in(text: &str) -> Option<String> {
         rest = after;
     }
     text.contains("???").then(|| "???".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdSet;
+
+    #[test]
+    fn an_id_set_finds_exactly_its_ids() {
+        let set = IdSet::new(["b", "ab", "a", "図1", "a", "zz-9"]);
+        assert_eq!(
+            set.iter().collect::<Vec<_>>(),
+            ["a", "ab", "b", "zz-9", "図1"]
+        );
+        for id in ["a", "ab", "b", "zz-9", "図1"] {
+            assert!(set.contains(id), "{id}");
+        }
+        for id in ["", "aa", "abc", "c", "図", "図12", "zz"] {
+            assert!(!set.contains(id), "{id}");
+        }
+        assert!(!IdSet::default().contains("a"));
+        let bytes = bincode::serialize(&set).unwrap();
+        assert_eq!(bincode::deserialize::<IdSet>(&bytes).unwrap(), set);
+    }
 }

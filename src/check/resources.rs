@@ -10,7 +10,7 @@ fn resource_problem(book: &Book, file: &str, what: &str, value: &str) -> Option<
             "the {what} `{value}` points outside the book; resources must be inside the EPUB"
         )),
         Target::Local { path, .. } => {
-            if !book.files.contains_key(&path) {
+            if !book.has_file(&path) {
                 Some(format!(
                     "the {what} `{value}` is not in the book (looked for `{path}`)"
                 ))
@@ -50,7 +50,7 @@ pub(super) fn resources(book: &Book) -> Vec<Finding> {
     if let Some(opf) = &book.opf_path {
         for item in &book.manifest {
             let missing = match &item.path {
-                Some(p) => !book.files.contains_key(p),
+                Some(p) => !book.has_file(p),
                 None => matches!(resolve(opf, &item.href), Target::Outside),
             };
             if missing {
