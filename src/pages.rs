@@ -51,18 +51,8 @@ pub const NCX: &str = "toc.ncx";
 pub const CSS: &str = crate::xref::HOUSE_STYLE;
 pub const GENERATED_COVER: &str = "image/cover.png";
 
-/// Loads the templates: built-in, then `<project>/templates/`, then `<book>/templates/`.
-pub fn load_templates(project_root: &Path, book_root: &Path) -> Result<Tera> {
-    TemplateTexts::read(project_root, book_root, |_| true).compile()
-}
-
-/// The template `name` alone (the project's or the book's own, else the built-in one): a page
-/// that renders only it need not parse every other.
-pub fn load_template(project_root: &Path, book_root: &Path, name: &str) -> Result<Tera> {
-    TemplateTexts::read(project_root, book_root, |n| n == name).compile()
-}
-
-/// The templates' texts as found (see [`load_templates`]), each parsed the first time a page
+/// The templates' texts as found (built-in, then `<project>/templates/`, then
+/// `<book>/templates/`), each parsed the first time a page
 /// is rendered with it: a rebuild whose pages all come from the cache parses none, and one
 /// that writes a chapter parses the chapter's template alone.
 pub struct TemplateTexts {
@@ -83,13 +73,9 @@ type Parsed = std::result::Result<Tera, (String, String)>;
 impl TemplateTexts {
     /// Every template's text.
     pub fn read_all(project_root: &Path, book_root: &Path) -> Self {
-        Self::read(project_root, book_root, |_| true)
-    }
-
-    fn read(project_root: &Path, book_root: &Path, wanted: impl Fn(&str) -> bool) -> Self {
         let mut digest = crate::cache::Key::new("templates");
         let mut texts = Vec::new();
-        for (name, builtin) in TEMPLATES.iter().filter(|(name, _)| wanted(name)) {
+        for (name, builtin) in TEMPLATES {
             let mut text = builtin.to_string();
             let mut origin = format!("built-in template {name}");
             for dir in [project_root.join("templates"), book_root.join("templates")] {
@@ -110,11 +96,6 @@ impl TemplateTexts {
             texts,
             digest,
         }
-    }
-
-    /// The templates parsed, or the first that does not parse.
-    pub fn compile(&self) -> Result<Tera> {
-        compile(&self.texts).map_err(template_error)
     }
 
     /// `name` rendered with `ctx`.

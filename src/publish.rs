@@ -513,14 +513,8 @@ fn index_html(
     ctx.insert("pages", &pages);
     ctx.insert("cover", &cover);
     ctx.insert("log", built.log);
-    // The page's template alone; with every template when it needs another (a project's own
-    // preview page may include one).
-    let alone = crate::pages::load_template(&project.root, book_root, PREVIEW_PAGE)
-        .and_then(|tera| crate::pages::render(&tera, PREVIEW_PAGE, &ctx));
-    alone.or_else(|_| {
-        let tera = crate::pages::load_templates(&project.root, book_root)?;
-        crate::pages::render(&tera, PREVIEW_PAGE, &ctx)
-    })
+    // Its template alone is parsed (with the others only when it names one).
+    crate::pages::TemplateTexts::read_all(&project.root, book_root).render(PREVIEW_PAGE, &ctx)
 }
 
 /// The template of the preview's index.

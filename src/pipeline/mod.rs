@@ -402,7 +402,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
         .filter(|c| c.source.page.is_none())
         .count();
     // The staged files' stamps hold for the preview when packing left the tree as it was.
-    let stamps = (staged.known_stamps().cloned()).unwrap_or_default();
+    let stamps = staged.into_stamps();
     Ok(r.built(&loaded, chapters, stamps))
 }
 

@@ -43,6 +43,14 @@ impl Staged {
             Staged::Scratch { .. } => None,
         }
     }
+
+    /// The stamps [`Staged::known_stamps`] gives, taken.
+    pub fn into_stamps(self) -> std::collections::HashMap<String, FileStamp> {
+        match self {
+            Staged::Build(_, stamps) => stamps,
+            Staged::Scratch { .. } => Default::default(),
+        }
+    }
 }
 
 /// Stages the package: into `build/<id>/` when it is to be packed, else into a scratch
