@@ -294,6 +294,16 @@ pub enum Kind {
 /// The changed passages between two texts, each with up to [`CONTEXT`] columns of unchanged
 /// text on either side; changes closer than twice that share a passage.
 pub fn passages(old: &str, new: &str) -> TextChange {
+    // Only the stretch between the first and the last difference (with a margin for the
+    // context) is tokenized: a one-word edit to a long page compares a few hundred bytes.
+    let (lead, trail) = shared_ends(old, new);
+    passages_between(old, new, lead, trail)
+}
+
+/// [`passages`], comparing the texts without their first `lead` and last `trail` bytes (the
+/// same in both, cut where a token starts).
+fn passages_between(old: &str, new: &str, lead: usize, trail: usize) -> TextChange {
+    let (old, new) = (&old[lead..old.len() - trail], &new[lead..new.len() - trail]);
     let (a, b) = (tokenize(old), tokenize(new));
     let ops = match diff(&a, &b) {
         Script::Ops(ops) => ops,
@@ -312,9 +322,64 @@ pub fn passages(old: &str, new: &str) -> TextChange {
     change.passages = groups
         .iter()
         .take(MAX_PASSAGES)
-        .map(|g| passage(g, &a, &b))
+        .map(|g| {
+            let mut p = passage(g, &a, &b);
+            p.cut_before |= lead > 0;
+            p.cut_after |= trail > 0;
+            p
+        })
         .collect();
     change
+}
+
+/// Bytes the texts share at their start and at their end, each cut where a token starts (so
+/// that the rest tokenizes as it would whole) and a margin of bytes away from the first
+/// and last difference (so that the context shown around a change is all there).
+fn shared_ends(old: &str, new: &str) -> (usize, usize) {
+    /// More than [`CONTEXT`] columns of any text (a column is at most 4 bytes, and white
+    /// space is collapsed to one space between tokens).
+    const MARGIN: usize = 16 * CONTEXT;
+    // (A cut next to a change must be one in both texts.)
+    let cut_before = |at: usize| {
+        (0..=at)
+            .rev()
+            .find(|&i| starts_token(old, i) && starts_token(new, i))
+    };
+    let first = (old.bytes().zip(new.bytes()))
+        .take_while(|(x, y)| x == y)
+        .count();
+    // The changed token may start well before the first changed byte (a long word).
+    let lead = cut_before(first)
+        .and_then(|start| cut_before(start.saturating_sub(MARGIN)))
+        .unwrap_or(0);
+    let (old_rest, new_rest) = (&old[lead..], &new[lead..]);
+    let last = (old_rest.bytes().rev().zip(new_rest.bytes().rev()))
+        .take_while(|(x, y)| x == y)
+        .count()
+        .min(old_rest.len().min(new_rest.len()));
+    // Counted from the end: the changed token may end well after the last changed byte.
+    let cut_after = |k: usize| {
+        (0..=k).rev().find(|&k| {
+            starts_token(old_rest, old_rest.len() - k) && starts_token(new_rest, new_rest.len() - k)
+        })
+    };
+    let trail = cut_after(last)
+        .and_then(|end| cut_after(end.saturating_sub(MARGIN)))
+        .unwrap_or(0);
+    (lead, trail)
+}
+
+/// Whether [`tokenize`] cuts the text at byte `i` whatever comes before and after, with the
+/// same spacing: at the text's ends, at white space, or just after a CJK character (which
+/// never joins a word). Elsewhere a word may run on.
+fn starts_token(text: &str, i: usize) -> bool {
+    if i == 0 || i == text.len() {
+        return true;
+    }
+    if !text.is_char_boundary(i) {
+        return false;
+    }
+    text[i..].starts_with(char::is_whitespace) || text[..i].ends_with(is_cjk)
 }
 
 /// One change: the token ranges it replaces in the old text and puts in the new.
@@ -619,7 +684,14 @@ impl Reading {
 
 /// White space runs as one space, none at the ends.
 fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -799,6 +871,50 @@ mod tests {
             }
             assert_eq!(edits, a.len() + b.len() - 2 * lcs[0][0], "{a:?} {b:?}");
         }
+    }
+
+    #[test]
+    fn long_texts_compare_as_whole_ones_with_their_shared_ends_cut() {
+        // Pieces of every kind the tokenizer tells apart: words, joined words, CJK, marks,
+        // characters of every UTF-8 length, and words longer than the margin kept.
+        let long = ["ab".repeat(400), "é".repeat(300)];
+        let pieces_of_text: Vec<&str> =
+            "word |don't |e-book |猫|が|好き。|ー|「|」|😀|- |x-|'|é|a|1 |, |ｶﾅ| |漢字|well-known "
+                .split('|')
+                .chain(long.iter().map(String::as_str))
+                .collect();
+        let kinds = pieces_of_text.len();
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % n
+        };
+        let mut trimmed = 0;
+        for case in 0..300 {
+            let len = 50 + next(2000);
+            let mut pieces: Vec<&str> = (0..len).map(|_| pieces_of_text[next(kinds)]).collect();
+            let old = pieces.concat();
+            // One to three edits: a piece changed, taken out or put in.
+            for _ in 0..1 + next(3) {
+                let at = next(pieces.len());
+                match next(3) {
+                    0 => pieces[at] = pieces_of_text[next(kinds)],
+                    1 => drop(pieces.remove(at)),
+                    _ => pieces.insert(at, pieces_of_text[next(kinds)]),
+                }
+            }
+            let new = pieces.concat();
+            let (lead, trail) = shared_ends(&old, &new);
+            trimmed += usize::from(lead > 0 || trail > 0);
+            assert_eq!(
+                passages(&old, &new),
+                passages_between(&old, &new, 0, 0),
+                "case {case}: cut {lead} and {trail} bytes of\n{old}\n→\n{new}"
+            );
+        }
+        assert!(trimmed > 200, "only {trimmed} of 300 texts were cut");
     }
 
     #[test]
