@@ -599,6 +599,17 @@ pub(crate) fn resolve(base: &str, href: &str) -> Target {
     if rest.starts_with('/') {
         return Target::Outside;
     }
+    // Most links name a file by a plain relative path (`ch02.xhtml`, `image/a.png`): the
+    // path is the base's folder and it, with nothing to decode or step out of (a large book
+    // has tens of thousands of links, each resolved on every build).
+    let plain = |seg: &str| !matches!(seg, "" | "." | "..") && !seg.contains('%');
+    if rest.split('/').all(plain) {
+        let folder = base.rfind('/').map_or("", |i| &base[..=i]);
+        return Target::Local {
+            path: [folder, rest].concat(),
+            fragment,
+        };
+    }
     let mut parts: Vec<String> = base.split('/').map(str::to_string).collect();
     parts.pop();
     for seg in rest.split('/') {

@@ -247,6 +247,31 @@ fn resolve_paths() {
     );
     assert_eq!(resolve(base, "https://x/y"), Target::External);
     assert_eq!(resolve(base, "../../../etc"), Target::Outside);
+    // Plain relative paths (the quick way) and those with steps, empty segments or escapes.
+    let local = |path: &str, fragment: Option<&str>| Target::Local {
+        path: path.into(),
+        fragment: fragment.map(Into::into),
+    };
+    for (base, href, path, fragment) in [
+        (
+            base,
+            "ch02.xhtml#s%201",
+            "item/xhtml/ch02.xhtml",
+            Some("s 1"),
+        ),
+        (base, "sub/x.png?v=1", "item/xhtml/sub/x.png", None),
+        ("nav.xhtml", "ch01.xhtml#a", "ch01.xhtml", Some("a")),
+        ("nav.xhtml", "./ch01.xhtml", "ch01.xhtml", None),
+        (base, "./sub//x.png", "item/xhtml/sub/x.png", None),
+        (base, "sub/../x%2Ey.png", "item/xhtml/x.y.png", None),
+        ("a//b.xhtml", "c.xhtml", "a//c.xhtml", None),
+    ] {
+        assert_eq!(
+            resolve(base, href),
+            local(path, fragment),
+            "{href} from {base}"
+        );
+    }
     assert_eq!(resolve(base, "/abs"), Target::Outside);
 }
 
