@@ -118,7 +118,30 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
 
     pub fn get(&self, key: &str) -> Option<T> {
         use bincode::Options;
-        let bytes = match self.find(key)? {
+        let bytes = self.entry(key)?;
+        // A damaged entry cannot make reading it claim more memory than a few times its size.
+        bincode::DefaultOptions::new()
+            .with_limit(bytes.len() as u64 * 16 + 4096)
+            .deserialize(&bytes)
+            .ok()
+    }
+
+    /// The start of the entry under `key`, read as `H`: a struct whose fields are the first
+    /// fields of `T`, in order (bincode writes a struct as its fields one after the other), so
+    /// that what follows them is never decoded.
+    pub fn get_head<H: serde::de::DeserializeOwned>(&self, key: &str) -> Option<H> {
+        use bincode::Options;
+        let bytes = self.entry(key)?;
+        bincode::DefaultOptions::new()
+            .with_limit(bytes.len() as u64 * 16 + 4096)
+            .allow_trailing_bytes()
+            .deserialize(&bytes)
+            .ok()
+    }
+
+    /// The bytes of the entry under `key`, whole (its CRC checked).
+    fn entry(&self, key: &str) -> Option<Vec<u8>> {
+        Some(match self.find(key)? {
             At::Old { offset, len, crc } => {
                 let bytes = read_at(self.old.as_ref()?, offset, len)?;
                 // A damaged entry, or one another build was appending as this one read.
@@ -131,12 +154,7 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
                 let pending = self.new.lock().ok()?;
                 read_at(pending.file.as_ref()?.as_file(), offset, len)?
             }
-        };
-        // A damaged entry cannot make reading it claim more memory than a few times its size.
-        bincode::DefaultOptions::new()
-            .with_limit(bytes.len() as u64 * 16 + 4096)
-            .deserialize(&bytes)
-            .ok()
+        })
     }
 
     /// Whether an entry is kept under `key` (without reading it).

@@ -46,8 +46,12 @@ enum Plan {
 enum Rest {
     /// Their inputs, to be read (from the chapter cache).
     Unread(Vec<Prepared>),
-    /// Every chapter's document, read already (a DocBook book is read whole).
-    Read(Vec<Document>),
+    /// Every chapter's document as the DocBook reader gave it (a DocBook book is read whole):
+    /// those kept from an earlier conversion are read from `cache` when they are needed.
+    Converted {
+        docs: Vec<reader::docbook::ChapterDoc>,
+        cache: Box<reader::docbook::ConvertedCache>,
+    },
 }
 
 /// What a build's memo says of reading: the frame it was made in and every chapter's reading.
@@ -325,7 +329,14 @@ fn resolve(
                 .zip(docs.into_iter().map(|(_, doc)| doc))
                 .collect();
             let others: Vec<Option<Document>> = match rest {
-                Rest::Read(all) => all.into_iter().map(Some).collect(),
+                Rest::Converted { docs, cache } => {
+                    let loaded: Option<Vec<Document>> =
+                        (docs.into_par_iter()).map(|doc| doc.load(&cache)).collect();
+                    let Some(loaded) = loaded else {
+                        return Err(converted_gone(project, book));
+                    };
+                    loaded.into_iter().map(Some).collect()
+                }
                 Rest::Unread(mut prepared) => {
                     let cache =
                         crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
@@ -583,7 +594,7 @@ fn catalogs(book: &Book) -> Vec<reader::docbook::catalog::Named> {
 
 /// What reading a DocBook document gives besides the book's chapters and metadata.
 struct DocBookRead {
-    docs: Vec<(ChapterSource, Document)>,
+    docs: Vec<(ChapterSource, reader::docbook::ChapterDoc)>,
     findings: Vec<Finding>,
     xref_texts: HashMap<String, String>,
     /// Every file read, as the reader names them.
@@ -615,14 +626,14 @@ fn load_docbook(
     crate::book::docbook_info::apply_info(book, db.meta);
     let converted = db.chapters.iter().map(|c| c.converted).collect();
     let digests = db.chapters.iter().map(|c| c.digest.clone()).collect();
-    let docs: Vec<(ChapterSource, Document)> = db
+    let docs: Vec<(ChapterSource, reader::docbook::ChapterDoc)> = db
         .chapters
         .into_iter()
         .map(|c| {
             // (The reader shrank each document as it made it.)
             let source = ChapterSource {
-                rel: c.doc.source.clone(),
-                path: book.root.join(&c.doc.source),
+                rel: c.doc.source().to_path_buf(),
+                path: book.root.join(c.doc.source()),
                 role: c.role,
                 format: Format::DocBook,
                 part_title: None,
@@ -655,17 +666,15 @@ fn read_docbook(
     inputs: Option<&ListedInputs>,
     log: &mut Vec<String>,
 ) -> ReadBook {
+    let kept = reader::docbook::ConvertedCache::new(project.kept_dir(Kept::DocBook, &book.id));
     let DocBookRead {
-        mut docs,
+        docs,
         findings,
         xref_texts,
         files,
         converted,
         digests,
-    } = {
-        let kept = reader::docbook::ConvertedCache::new(project.kept_dir(Kept::DocBook, &book.id));
-        load_docbook(book, main, Some(&kept))
-    };
+    } = load_docbook(book, main, Some(&kept));
     let names: Vec<String> = (docs.iter().zip(&converted))
         .filter(|(_, c)| **c)
         .map(|((src, _), _)| src.rel.display().to_string())
@@ -688,9 +697,11 @@ fn read_docbook(
         let reads = (docs.par_iter().zip(&digests))
             .map(|((src, doc), digest)| {
                 let key = crate::cache::Key::new("docbook chapter").value(src);
-                let key = match digest {
-                    Some(d) => key.bytes(d.as_bytes()),
-                    None => key.value(doc),
+                let key = match (digest, doc) {
+                    (Some(d), _) => key.bytes(d.as_bytes()),
+                    (None, reader::docbook::ChapterDoc::Here(doc)) => key.value(doc),
+                    // (The reader knows the digest of every document it kept.)
+                    (None, reader::docbook::ChapterDoc::Kept { .. }) => return None,
                 };
                 Some(xref::memo::ReadMemo {
                     key: key.finish()?,
@@ -708,26 +719,70 @@ fn read_docbook(
                 record.reads.iter().map(|r| Some(r.key.clone())).collect();
             last_memo(project, book, &record.frame, &keys)
         });
-    let plan = match (again, record) {
+    // The documents to resolve now are read from the cache where they were kept; should one
+    // no longer read back, the book is converted again, whole.
+    let loaded = |docs: Vec<(ChapterSource, reader::docbook::ChapterDoc)>| {
+        (docs.into_par_iter())
+            .map(|(src, doc)| Some((src, doc.load(&kept)?)))
+            .collect::<Option<Vec<(ChapterSource, Document)>>>()
+    };
+    let converted_again = |book: &mut Book| {
+        let read = load_docbook(book, main, None);
+        let all = (read.docs.into_iter())
+            .map(|(src, doc)| {
+                // (Nothing is kept without a cache: every document is here.)
+                let doc = doc.here().unwrap_or_else(|| Document::new(&src.rel));
+                (src, doc)
+            })
+            .collect();
+        (all, read.findings)
+    };
+    let (plan, docs, findings) = match (again, record) {
         (Some((memo, changed)), Some(record)) => {
             // Every document is kept for resolving the whole book after all; only the changed
-            // ones are copied.
-            let all = std::mem::take(&mut docs);
-            docs = (changed.iter()).map(|&c| all[c].clone()).collect();
-            Plan::Again {
-                memo: Box::new(memo),
-                changed,
-                record,
-                rest: Rest::Read(all.into_iter().map(|(_, doc)| doc).collect()),
+            // ones are read (those kept) or copied.
+            let now = (changed.iter()).map(|&c| docs[c].clone()).collect();
+            match loaded(now) {
+                Some(now) => {
+                    let plan = Plan::Again {
+                        memo: Box::new(memo),
+                        changed,
+                        record,
+                        rest: Rest::Converted {
+                            docs: docs.into_iter().map(|(_, doc)| doc).collect(),
+                            cache: Box::new(kept),
+                        },
+                    };
+                    (plan, now, findings)
+                }
+                None => {
+                    let (all, findings) = converted_again(book);
+                    (Plan::Whole { record: None }, all, findings)
+                }
             }
         }
-        (_, record) => Plan::Whole { record },
+        (_, record) => match loaded(docs) {
+            Some(all) => (Plan::Whole { record }, all, findings),
+            None => {
+                let (all, findings) = converted_again(book);
+                (Plan::Whole { record: None }, all, findings)
+            }
+        },
     };
     ReadBook {
         docs,
         findings,
         xref_texts,
         plan,
+    }
+}
+
+/// A kept DocBook chapter that could not be read back when the whole book had to be resolved.
+fn converted_gone(project: &Project, book: &Book) -> Error {
+    Error::Io {
+        path: project.kept_dir(Kept::DocBook, &book.id),
+        message: "a kept DocBook chapter went missing during the build",
+        source: std::io::Error::other("build again (with --force when it persists)"),
     }
 }
 

@@ -68,12 +68,13 @@ pub use crate::doc::{DocBookMeta, MetaPerson, Revision};
 /// One output chapter (a chapter, preface, appendix, part, glossary, bibliography, index,
 /// colophon, dedication, article body, …).
 #[derive(Debug, Clone)]
-pub struct DocBookChapter {
+pub struct DocBookChapter<D = Document> {
     /// Front (preface, dedication, legal notice…), Body (chapter, article, reference, refentry),
     /// Part, Appendix, Back (glossary, bibliography, index, colophon).
     pub role: Role,
     /// `doc.source` is the file (relative to `root`) where this chapter's element starts.
-    pub doc: Document,
+    /// [`read_keeping`] gives a [`ChapterDoc`]: a kept conversion is read only when asked for.
+    pub doc: D,
     /// The `epub:type` its element names beyond its role: `glossary`, `bibliography`, `index`.
     pub division: Option<&'static str>,
     /// Whether it was converted by this reading (not taken as an earlier build converted it).
@@ -85,9 +86,9 @@ pub struct DocBookChapter {
 }
 
 #[derive(Debug, Clone)]
-pub struct DocBookBook {
+pub struct DocBookBook<D = Document> {
     pub meta: DocBookMeta,
-    pub chapters: Vec<DocBookChapter>,
+    pub chapters: Vec<DocBookChapter<D>>,
     /// For every id in the book, the text an `xref` to it shows: its `xreflabel`, else its
     /// title (plain text), else the term of a `varlistentry`/`glossentry`, else "" (the
     /// resolver then falls back to a number or the enclosing chapter).
@@ -123,15 +124,86 @@ pub fn read_with(
     shared: &[std::path::PathBuf],
     catalogs: &[catalog::Named],
 ) -> (DocBookBook, Vec<Finding>) {
-    read_keeping(main, root, shared, catalogs, None)
+    let (book, findings) = read_keeping(main, root, shared, catalogs, None);
+    let chapters = (book.chapters.into_iter())
+        .map(|c| DocBookChapter {
+            // (Nothing is kept without a cache: every document is here.)
+            doc: match c.doc {
+                ChapterDoc::Here(doc) => doc,
+                ChapterDoc::Kept { source, .. } => Document::new(source),
+            },
+            role: c.role,
+            division: c.division,
+            converted: c.converted,
+            digest: c.digest,
+        })
+        .collect();
+    let book = DocBookBook {
+        meta: book.meta,
+        chapters,
+        xref_texts: book.xref_texts,
+        files: book.files,
+    };
+    (book, findings)
+}
+
+/// A chapter's document: converted by this reading, or one an earlier build converted, kept
+/// in the [`ConvertedCache`] and read from it only when asked for (a rebuild that resolves
+/// only the changed chapters never reads the others: reading them all back was a tenth of a
+/// one-file rebuild of svnbook).
+#[derive(Debug, Clone)]
+pub enum ChapterDoc {
+    Here(Document),
+    Kept {
+        /// Where its element starts (the document's `source`).
+        source: PathBuf,
+        /// Its entry in the cache.
+        key: String,
+    },
+}
+
+impl ChapterDoc {
+    /// The file where the chapter's element starts.
+    pub fn source(&self) -> &Path {
+        match self {
+            ChapterDoc::Here(doc) => &doc.source,
+            ChapterDoc::Kept { source, .. } => source,
+        }
+    }
+
+    /// The document when it was converted by this reading.
+    pub fn here(self) -> Option<Document> {
+        match self {
+            ChapterDoc::Here(doc) => Some(doc),
+            ChapterDoc::Kept { .. } => None,
+        }
+    }
+
+    /// The document, read from `cache` when it was kept there; `None` when the entry can no
+    /// longer be read (then the book must be read again without the cache).
+    pub fn load(self, cache: &ConvertedCache) -> Option<Document> {
+        match self {
+            ChapterDoc::Here(doc) => Some(doc),
+            ChapterDoc::Kept { key, .. } => cache.get(&key).map(|c| c.doc),
+        }
+    }
 }
 
 /// What converting one chapter gave, kept in a [`ConvertedCache`] by everything it depends
 /// on (see [`Conv::chapter`]).
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Converted {
-    doc: Document,
     /// The document's digest ([`DocBookChapter::digest`]).
+    digest: String,
+    findings: Vec<Finding>,
+    after: State,
+    /// Last: [`ConvertedHead`] reads what comes before it alone.
+    doc: Document,
+}
+
+/// The start of a [`Converted`] entry: what reading a book needs of a kept chapter.
+#[derive(serde::Deserialize)]
+struct ConvertedHead {
     digest: String,
     findings: Vec<Finding>,
     after: State,
@@ -160,7 +232,7 @@ pub fn read_keeping(
     shared: &[std::path::PathBuf],
     catalogs: &[catalog::Named],
     kept: Option<&ConvertedCache>,
-) -> (DocBookBook, Vec<Finding>) {
+) -> (DocBookBook<ChapterDoc>, Vec<Finding>) {
     let loaded = xml::load(main, root, shared, catalogs);
     let mut findings = loaded.findings;
     let mut book = DocBookBook {
@@ -586,7 +658,7 @@ impl<'a> Conv<'a> {
 
     /// The top-level element → chapters. Each chapter's elements are let go once it is
     /// converted: the tree and the documents are never held whole at once.
-    fn top(&mut self, root: &mut Element) -> Vec<DocBookChapter> {
+    fn top(&mut self, root: &mut Element) -> Vec<DocBookChapter<ChapterDoc>> {
         let mut out = Vec::new();
         match root.local_name() {
             "book" | "set" => {
@@ -605,15 +677,15 @@ impl<'a> Conv<'a> {
                 // An xref to the book itself shows its title (DocBook XSL) and goes to where
                 // the book starts: under its first page's heading.
                 if let (Some(id), Some(first)) = (root.id(), out.first_mut()) {
-                    first.digest = None;
-                    let blocks = &mut first.doc.blocks;
-                    let at = usize::from(
-                        blocks
-                            .first()
-                            .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_))),
-                    );
                     let anchor = Block::new(BlockKind::Anchor(id.to_string()), pos_of(root));
-                    blocks.insert(at, anchor);
+                    self.edit_document(first, |doc| {
+                        let blocks = &mut doc.blocks;
+                        let at = usize::from(
+                            (blocks.first())
+                                .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_))),
+                        );
+                        blocks.insert(at, anchor);
+                    });
                 }
             }
             _ => {
@@ -625,7 +697,7 @@ impl<'a> Conv<'a> {
     }
 
     /// The chapters of a book or part, each taken out of the tree to be converted and let go.
-    fn book_children(&mut self, el: &mut Element, out: &mut Vec<DocBookChapter>) {
+    fn book_children(&mut self, el: &mut Element, out: &mut Vec<DocBookChapter<ChapterDoc>>) {
         let mut loose: Vec<Element> = Vec::new();
         // Print page breaks between chapters: the next chapter's first page.
         let mut pages: Vec<Block> = Vec::new();
@@ -653,7 +725,7 @@ impl<'a> Conv<'a> {
                 "part" => {
                     self.flush_loose(&mut loose, out);
                     let part = self.chapter(&c, Role::Part);
-                    out.push(pages::starting_with(&mut pages, part));
+                    out.push(self.starting_with(&mut pages, part));
                     self.book_children(&mut c, out);
                 }
                 "book" => {
@@ -664,7 +736,7 @@ impl<'a> Conv<'a> {
                     Some(role) => {
                         self.flush_loose(&mut loose, out);
                         let chapter = self.chapter(&c, role);
-                        out.push(pages::starting_with(&mut pages, chapter));
+                        out.push(self.starting_with(&mut pages, chapter));
                     }
                     None => loose.push(*c),
                 },
@@ -675,13 +747,12 @@ impl<'a> Conv<'a> {
         if let Some(last) = out.last_mut()
             && !pages.is_empty()
         {
-            last.doc.blocks.append(&mut pages);
-            last.digest = None;
+            self.edit_document(last, |doc| doc.blocks.append(&mut pages));
         }
     }
 
     /// Content directly in a book or part that is not a chapter: kept in a chapter of its own.
-    fn flush_loose(&mut self, loose: &mut Vec<Element>, out: &mut Vec<DocBookChapter>) {
+    fn flush_loose(&mut self, loose: &mut Vec<Element>, out: &mut Vec<DocBookChapter<ChapterDoc>>) {
         let Some(first) = loose.first() else {
             return;
         };
@@ -697,7 +768,7 @@ impl<'a> Conv<'a> {
         doc.shrink_to_fit();
         out.push(DocBookChapter {
             role: Role::Body,
-            doc,
+            doc: ChapterDoc::Here(doc),
             division: None,
             converted: true,
             digest: None,
@@ -712,7 +783,7 @@ impl<'a> Conv<'a> {
 
     /// A chapter (or part, or front page) converted, or taken as an earlier build converted
     /// it when nothing it depends on has changed.
-    fn chapter(&mut self, el: &Element, role: Role) -> DocBookChapter {
+    fn chapter(&mut self, el: &Element, role: Role) -> DocBookChapter<ChapterDoc> {
         let Some(keeping) = &self.kept else {
             return self.convert_chapter(el, role);
         };
@@ -724,12 +795,13 @@ impl<'a> Conv<'a> {
             k.used.insert(key.clone());
         }
         let division = division_type(el.local_name());
-        if let Some(hit) = cache.get(&key) {
+        if let Some(hit) = cache.get_head::<ConvertedHead>(&key) {
             self.findings.extend(hit.findings);
             self.set_state(hit.after);
+            let source = self.files.path(self.files.of(el)).to_path_buf();
             return DocBookChapter {
                 role,
-                doc: hit.doc,
+                doc: ChapterDoc::Kept { source, key },
                 division,
                 converted: false,
                 digest: Some(hit.digest),
@@ -742,29 +814,64 @@ impl<'a> Conv<'a> {
         if findings.iter().any(|f| f.severity == Severity::Error) {
             return chapter;
         }
-        let Some(digest) = crate::cache::Key::new("docbook document")
-            .value(&chapter.doc)
-            .finish()
-        else {
+        let ChapterDoc::Here(doc) = chapter.doc else {
             return chapter;
         };
+        let Some(digest) = crate::cache::Key::new("docbook document")
+            .value(&doc)
+            .finish()
+        else {
+            return DocBookChapter {
+                doc: ChapterDoc::Here(doc),
+                ..chapter
+            };
+        };
         let kept = Converted {
-            doc: chapter.doc,
             digest,
             findings,
             after: self.state(),
+            doc,
         };
         cache.put(&key, &kept);
         DocBookChapter {
             role,
-            doc: kept.doc,
+            doc: ChapterDoc::Here(kept.doc),
             division,
             converted: true,
             digest: Some(kept.digest),
         }
     }
 
-    fn convert_chapter(&mut self, el: &Element, role: Role) -> DocBookChapter {
+    /// Changes a chapter's document, read from the cache first when it was kept there (the
+    /// document is then no longer the one its digest is of). An entry that cannot be read
+    /// after all is an error: the next build, which keeps nothing of a book with errors,
+    /// converts the book again.
+    fn edit_document(
+        &mut self,
+        chapter: &mut DocBookChapter<ChapterDoc>,
+        edit: impl FnOnce(&mut Document),
+    ) {
+        chapter.digest = None;
+        let placeholder = ChapterDoc::Here(Document::new(chapter.doc.source()));
+        let mut doc = match std::mem::replace(&mut chapter.doc, placeholder) {
+            ChapterDoc::Here(doc) => doc,
+            ChapterDoc::Kept { source, key } => {
+                let read = (self.kept.as_ref()).and_then(|k| k.cache.get(&key).map(|c| c.doc));
+                read.unwrap_or_else(|| {
+                    self.findings.push(Finding::error(
+                        codes::SOURCE_FILE,
+                        Location::file(source.clone()),
+                        "the conversion an earlier build kept of this chapter could not be read back; build the book again",
+                    ));
+                    Document::new(source)
+                })
+            }
+        };
+        edit(&mut doc);
+        chapter.doc = ChapterDoc::Here(doc);
+    }
+
+    fn convert_chapter(&mut self, el: &Element, role: Role) -> DocBookChapter<ChapterDoc> {
         let file = self.files.of(el);
         self.start_chapter(file);
         let mut blocks = Vec::new();
@@ -779,7 +886,7 @@ impl<'a> Conv<'a> {
         let division = division_type(el.local_name());
         DocBookChapter {
             role,
-            doc,
+            doc: ChapterDoc::Here(doc),
             division,
             converted: true,
             digest: None,

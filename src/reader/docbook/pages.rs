@@ -1,7 +1,7 @@
 //! Print page-break markers: `<beginpage pagenum="N"/>` (DocBook 4), `<anchor role="pagebreak"
 //! xreflabel="N"/>` (DocBook 5) and the `<?page N?>` instruction (which the XML layer turns
 //! into a `beginpage`), as [`InlineKind::PrintPage`]s.
-use super::{Conv, DocBookChapter, DocBookElement};
+use super::{ChapterDoc, Conv, DocBookChapter, DocBookElement};
 use crate::codes;
 use crate::doc::{Block, Inline, InlineKind, Inlines, PrintPage};
 use crate::dom::Element;
@@ -23,17 +23,21 @@ pub(super) fn is_page_marker(el: &Element) -> bool {
     }
 }
 
-/// The chapter with the page breaks written before it (between chapters) at its start.
-pub(super) fn starting_with(pages: &mut Vec<Block>, mut chapter: DocBookChapter) -> DocBookChapter {
-    if !pages.is_empty() {
-        chapter.doc.blocks.splice(0..0, pages.drain(..));
-        // (Its document is no longer the one its digest is of.)
-        chapter.digest = None;
-    }
-    chapter
-}
-
 impl Conv<'_> {
+    /// The chapter with the page breaks written before it (between chapters) at its start.
+    pub(super) fn starting_with(
+        &mut self,
+        pages: &mut Vec<Block>,
+        mut chapter: DocBookChapter<ChapterDoc>,
+    ) -> DocBookChapter<ChapterDoc> {
+        if !pages.is_empty() {
+            self.edit_document(&mut chapter, |doc| {
+                doc.blocks.splice(0..0, pages.drain(..));
+            });
+        }
+        chapter
+    }
+
     /// A page-break marker with the page number `written`; with none, the page after the last
     /// one (the first page of the book is 1). The author's id, if any, stays its id.
     pub(super) fn print_page(&mut self, el: &Element, written: Option<&str>, out: &mut Inlines) {
