@@ -524,6 +524,19 @@ impl<'a> Conv<'a> {
 
     /// Collects every id (a duplicate is reported) and the text an xref to it shows.
     fn collect_ids<'t>(&mut self, el: &'t Element, ids: &mut HashMap<String, IdSite<'t>>) {
+        self.collect_ids_under(el, ids);
+        // An xref to a callout mark shows its number, "(2)" (once every mark is numbered:
+        // doing it at each element of the tree was a tenth of reading a book).
+        for (id, n) in &self.callouts {
+            if let Some(t) = self.xref_texts.get_mut(id)
+                && t.is_empty()
+            {
+                *t = format!("({n})");
+            }
+        }
+    }
+
+    fn collect_ids_under<'t>(&mut self, el: &'t Element, ids: &mut HashMap<String, IdSite<'t>>) {
         if let Some(id) = el.id() {
             if let Some(first) = ids.get(id) {
                 let msg = format!(
@@ -547,7 +560,7 @@ impl<'a> Conv<'a> {
         }
         self.note_callout(el);
         for c in el.child_elements() {
-            self.collect_ids(c, ids);
+            self.collect_ids_under(c, ids);
         }
         if el.local_name() == "procedure" {
             // An xref to an untitled step shows "Step 2.b" (DocBook XSL's `xref-to`).
@@ -563,13 +576,6 @@ impl<'a> Conv<'a> {
                 {
                     *t = format!("{word} {n}");
                 }
-            }
-        }
-        for (id, n) in &self.callouts {
-            if let Some(t) = self.xref_texts.get_mut(id)
-                && t.is_empty()
-            {
-                *t = format!("({n})");
             }
         }
     }
