@@ -16,6 +16,9 @@ pub struct Tree {
     /// Copies may be hard links to their source: nothing will write to the staged files in
     /// place (the book has no hooks), and a link costs no new file.
     link_copies: bool,
+    /// For files whose bytes a cache key stands for (the key of what made them: a page the
+    /// page cache keeps), that key: what the bytes are known by without hashing them.
+    identities: std::collections::HashMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -27,11 +30,40 @@ pub enum Content {
 
 impl Tree {
     pub fn add(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) {
-        self.files.insert(path.into(), Content::Bytes(bytes.into()));
+        self.add_known(path, bytes, None);
+    }
+
+    /// Adds a file with the key its bytes are known by, if there is one (see
+    /// [`Tree::identity`]).
+    pub fn add_known(
+        &mut self,
+        path: impl Into<String>,
+        bytes: impl Into<Vec<u8>>,
+        identity: Option<String>,
+    ) {
+        let path = path.into();
+        match identity {
+            Some(identity) => self.identities.insert(path.clone(), identity),
+            None => self.identities.remove(&path),
+        };
+        self.files.insert(path, Content::Bytes(bytes.into()));
     }
 
     pub fn copy(&mut self, path: impl Into<String>, from: impl Into<PathBuf>) {
-        self.files.insert(path.into(), Content::Copy(from.into()));
+        let path = path.into();
+        self.identities.remove(&path);
+        self.files.insert(path, Content::Copy(from.into()));
+    }
+
+    /// The key a file's bytes are known by: one key, one content (the cache's contract), so
+    /// two files with the same identity are the same bytes.
+    pub fn identity(&self, path: &str) -> Option<&str> {
+        self.identities.get(path).map(String::as_str)
+    }
+
+    /// Every file's identity, by path (see [`Tree::identity`]).
+    pub fn identities(&self) -> &std::collections::HashMap<String, String> {
+        &self.identities
     }
 
     /// Lets staging hard-link the copied files (see [`Tree::link_copies`]).
@@ -115,4 +147,25 @@ pub fn stage_keeping(
         written: mirrored.written,
         stamps,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tree;
+
+    #[test]
+    fn a_file_is_known_by_its_identity_until_it_is_replaced() {
+        let mut tree = Tree::default();
+        tree.add_known("a.xhtml", "<p>a</p>", Some("key-a".into()));
+        tree.add_known("b.xhtml", "<p>b</p>", Some("key-b".into()));
+        tree.add("c.css", "p {}");
+        assert_eq!(tree.identity("a.xhtml"), Some("key-a"));
+        assert_eq!(tree.identity("c.css"), None);
+        // Other bytes under the same path (a hook's, a filter's) are not what the key made.
+        tree.add("a.xhtml", "<p>changed</p>");
+        assert_eq!(tree.identity("a.xhtml"), None);
+        tree.copy("b.xhtml", "/elsewhere/b.xhtml");
+        assert_eq!(tree.identity("b.xhtml"), None);
+        assert!(tree.identities().is_empty());
+    }
 }

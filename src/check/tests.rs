@@ -136,6 +136,7 @@ fn run(files: &Files) -> Vec<Finding> {
             files: &files,
             sources: &sources,
             cache: None,
+            known: None,
         },
         &CheckSettings::default(),
     )
@@ -150,6 +151,7 @@ fn run_with(files: &Files, name: &str, level: Level) -> Vec<Finding> {
             files: &files,
             sources: &sources,
             cache: None,
+            known: None,
         },
         &settings,
     )
@@ -697,6 +699,7 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
                 files: &files,
                 sources: &sources,
                 cache: Some(&cache),
+                known: None,
             },
             &CheckSettings::default(),
         )

@@ -75,17 +75,19 @@ fn package_with(
                 pkg.add_generated(made, templates, "titlepage", pages::TITLE_PAGE)?
             }
             Slot::Nav => {
-                let nav = made.page("nav.xhtml", &page_ctx.for_page_keyed(pages::NAV))?;
+                let (nav, known) =
+                    made.page_known("nav.xhtml", &page_ctx.for_page_keyed(pages::NAV))?;
                 nav_has_pages = nav.facts.page_list;
                 let properties = join_props("nav", &nav.properties);
-                pkg.add_checked("nav", pages::NAV, Checked { properties, ..nav });
+                let nav = Checked { properties, ..nav };
+                pkg.add_checked_known("nav", pages::NAV, nav, known);
             }
             Slot::Chapter(ci) => {
                 let ch = &resolved.chapters[ci];
                 let Some(page) = written[ci].take() else {
                     continue;
                 };
-                let (href, checked) = page?;
+                let (href, checked, identity) = page?;
                 // The index takes the place of the chapter that marks where it goes.
                 if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter == Some(ci)) {
                     let title_id = pages::chapter_entry(ch).map(|e| e.id.as_str());
@@ -93,7 +95,7 @@ fn package_with(
                     continue;
                 }
                 facts.add(checked.facts);
-                pkg.add_checked(&chapter_id(ch), &href, checked);
+                pkg.add_checked_known(&chapter_id(ch), &href, checked, identity);
             }
             Slot::Index => {
                 if let Some((i, at)) = &index {
@@ -140,10 +142,9 @@ fn package_with(
     let depth = tree.iter().map(TocNode::depth).max().unwrap_or(1);
     ctx.insert("ncx_points", &toc::ncx_points(&tree));
     ctx.insert("ncx_depth", &depth);
-    pkg.tree.add(
-        format!("{PACKAGE_DIR}/{}", pages::NCX),
-        made.text("toc.ncx", &ctx)?,
-    );
+    let (ncx, known) = made.text_known("toc.ncx", &ctx)?;
+    pkg.tree
+        .add_known(format!("{PACKAGE_DIR}/{}", pages::NCX), ncx, known);
     pkg.manifest
         .push(item("ncx", pages::NCX, "application/x-dtbncx+xml", ""));
 
@@ -225,8 +226,14 @@ impl Package {
     }
 
     /// Adds an XHTML page, its source positions beside it.
-    fn add_xhtml(&mut self, path: String, text: String, sources: dom::PageSources) {
-        self.tree.add(path.clone(), text);
+    fn add_xhtml(
+        &mut self,
+        path: String,
+        text: String,
+        sources: dom::PageSources,
+        identity: Option<String>,
+    ) {
+        self.tree.add_known(path.clone(), text, identity);
         self.sources.insert(path, sources);
     }
 }
@@ -270,6 +277,17 @@ impl Package {
 
     /// Adds a checked page to the tree, the manifest and (in reading order) the spine.
     fn add_checked(&mut self, id: &str, href: &str, checked: Checked) {
+        self.add_checked_known(id, href, checked, None);
+    }
+
+    /// [`Package::add_checked`], with the key the page cache keeps the page under.
+    fn add_checked_known(
+        &mut self,
+        id: &str,
+        href: &str,
+        checked: Checked,
+        identity: Option<String>,
+    ) {
         self.manifest.push(ManifestItem {
             id: id.into(),
             href: crate::href::href(href),
@@ -284,6 +302,7 @@ impl Package {
             format!("{PACKAGE_DIR}/{href}"),
             checked.text,
             checked.sources,
+            identity,
         );
     }
 
@@ -454,22 +473,34 @@ impl<'t> Made<'t> {
 
     /// The XHTML page `template` makes from `ctx`, checked.
     fn page(&mut self, template: &str, ctx: &Keyed) -> Result<Checked> {
+        self.page_known(template, ctx).map(|(page, _)| page)
+    }
+
+    /// [`Made::page`], with the key it is kept under: what its bytes are known by.
+    fn page_known(&mut self, template: &str, ctx: &Keyed) -> Result<(Checked, Option<String>)> {
         let key = self.key(template, ctx);
         let (templates, rendered) = (self.templates, &mut self.rendered);
-        kept(&self.pages, key, || {
+        let page = kept(&self.pages, key.clone(), || {
             rendered.push(template.to_string());
             checked_xhtml(&templates.texts.render(template, ctx.context())?, template)
-        })
+        })?;
+        Ok((page, key))
     }
 
     /// The text `template` makes from `ctx`.
     fn text(&mut self, template: &str, ctx: &Keyed) -> Result<String> {
+        self.text_known(template, ctx).map(|(text, _)| text)
+    }
+
+    /// [`Made::text`], with the key it is kept under.
+    fn text_known(&mut self, template: &str, ctx: &Keyed) -> Result<(String, Option<String>)> {
         let key = self.key(template, ctx);
         let (templates, rendered) = (self.templates, &mut self.rendered);
-        kept(&self.texts, key, || {
+        let text = kept(&self.texts, key.clone(), || {
             rendered.push(template.to_string());
             templates.texts.render(template, ctx.context())
-        })
+        })?;
+        Ok((text, key))
     }
 
     /// Keeps what this build used, and only that.

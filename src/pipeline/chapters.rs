@@ -68,7 +68,9 @@ pub(super) enum CoverImage<'a> {
 
 /// The written chapters, in reading order (each with its href), and the cover.
 pub(super) struct Written<'a> {
-    pub pages: Vec<Result<(String, Checked)>>,
+    /// Each chapter's href and page, with the key the page cache keeps it under (when it is
+    /// kept): what its bytes are known by.
+    pub pages: Vec<Result<(String, Checked, Option<String>)>>,
     pub cover: CoverImage<'a>,
 }
 
@@ -234,10 +236,14 @@ pub(super) fn write<'a>(
         chapter_pages.len(),
         "the others are as they were",
     ));
-    Written {
-        pages: chapter_pages.into_iter().map(|(page, _)| page).collect(),
-        cover,
-    }
+    let pages = (chapter_pages.into_iter().zip(keys))
+        .map(|((page, _), key)| {
+            // (A page only stands for its key when the cache holds it under it.)
+            let known = key.filter(|_| page_cache.is_some());
+            page.map(|(href, checked)| (href, checked, known))
+        })
+        .collect();
+    Written { pages, cover }
 }
 
 /// The error of a chapter page the page cache held when the build began and lost since

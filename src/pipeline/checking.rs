@@ -56,6 +56,7 @@ pub(super) fn built_in(
             files: &pkg.check_view(),
             sources: &pkg.sources,
             cache: Some(&project.kept_dir(Kept::Checks, &book.id)),
+            known: Some(pkg.tree.identities()),
         },
         &checks.settings,
     )
