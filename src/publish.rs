@@ -382,7 +382,7 @@ fn pages_and_cover(tree: &Path) -> (Vec<PageLink>, Option<String>) {
     }) else {
         return (Vec::new(), None);
     };
-    let Some(opf) = read(&opf_path).and_then(|t| dom::parse_document(&t).ok()) else {
+    let Some((listed, spine)) = read(&opf_path).and_then(|t| manifest_and_spine(&t)) else {
         return (Vec::new(), None);
     };
     let base = Path::new(&opf_path)
@@ -398,22 +398,12 @@ fn pages_and_cover(tree: &Path) -> (Vec<PageLink>, Option<String>) {
     };
     let mut items: BTreeMap<String, String> = BTreeMap::new();
     let mut cover = None;
-    let mut spine = Vec::new();
-    opf.root.walk(&mut |e| match crate::check::local(&e.name) {
-        "item" => {
-            let (Some(id), Some(href)) = (e.attr("id"), e.attr("href")) else {
-                return;
-            };
-            if e.attr("properties")
-                .is_some_and(|p| p.split_whitespace().any(|p| p == "cover-image"))
-            {
-                cover = Some(format!("{TREE}/{}", join(href)));
-            }
-            items.insert(id.to_string(), join(href));
+    for item in listed {
+        if item.cover {
+            cover = Some(format!("{TREE}/{}", join(&item.href)));
         }
-        "itemref" => spine.extend(e.attr("idref").map(str::to_string)),
-        _ => {}
-    });
+        items.insert(item.id, join(&item.href));
+    }
     let pages = spine
         .iter()
         .filter_map(|idref| items.get(idref))
@@ -429,6 +419,50 @@ fn pages_and_cover(tree: &Path) -> (Vec<PageLink>, Option<String>) {
         })
         .collect();
     (pages, cover)
+}
+
+/// An item of a package document's manifest, as the index needs it.
+#[derive(Debug, PartialEq)]
+struct ManifestEntry {
+    id: String,
+    href: String,
+    /// Whether it has the `cover-image` property.
+    cover: bool,
+}
+
+/// The manifest's items and the spine's `idref`s of a package document, read as a stream of
+/// tags (its tree is of no use here, and a book of thousands of images has a large one);
+/// `None` when it is not well-formed.
+fn manifest_and_spine(opf: &str) -> Option<(Vec<ManifestEntry>, Vec<String>)> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::reader::Reader::from_str(opf);
+    let (mut items, mut spine) = (Vec::new(), Vec::new());
+    loop {
+        let tag = match reader.read_event().ok()? {
+            Event::Start(tag) | Event::Empty(tag) => tag,
+            Event::Eof => return Some((items, spine)),
+            _ => continue,
+        };
+        let attr = |name: &str| {
+            let found = tag.try_get_attribute(name).ok().flatten()?;
+            let value = found
+                .normalized_value(quick_xml::XmlVersion::default())
+                .ok()?;
+            Some(value.into_owned())
+        };
+        match tag.local_name().into_inner() {
+            "item" => {
+                let (Some(id), Some(href)) = (attr("id"), attr("href")) else {
+                    continue;
+                };
+                let properties = attr("properties").unwrap_or_default();
+                let cover = properties.split_whitespace().any(|p| p == "cover-image");
+                items.push(ManifestEntry { id, href, cover });
+            }
+            "itemref" => spine.extend(attr("idref")),
+            _ => {}
+        }
+    }
 }
 
 /// The start of a page, up to the end of its `<title>` (the page whole when it has none):
@@ -522,7 +556,37 @@ const PREVIEW_PAGE: &str = "preview.html";
 
 #[cfg(test)]
 mod tests {
-    use super::{Status, is_page, page_title, read_head};
+    use super::{ManifestEntry, Status, is_page, manifest_and_spine, page_title, read_head};
+
+    #[test]
+    fn the_manifest_and_spine_are_read_from_the_package_document() {
+        let opf = r#"<?xml version="1.0"?>
+<package xmlns="http://www.idpf.org/2007/opf" xmlns:opf="http://www.idpf.org/2007/opf">
+  <metadata><meta property="dcterms:modified">2026-01-01T00:00:00Z</meta></metadata>
+  <manifest>
+    <item id="cover-image" href="image/cover.png" media-type="image/png" properties="svg cover-image"/>
+    <opf:item id="c1" href="xhtml/a&amp;b.xhtml" media-type="application/xhtml+xml"></opf:item>
+    <item href="no-id.xhtml"/>
+  </manifest>
+  <spine><itemref idref="c1"/><itemref linear="no"/></spine>
+</package>"#;
+        let entry = |id: &str, href: &str, cover| ManifestEntry {
+            id: id.into(),
+            href: href.into(),
+            cover,
+        };
+        assert_eq!(
+            manifest_and_spine(opf),
+            Some((
+                vec![
+                    entry("cover-image", "image/cover.png", true),
+                    entry("c1", "xhtml/a&b.xhtml", false)
+                ],
+                vec!["c1".to_string()]
+            ))
+        );
+        assert_eq!(manifest_and_spine("<package><manifest></package>"), None);
+    }
 
     #[test]
     fn a_page_is_read_up_to_its_title() {
