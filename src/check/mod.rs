@@ -278,7 +278,7 @@ pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
 // The book as the checks see it
 
 /// One manifest item of the package document.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Item {
     pub id: String,
     /// As written in the manifest.
@@ -287,6 +287,54 @@ pub(crate) struct Item {
     pub path: Option<String>,
     pub properties: String,
     pub pos: Option<Pos>,
+}
+
+/// What the checks read of the package document.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct PackageFacts {
+    manifest: Vec<Item>,
+    /// The spine's `idref`s, in order.
+    spine_refs: Vec<String>,
+    spine_rtl: bool,
+    spine_pos: Option<Pos>,
+}
+
+impl PackageFacts {
+    fn of(opf_path: &str, root: &Element) -> PackageFacts {
+        let mut facts = PackageFacts {
+            manifest: Vec::new(),
+            spine_refs: Vec::new(),
+            spine_rtl: false,
+            spine_pos: None,
+        };
+        root.walk(&mut |e| match local(&e.name) {
+            "item" => {
+                let href = e.attr("href").unwrap_or("").to_string();
+                let path = match resolve(opf_path, &href) {
+                    Target::Local { path, .. } => Some(path),
+                    _ => None,
+                };
+                facts.manifest.push(Item {
+                    id: e.attr("id").unwrap_or("").to_string(),
+                    href,
+                    path,
+                    properties: e.attr("properties").unwrap_or("").to_string(),
+                    pos: e.pos,
+                });
+            }
+            "spine" => {
+                facts.spine_rtl = e.attr("page-progression-direction") == Some("rtl");
+                facts.spine_pos = e.pos;
+            }
+            "itemref" => {
+                if let Some(idref) = e.attr("idref") {
+                    facts.spine_refs.push(idref.to_string());
+                }
+            }
+            _ => {}
+        });
+        facts
+    }
 }
 
 /// The parsed EPUB tree shared by all checks.
@@ -355,6 +403,7 @@ impl<'a> Book<'a> {
         cache: Option<&Path>,
         known: Option<&std::collections::HashMap<String, String>>,
     ) -> Book<'a> {
+        let cache_dir = cache;
         let mut book = Book {
             files,
             names: files.keys().map(String::as_str).collect(),
@@ -442,13 +491,7 @@ impl<'a> Book<'a> {
         }
         book.opf_path = book.find_package();
         if let Some(opf_path) = book.opf_path.clone() {
-            match parse_file(&opf_path, &files[&opf_path]) {
-                Ok(opf) => {
-                    book.read_package(&opf_path, &opf.root);
-                    book.package_read = true;
-                }
-                Err(f) => book.parse_errors.push(f),
-            }
+            book.read_package(&opf_path, cache_dir, known);
         }
         if book.nav.is_none() {
             book.nav = book
@@ -509,54 +552,62 @@ impl<'a> Book<'a> {
         }
     }
 
-    fn read_package(&mut self, opf_path: &str, root: &Element) {
-        let mut ids: HashMap<String, String> = HashMap::new();
-        let mut spine_refs = Vec::new();
-        root.walk(&mut |e| match local(&e.name) {
-            "item" => {
-                let href = e.attr("href").unwrap_or("").to_string();
-                let path = match resolve(opf_path, &href) {
-                    Target::Local { path, .. } => Some(path),
-                    _ => None,
-                };
-                let id = e.attr("id").unwrap_or("").to_string();
-                if let Some(p) = &path {
-                    ids.insert(id.clone(), p.clone());
+    /// Reads the package document at `opf_path`: what the checks need of it is kept by its
+    /// bytes (or the key they are known by), so that a rebuild does not parse the manifest of
+    /// a book of thousands of images again.
+    fn read_package(
+        &mut self,
+        opf_path: &str,
+        cache: Option<&Path>,
+        known: Option<&HashMap<String, String>>,
+    ) {
+        let bytes = &self.files[opf_path];
+        let kept = cache.map(|dir| crate::cache::Cache::<PackageFacts>::new(dir.join("package")));
+        let key = match known.and_then(|k| k.get(opf_path)) {
+            Some(identity) => crate::cache::Key::new("package facts of a made file")
+                .bytes(opf_path.as_bytes())
+                .bytes(identity.as_bytes()),
+            None => crate::cache::Key::new("package facts")
+                .bytes(opf_path.as_bytes())
+                .bytes(bytes),
+        }
+        .finish();
+        let hit = (kept.as_ref().zip(key.as_ref())).and_then(|(kept, key)| kept.get(key));
+        let facts = match hit {
+            Some(facts) => facts,
+            None => match parse_file(opf_path, bytes) {
+                Ok(opf) => {
+                    let facts = PackageFacts::of(opf_path, &opf.root);
+                    if let (Some(kept), Some(key)) = (&kept, &key) {
+                        kept.put(key, &facts);
+                    }
+                    facts
                 }
-                let properties = e.attr("properties").unwrap_or("").to_string();
-                self.manifest.push(Item {
-                    id,
-                    href,
-                    path,
-                    properties,
-                    pos: e.pos,
-                });
-            }
-            "spine" => {
-                self.spine_rtl = e.attr("page-progression-direction") == Some("rtl");
-                self.spine_pos = e.pos;
-            }
-            "itemref" => {
-                if let Some(idref) = e.attr("idref") {
-                    spine_refs.push(idref.to_string());
+                Err(f) => {
+                    self.parse_errors.push(f);
+                    return;
                 }
-            }
-            _ => {}
-        });
-        self.manifest_paths = self
-            .manifest
-            .iter()
+            },
+        };
+        if let Some(kept) = &kept {
+            kept.keep_only(&key.into_iter().collect());
+        }
+        self.package_read = true;
+        let ids: HashMap<&str, &str> = (facts.manifest.iter())
+            .filter_map(|i| Some((i.id.as_str(), i.path.as_deref()?)))
+            .collect();
+        self.spine = (facts.spine_refs.iter())
+            .filter_map(|r| ids.get(r.as_str()).map(|p| p.to_string()))
+            .collect();
+        self.manifest_paths = (facts.manifest.iter())
             .filter_map(|i| i.path.clone())
             .collect();
-        self.spine = spine_refs
-            .iter()
-            .filter_map(|r| ids.get(r).cloned())
-            .collect();
-        self.nav = self
-            .manifest
-            .iter()
+        self.nav = (facts.manifest.iter())
             .find(|i| i.properties.split_ascii_whitespace().any(|p| p == "nav"))
             .and_then(|i| i.path.clone());
+        self.spine_rtl = facts.spine_rtl;
+        self.spine_pos = facts.spine_pos;
+        self.manifest = facts.manifest;
     }
 
     /// Whether a path inside the EPUB is listed in the manifest.

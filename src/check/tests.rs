@@ -742,12 +742,7 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
     }
     assert_eq!(cached(&fixed), run(&fixed));
     // A damaged entry is read again.
-    let store = std::fs::read_dir(&cache)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let store = cache.join("entries.bin");
     let mut bytes = std::fs::read(&store).unwrap();
     let n = bytes.len();
     bytes[n - 8..].copy_from_slice(b"{{{{{{{{");
@@ -775,4 +770,51 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
         run(&renamed),
         "a page's new ids, the NCX kept"
     );
+    // The package document's manifest and spine are kept too, and follow its edits.
+    let unlisted = edit(
+        renamed,
+        "item/standard.opf",
+        "<item id=\"fig\" href=\"image/fig.png\" media-type=\"image/png\"/>",
+        "",
+    );
+    let expected = run(&unlisted);
+    assert_ne!(
+        expected,
+        run(&fixed),
+        "the image is no longer in the manifest"
+    );
+    assert_eq!(cached(&unlisted), expected, "the package read");
+    assert_eq!(cached(&unlisted), expected, "the package from the cache");
+}
+
+#[test]
+fn pages_known_by_a_key_give_the_findings_of_their_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("facts");
+    let broken = edit(
+        clean(),
+        "item/xhtml/ch02.xhtml",
+        "</body>",
+        "<p><a href=\"ch01.xhtml#nowhere\">x</a><img src=\"../image/none.png\"/></p></body>",
+    );
+    let expected = run(&broken);
+    assert!(expected.len() >= 2, "{expected:#?}");
+    let (files, sources) = view(&broken);
+    // Every XHTML page and the package document, known by a key of what made them.
+    let known: HashMap<String, String> = (files.keys())
+        .filter(|p| p.ends_with(".xhtml") || p.ends_with(".opf"))
+        .map(|p| (p.clone(), format!("made {p}")))
+        .collect();
+    for pass in ["filling the cache", "from the cache"] {
+        let found = run_checks(
+            &EpubFiles {
+                files: &files,
+                sources: &sources,
+                cache: Some(&cache),
+                known: Some(&known),
+            },
+            &CheckSettings::default(),
+        );
+        assert_eq!(found, expected, "{pass}");
+    }
 }

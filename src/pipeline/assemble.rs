@@ -175,10 +175,9 @@ fn package_with(
     let page_source = book.meta.page_source.clone().or_else(|| print_isbn.clone());
     ctx.insert("print_isbn", &print_isbn);
     ctx.insert("page_source", &page_source);
-    pkg.tree.add(
-        format!("{PACKAGE_DIR}/{OPF}"),
-        made.text("package.opf", &ctx)?,
-    );
+    let (opf, known) = made.text_known("package.opf", &ctx)?;
+    pkg.tree
+        .add_known(format!("{PACKAGE_DIR}/{OPF}"), opf, known);
     Ok(pkg)
 }
 
