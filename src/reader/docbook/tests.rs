@@ -1740,3 +1740,67 @@ fn kept_conversions_follow_text_entities_text_includes_and_xref_texts() {
     // (The xref texts are the reader's, given to the resolver: every chapter is converted.)
     assert_eq!(read().0, [true, true], "the title chapter two's xref shows");
 }
+
+/// A kept chapter the reading changes after converting it (the page breaks written before
+/// it, the book's own id on the first page, page breaks after the last chapter) is read back
+/// from the cache and changed as a converted one is: a rebuild reads the book as a cold
+/// reading does.
+#[test]
+fn kept_chapters_take_the_page_breaks_and_anchors_around_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "book.xml",
+        r#"<?xml version="1.0"?>
+<!DOCTYPE book PUBLIC "-//OASIS//DTD DocBook XML V4.5//EN" "http://www.oasis-open.org/docbook/xml/4.5/docbookx.dtd" [
+<!ENTITY ch1 SYSTEM "ch1.xml">
+<!ENTITY ch2 SYSTEM "ch2.xml">
+<!ENTITY ch3 SYSTEM "ch3.xml">
+]>
+<book id="the-book"><title>B</title>&ch1;<beginpage pagenum="7"/>&ch2;&ch3;<beginpage pagenum="20"/></book>"#,
+    );
+    write(
+        "ch1.xml",
+        r#"<chapter id="c1"><title>One</title><para>First.</para></chapter>"#,
+    );
+    write(
+        "ch2.xml",
+        r#"<chapter id="c2"><title>Two</title><para>Second.</para></chapter>"#,
+    );
+    write(
+        "ch3.xml",
+        r#"<chapter id="c3"><title>Three</title><para>Third.</para></chapter>"#,
+    );
+    let read = || {
+        let kept = ConvertedCache::new(dir.path().join("kept"));
+        let main = dir.path().join("book.xml");
+        let (book, findings) = read_keeping(&main, dir.path(), &[], &[], Some(&kept));
+        no_errors(&findings);
+        let converted: Vec<bool> = book.chapters.iter().map(|c| c.converted).collect();
+        let docs: Vec<String> = (book.chapters.into_iter())
+            .map(|c| format!("{:?}", c.doc.load(&kept).expect("kept").blocks))
+            .collect();
+        (converted, docs)
+    };
+    let (converted, cold) = read();
+    assert_eq!(converted, [true, true, true]);
+    assert!(cold[0].contains("the-book"), "{}", cold[0]);
+    assert!(cold[1].contains("\"7\""), "{}", cold[1]);
+    assert!(cold[2].contains("\"20\""), "{}", cold[2]);
+    let (converted, again) = read();
+    assert_eq!(converted, [false, false, false], "nothing changed");
+    assert_eq!(again, cold);
+    // One chapter changed: the others are kept, and changed as before.
+    write(
+        "ch2.xml",
+        r#"<chapter id="c2"><title>Two</title><para>Second, again.</para></chapter>"#,
+    );
+    let (converted, edited) = read();
+    assert_eq!(converted, [false, true, false]);
+    assert_eq!((&edited[0], &edited[2]), (&cold[0], &cold[2]));
+    assert!(
+        edited[1].contains("again") && edited[1].contains("\"7\""),
+        "{}",
+        edited[1]
+    );
+}
