@@ -1665,6 +1665,20 @@ fn info_people_and_revisions() {
     );
 }
 
+/// Reads `book.xml` in `dir` as a build does (opening the cache in `dir/kept`, reading, keeping
+/// what it converted): whether each chapter was converted now, and each one's blocks, a kept
+/// chapter's read from the cache only then.
+fn read_kept(dir: &Path) -> (Vec<bool>, Vec<String>) {
+    let kept = ConvertedCache::new(dir.join("kept"));
+    let (book, findings) = read_keeping(&dir.join("book.xml"), dir, &[], &[], Some(&kept));
+    no_errors(&findings);
+    let converted: Vec<bool> = book.chapters.iter().map(|c| c.converted).collect();
+    let blocks: Vec<String> = (book.chapters.into_iter())
+        .map(|c| format!("{:?}", c.doc.load(&kept).expect("kept").blocks))
+        .collect();
+    (converted, blocks)
+}
+
 /// A chapter's conversion is kept by its files' bytes and what the whole book gives it: text
 /// from files no element comes from (an entity of text alone, a text XInclude) changes every
 /// chapter's key, and so does a changed xref text; an unchanged book takes every chapter.
@@ -1693,19 +1707,7 @@ fn kept_conversions_follow_text_entities_text_includes_and_xref_texts() {
     );
     write("ver.ent", "1.0");
     write("code.txt", "print(1)");
-    let read = || {
-        // (A build opens the cache, reads, and keeps what it converted: each read is one.)
-        let kept = ConvertedCache::new(dir.path().join("kept"));
-        let main = dir.path().join("book.xml");
-        let (book, findings) = read_keeping(&main, dir.path(), &[], &[], Some(&kept));
-        no_errors(&findings);
-        let converted: Vec<bool> = book.chapters.iter().map(|c| c.converted).collect();
-        // A kept chapter's document is read from the cache only now.
-        let text: Vec<String> = (book.chapters.into_iter())
-            .map(|c| format!("{:?}", c.doc.load(&kept).expect("kept").blocks))
-            .collect();
-        (converted, text)
-    };
+    let read = || read_kept(dir.path());
     let (converted, first) = read();
     assert_eq!(converted, [true, true]);
     let (converted, again) = read();
@@ -1771,17 +1773,7 @@ fn kept_chapters_take_the_page_breaks_and_anchors_around_them() {
         "ch3.xml",
         r#"<chapter id="c3"><title>Three</title><para>Third.</para></chapter>"#,
     );
-    let read = || {
-        let kept = ConvertedCache::new(dir.path().join("kept"));
-        let main = dir.path().join("book.xml");
-        let (book, findings) = read_keeping(&main, dir.path(), &[], &[], Some(&kept));
-        no_errors(&findings);
-        let converted: Vec<bool> = book.chapters.iter().map(|c| c.converted).collect();
-        let docs: Vec<String> = (book.chapters.into_iter())
-            .map(|c| format!("{:?}", c.doc.load(&kept).expect("kept").blocks))
-            .collect();
-        (converted, docs)
-    };
+    let read = || read_kept(dir.path());
     let (converted, cold) = read();
     assert_eq!(converted, [true, true, true]);
     assert!(cold[0].contains("the-book"), "{}", cold[0]);
