@@ -289,8 +289,16 @@ pub(crate) struct Item {
     pub pos: Option<Pos>,
 }
 
-/// What the checks read of the package document.
+/// What the checks keep of a file, all in one store per book: a page's (or an NCX's) facts, or
+/// the package document's.
 #[derive(serde::Serialize, serde::Deserialize)]
+enum KeptFacts {
+    Page(Box<page::PageFacts>),
+    Package(PackageFacts),
+}
+
+/// What the checks read of the package document.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct PackageFacts {
     manifest: Vec<Item>,
     /// The spine's `idref`s, in order.
@@ -403,7 +411,6 @@ impl<'a> Book<'a> {
         cache: Option<&Path>,
         known: Option<&std::collections::HashMap<String, String>>,
     ) -> Book<'a> {
-        let cache_dir = cache;
         let mut book = Book {
             files,
             names: files.keys().map(String::as_str).collect(),
@@ -425,7 +432,7 @@ impl<'a> Book<'a> {
         let cache = cache.map(|dir| {
             (
                 crate::cache::Key::new("check facts"),
-                crate::cache::Cache::<page::PageFacts>::new(dir),
+                crate::cache::Cache::<KeptFacts>::new(dir),
             )
         });
         let parsed: Vec<(&String, Result<Parsed, Finding>, Option<String>)> = files
@@ -451,9 +458,9 @@ impl<'a> Book<'a> {
                     false => Parsed::Page(Box::new(facts)),
                 };
                 if let (Some((_, cache)), Some(key)) = (&cache, &key)
-                    && let Some(facts) = cache.get(key)
+                    && let Some(KeptFacts::Page(facts)) = cache.get(key)
                 {
-                    return Some((path, Ok(filed(facts)), Some(key.clone())));
+                    return Some((path, Ok(filed(*facts)), Some(key.clone())));
                 }
                 let facts = parse_file(path, bytes).map(|mut doc| {
                     if ncx {
@@ -468,7 +475,7 @@ impl<'a> Book<'a> {
                     page::PageFacts::gather(path, &doc)
                 });
                 if let (Some((_, cache)), Some(key), Ok(facts)) = (&cache, &key, &facts) {
-                    cache.put(key, facts);
+                    cache.put(key, &KeptFacts::Page(Box::new(facts.clone())));
                 }
                 Some((path, facts.map(filed), key))
             })
@@ -486,12 +493,13 @@ impl<'a> Book<'a> {
                 Err(f) => book.parse_errors.push(f),
             }
         }
-        if let Some((_, cache)) = &cache {
-            cache.keep_only(&used);
-        }
         book.opf_path = book.find_package();
         if let Some(opf_path) = book.opf_path.clone() {
-            book.read_package(&opf_path, cache_dir, known);
+            let cache = cache.as_ref().map(|(_, cache)| cache);
+            used.extend(book.read_package(&opf_path, cache, known));
+        }
+        if let Some((_, cache)) = &cache {
+            cache.keep_only(&used);
         }
         if book.nav.is_none() {
             book.nav = book
@@ -555,14 +563,14 @@ impl<'a> Book<'a> {
     /// Reads the package document at `opf_path`: what the checks need of it is kept by its
     /// bytes (or the key they are known by), so that a rebuild does not parse the manifest of
     /// a book of thousands of images again.
+    /// Gives the key its facts are kept under.
     fn read_package(
         &mut self,
         opf_path: &str,
-        cache: Option<&Path>,
+        kept: Option<&crate::cache::Cache<KeptFacts>>,
         known: Option<&HashMap<String, String>>,
-    ) {
+    ) -> Option<String> {
         let bytes = &self.files[opf_path];
-        let kept = cache.map(|dir| crate::cache::Cache::<PackageFacts>::new(dir.join("package")));
         let key = match known.and_then(|k| k.get(opf_path)) {
             Some(identity) => crate::cache::Key::new("package facts of a made file")
                 .bytes(opf_path.as_bytes())
@@ -572,26 +580,26 @@ impl<'a> Book<'a> {
                 .bytes(bytes),
         }
         .finish();
-        let hit = (kept.as_ref().zip(key.as_ref())).and_then(|(kept, key)| kept.get(key));
+        let hit = (kept.zip(key.as_ref())).and_then(|(kept, key)| match kept.get(key) {
+            Some(KeptFacts::Package(facts)) => Some(facts),
+            _ => None,
+        });
         let facts = match hit {
             Some(facts) => facts,
             None => match parse_file(opf_path, bytes) {
                 Ok(opf) => {
                     let facts = PackageFacts::of(opf_path, &opf.root);
-                    if let (Some(kept), Some(key)) = (&kept, &key) {
-                        kept.put(key, &facts);
+                    if let (Some(kept), Some(key)) = (kept, &key) {
+                        kept.put(key, &KeptFacts::Package(facts.clone()));
                     }
                     facts
                 }
                 Err(f) => {
                     self.parse_errors.push(f);
-                    return;
+                    return None;
                 }
             },
         };
-        if let Some(kept) = &kept {
-            kept.keep_only(&key.into_iter().collect());
-        }
         self.package_read = true;
         let ids: HashMap<&str, &str> = (facts.manifest.iter())
             .filter_map(|i| Some((i.id.as_str(), i.path.as_deref()?)))
@@ -608,6 +616,7 @@ impl<'a> Book<'a> {
         self.spine_rtl = facts.spine_rtl;
         self.spine_pos = facts.spine_pos;
         self.manifest = facts.manifest;
+        key
     }
 
     /// Whether a path inside the EPUB is listed in the manifest.

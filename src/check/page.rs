@@ -137,7 +137,7 @@ impl IdSet {
 }
 
 /// What the checks need of one page.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct PageFacts {
     /// Every id on the page, for links into it.
     pub ids: IdSet,
