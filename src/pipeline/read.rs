@@ -729,11 +729,7 @@ fn read_docbook(
     let converted_again = |book: &mut Book| {
         let read = load_docbook(book, main, None);
         let all = (read.docs.into_iter())
-            .map(|(src, doc)| {
-                // (Nothing is kept without a cache: every document is here.)
-                let doc = doc.here().unwrap_or_else(|| Document::new(&src.rel));
-                (src, doc)
-            })
+            .map(|(src, doc)| (src, doc.read_without_cache()))
             .collect();
         (all, read.findings)
     };

@@ -127,11 +127,7 @@ pub fn read_with(
     let (book, findings) = read_keeping(main, root, shared, catalogs, None);
     let chapters = (book.chapters.into_iter())
         .map(|c| DocBookChapter {
-            // (Nothing is kept without a cache: every document is here.)
-            doc: match c.doc {
-                ChapterDoc::Here(doc) => doc,
-                ChapterDoc::Kept { source, .. } => Document::new(source),
-            },
+            doc: c.doc.read_without_cache(),
             role: c.role,
             division: c.division,
             converted: c.converted,
@@ -171,11 +167,11 @@ impl ChapterDoc {
         }
     }
 
-    /// The document when it was converted by this reading.
-    pub fn here(self) -> Option<Document> {
+    /// The document of a reading that kept nothing (no cache): every one is here.
+    pub fn read_without_cache(self) -> Document {
         match self {
-            ChapterDoc::Here(doc) => Some(doc),
-            ChapterDoc::Kept { .. } => None,
+            ChapterDoc::Here(doc) => doc,
+            ChapterDoc::Kept { source, .. } => Document::new(source),
         }
     }
 

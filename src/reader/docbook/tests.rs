@@ -1665,6 +1665,16 @@ fn info_people_and_revisions() {
     );
 }
 
+/// A DocBook 4.5 main file declaring each `(name, file)` as an external entity, then `body`.
+fn entity_book(entities: &[(&str, &str)], body: &str) -> String {
+    let declared: String = (entities.iter())
+        .map(|(name, file)| format!("<!ENTITY {name} SYSTEM \"{file}\">\n"))
+        .collect();
+    format!(
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE book PUBLIC \"-//OASIS//DTD DocBook XML V4.5//EN\" \"http://www.oasis-open.org/docbook/xml/4.5/docbookx.dtd\" [\n{declared}]>\n{body}"
+    )
+}
+
 /// Reads `book.xml` in `dir` as a build does (opening the cache in `dir/kept`, reading, keeping
 /// what it converted): whether each chapter was converted now, and each one's blocks, a kept
 /// chapter's read from the cache only then.
@@ -1688,13 +1698,10 @@ fn kept_conversions_follow_text_entities_text_includes_and_xref_texts() {
     let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
     write(
         "book.xml",
-        r#"<?xml version="1.0"?>
-<!DOCTYPE book PUBLIC "-//OASIS//DTD DocBook XML V4.5//EN" "http://www.oasis-open.org/docbook/xml/4.5/docbookx.dtd" [
-<!ENTITY ver SYSTEM "ver.ent">
-<!ENTITY ch1 SYSTEM "ch1.xml">
-<!ENTITY ch2 SYSTEM "ch2.xml">
-]>
-<book><title>B</title>&ch1;&ch2;</book>"#,
+        &entity_book(
+            &[("ver", "ver.ent"), ("ch1", "ch1.xml"), ("ch2", "ch2.xml")],
+            "<book><title>B</title>&ch1;&ch2;</book>",
+        ),
     );
     write(
         "ch1.xml",
@@ -1753,13 +1760,10 @@ fn kept_chapters_take_the_page_breaks_and_anchors_around_them() {
     let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
     write(
         "book.xml",
-        r#"<?xml version="1.0"?>
-<!DOCTYPE book PUBLIC "-//OASIS//DTD DocBook XML V4.5//EN" "http://www.oasis-open.org/docbook/xml/4.5/docbookx.dtd" [
-<!ENTITY ch1 SYSTEM "ch1.xml">
-<!ENTITY ch2 SYSTEM "ch2.xml">
-<!ENTITY ch3 SYSTEM "ch3.xml">
-]>
-<book id="the-book"><title>B</title>&ch1;<beginpage pagenum="7"/>&ch2;&ch3;<beginpage pagenum="20"/></book>"#,
+        &entity_book(
+            &[("ch1", "ch1.xml"), ("ch2", "ch2.xml"), ("ch3", "ch3.xml")],
+            r#"<book id="the-book"><title>B</title>&ch1;<beginpage pagenum="7"/>&ch2;&ch3;<beginpage pagenum="20"/></book>"#,
+        ),
     );
     write(
         "ch1.xml",
