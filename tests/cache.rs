@@ -598,3 +598,96 @@ fn a_docbook_edit_resolves_only_the_chapters_it_changed_and_the_book_is_as_built
     });
     build("resolved 7 of 7 chapters");
 }
+
+/// A chapter file is known by its stamp (size, modification time, inode), as the up-to-date
+/// check knows every input: a rebuild reads only the chapters whose files have another stamp.
+/// A chapter that maps in another file's text (`#@mapfile`) is read every time: the file it
+/// maps may be another chapter, which changes without it.
+#[test]
+fn a_rebuild_reads_the_chapters_whose_files_changed_and_those_that_map_others_in() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/review-nyumon"), "tre");
+    let edit = |name: &str, more: &str| {
+        let path = book.join(name);
+        let was = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, was + more).unwrap();
+    };
+    // ch01 shows the appendix's text, itself a chapter.
+    edit(
+        "ch01.re",
+        "\n//emlist{\n#@mapfile(appendix.re)\n#@end\n//}\n",
+    );
+    let build = |args: &[&str], read: &str| {
+        let out = project.seihon(args);
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(read_line(&out), read, "{}", text(&out));
+    };
+    build(&["build"], "read 4 of 4 chapters");
+
+    // The appendix edited: ch01, which maps it in, is read again with it.
+    edit("appendix.re", "\n付録に足した一行。\n");
+    build(
+        &["build"],
+        "read 2 of 4 chapters (ch01.re, appendix.re); the others are unchanged",
+    );
+    let ch01 = read_entry(&project.epub("review-nyumon"), "item/xhtml/ch01.xhtml");
+    assert!(ch01.contains("付録に足した一行。"), "{ch01}");
+    let fresh = TempProject::new();
+    fresh.add_book(&book, "tre");
+    let cold = fresh.seihon(&["build"]);
+    assert!(cold.status.success(), "{}", text(&cold));
+    assert!(
+        std::fs::read(fresh.epub("review-nyumon")).unwrap()
+            == std::fs::read(project.epub("review-nyumon")).unwrap(),
+        "the EPUB differs from one built from scratch"
+    );
+
+    // ch02's bytes made unreadable in place, with the size and modification time they had:
+    // its stamp is the same, so it is not read (the build is not even run without --force).
+    // (ch01 is read, and its reading taken from the chapter cache.)
+    let ch02 = book.join("ch02.re");
+    let was = std::fs::metadata(&ch02).unwrap();
+    let original = std::fs::read(&ch02).unwrap();
+    let mut bytes = original.clone();
+    bytes[0] = 0xff;
+    let file = std::fs::OpenOptions::new().write(true).open(&ch02).unwrap();
+    std::io::Write::write_all(&mut &file, &bytes).unwrap();
+    file.set_modified(was.modified().unwrap()).unwrap();
+    drop(file);
+    build(&["build", "--force"], "read 0 of 4 chapters");
+    // Without the chapter cache, a chapter renamed (the preface names it: the whole book is
+    // resolved again) reads the chapters the memo knew by their stamps after all, and finds
+    // that ch02 is not what its stamp was taken of.
+    std::fs::remove_dir_all(project.path().join("build/.cache/chapters")).unwrap();
+    let ch01 = book.join("ch01.re");
+    let renamed =
+        std::fs::read_to_string(&ch01)
+            .unwrap()
+            .replacen("= 原稿の書き方", "= 原稿の書きかた", 1);
+    std::fs::write(&ch01, renamed).unwrap();
+    let out = project.seihon(&["build"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("ch02.re: error: this file changed while the book was being built"),
+        "{}",
+        text(&out)
+    );
+    // Put back, ch02 has the key the memo knew it by, and the failed build kept ch01's
+    // reading: nothing is read anew, and the book is what a build from scratch makes.
+    std::fs::write(&ch02, &original).unwrap();
+    build(&["build"], "read 0 of 4 chapters");
+    let fresh = TempProject::new();
+    fresh.add_book(&book, "tre");
+    assert!(fresh.seihon(&["build"]).status.success());
+    assert!(
+        std::fs::read(fresh.epub("review-nyumon")).unwrap()
+            == std::fs::read(project.epub("review-nyumon")).unwrap(),
+        "the EPUB differs from one built from scratch"
+    );
+    // The same bytes written as an editor writes them (a new modification time): read, and
+    // reported.
+    std::fs::write(&ch02, &bytes).unwrap();
+    let out = project.seihon(&["build"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("not UTF-8"), "{}", text(&out));
+}

@@ -83,17 +83,37 @@ fn read(
         return read_docbook(project, book, &main, memo, inputs, log);
     }
     let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
-    let mut prepared: Vec<Prepared> = book
-        .chapters
-        .par_iter()
-        .map(|src| prepare(book, src))
-        .collect();
-    let keys: Vec<Option<String>> = prepared.iter().map(|p| p.key.clone()).collect();
     let frame = frame(project, book, inputs, None);
-    let again = (memo == Memo::Use)
+    let kept = (memo == Memo::Use)
         .then_some(frame.as_ref())
         .flatten()
-        .and_then(|frame| last_memo(project, book, frame, &keys));
+        .and_then(|frame| last_memo(project, book, frame));
+    // A chapter whose file has the stamp it had when the memo was made is known by the key
+    // it had then: it is not read (nor hashed) unless it must be read after all.
+    let known: Vec<Option<&xref::memo::ReadMemo>> = match &kept {
+        Some(kept) if kept.reads.len() == book.chapters.len() => {
+            kept.reads.iter().map(Some).collect()
+        }
+        _ => vec![None; book.chapters.len()],
+    };
+    let mut prepared: Vec<Prepared> = (book.chapters.par_iter().zip(&known))
+        .map(|(src, known)| {
+            let stamp = stamp_before_reading(src, inputs);
+            match known {
+                Some(was) if was.stamp.is_some() && was.stamp == stamp => Prepared {
+                    key: Some(was.key.clone()),
+                    stamp,
+                    input: Input::Unread,
+                },
+                _ => prepare(book, src, stamp),
+            }
+        })
+        .collect();
+    let keys: Vec<Option<String>> = prepared.iter().map(|p| p.key.clone()).collect();
+    let again = kept.and_then(|kept| {
+        let changed = xref::memo::changed(&kept.reads, &keys)?;
+        Some((kept, changed))
+    });
     // Only the chapters that changed are read when the memo holds the others.
     let wanted: Vec<bool> = match &again {
         Some((_, changed)) => (0..prepared.len()).map(|i| changed.contains(&i)).collect(),
@@ -140,12 +160,13 @@ fn read(
         }
     }
     // The memo of this build, when every chapter was read without errors.
-    let reads: Option<Vec<xref::memo::ReadMemo>> = (keys.iter().zip(&found))
-        .map(|(key, findings)| {
+    let reads: Option<Vec<xref::memo::ReadMemo>> = (prepared.iter().zip(&found))
+        .map(|(prep, findings)| {
             let ok = !findings.iter().any(|f| f.severity == Severity::Error);
             Some(xref::memo::ReadMemo {
-                key: key.clone().filter(|_| ok)?,
+                key: prep.key.clone().filter(|_| ok)?,
                 findings: findings.clone(),
+                stamp: prep.stamp,
             })
         })
         .collect();
@@ -175,18 +196,24 @@ fn read(
 /// The name of the resolve memo in its kept folder.
 const MEMO: &str = "resolve memo";
 
-/// The last build's memo, when it was made in the same `frame`, with the chapters whose read
-/// keys changed since (`keys`, in order).
-fn last_memo(
-    project: &Project,
-    book: &Book,
-    frame: &str,
-    keys: &[Option<String>],
-) -> Option<(xref::memo::Recorded, Vec<usize>)> {
+/// The last build's memo, when it was made in the same `frame`.
+fn last_memo(project: &Project, book: &Book, frame: &str) -> Option<xref::memo::Recorded> {
     let kept: xref::memo::Recorded =
         crate::cache::load_one(&project.kept_dir(Kept::Resolve, &book.id), MEMO)?;
-    let changed = xref::memo::changed(&kept.reads, keys)?;
-    (kept.frame == frame).then_some((kept, changed))
+    (kept.frame == frame).then_some(kept)
+}
+
+/// The stamp of a chapter's file, taken before it is read: the listing's, when the up-to-date
+/// check listed the book's folder, else looked at now. A stamp kept with the key of bytes read
+/// after it can only be older than those bytes, so it never stands for other bytes.
+fn stamp_before_reading(
+    src: &ChapterSource,
+    inputs: Option<&ListedInputs>,
+) -> Option<crate::cache::FileStamp> {
+    if src.part_title.is_some() {
+        return None;
+    }
+    (inputs.and_then(|l| l.stamp_of(&src.path))).or_else(|| crate::cache::FileStamp::of(&src.path))
 }
 
 /// Everything but the chapters' text that resolving the book depends on: its settings (every
@@ -340,12 +367,23 @@ fn resolve(
                 Rest::Unread(mut prepared) => {
                     let cache =
                         crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
-                    (book.chapters.par_iter())
+                    let read: Vec<Option<crate::cache::Read>> = (book.chapters.par_iter())
                         .zip(prepared.par_iter_mut())
                         .enumerate()
                         .map(|(ci, (src, prep))| {
-                            (!changed.contains(&ci))
-                                .then(|| materialise(book, src, prep, &cache).0.0)
+                            (!changed.contains(&ci)).then(|| materialise(book, src, prep, &cache).0)
+                        })
+                        .collect();
+                    // Their findings are the memo's, which has none that are errors: an error
+                    // now is a file that changed during the build.
+                    (read.into_iter())
+                        .map(|r| {
+                            r.map(|(doc, found)| {
+                                let errors =
+                                    found.into_iter().filter(|f| f.severity == Severity::Error);
+                                findings.extend(errors);
+                                doc
+                            })
                         })
                         .collect()
                 }
@@ -391,6 +429,9 @@ fn resolve(
 /// depends on) and its bytes.
 struct Prepared {
     key: Option<String>,
+    /// The stamp of the chapter's file before it was read, when its key is all the file's
+    /// (no other file's text is mapped into it): what the next build knows it by.
+    stamp: Option<crate::cache::FileStamp>,
     input: Input,
 }
 
@@ -403,13 +444,17 @@ enum Input {
         bytes: Vec<u8>,
         expanded: Option<reader::review::preproc::Expanded>,
     },
+    /// Not read: known by the key the memo of the last build gave its unchanged file. Read
+    /// only when the chapter cache no longer holds its reading.
+    Unread,
     /// Read already.
     Taken,
 }
 
 /// A chapter's key and input: what reading it depends on is the file's name, format and
-/// bytes, and the reader's settings (Re:VIEW's, and Markdown's typography).
-fn prepare(book: &Book, src: &ChapterSource) -> Prepared {
+/// bytes, and the reader's settings (Re:VIEW's, and Markdown's typography). `stamp` is its
+/// file's, taken before it is read.
+fn prepare(book: &Book, src: &ChapterSource, stamp: Option<crate::cache::FileStamp>) -> Prepared {
     if let Some(title) = &src.part_title {
         // Part pages cost nothing: not cached, but keyed (for the memo).
         let key = crate::cache::Key::new("part page")
@@ -418,6 +463,7 @@ fn prepare(book: &Book, src: &ChapterSource) -> Prepared {
             .finish();
         return Prepared {
             key,
+            stamp: None,
             input: Input::Part(title.clone()),
         };
     }
@@ -427,6 +473,7 @@ fn prepare(book: &Book, src: &ChapterSource) -> Prepared {
             let f = why.finding(Location::file(&src.rel), "file");
             return Prepared {
                 key: None,
+                stamp: None,
                 input: Input::Failed(f),
             };
         }
@@ -445,6 +492,8 @@ fn prepare(book: &Book, src: &ChapterSource) -> Prepared {
         .finish();
     Prepared {
         key,
+        // A chapter other files are mapped into changes with them: it is always read.
+        stamp: stamp.filter(|_| expanded.is_none()),
         input: Input::Text { bytes, expanded },
     }
 }
@@ -458,6 +507,26 @@ fn materialise(
     cache: &crate::cache::ChapterCache,
 ) -> (crate::cache::Read, bool) {
     let (bytes, expanded) = match std::mem::replace(&mut prep.input, Input::Taken) {
+        Input::Unread => {
+            if let Some(hit) = prep.key.as_ref().and_then(|key| cache.get(key)) {
+                return (hit, true);
+            }
+            // Gone from the cache: read now. Bytes other than those the key stands for (the
+            // file changed since its stamp was taken) would not go with the findings the memo
+            // kept for it.
+            let known = prep.key.take();
+            *prep = prepare(book, src, prep.stamp);
+            if prep.key != known {
+                let f = Finding::error(
+                    codes::SOURCE_FILE,
+                    Location::file(&src.rel),
+                    "this file changed while the book was being built",
+                )
+                .with_hint("build again");
+                return ((Document::new(&src.rel), vec![f]), false);
+            }
+            return materialise(book, src, prep, cache);
+        }
         Input::Part(title) => return ((part_page(src, &title), Vec::new()), false),
         Input::Failed(f) => return ((Document::new(&src.rel), vec![f]), false),
         Input::Taken => return ((Document::new(&src.rel), Vec::new()), false),
@@ -706,6 +775,7 @@ fn read_docbook(
                 Some(xref::memo::ReadMemo {
                     key: key.finish()?,
                     findings: Vec::new(),
+                    stamp: None,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -717,7 +787,9 @@ fn read_docbook(
         .and_then(|record| {
             let keys: Vec<Option<String>> =
                 record.reads.iter().map(|r| Some(r.key.clone())).collect();
-            last_memo(project, book, &record.frame, &keys)
+            let kept = last_memo(project, book, &record.frame)?;
+            let changed = xref::memo::changed(&kept.reads, &keys)?;
+            Some((kept, changed))
         });
     // The documents to resolve now are read from the cache where they were kept; should one
     // no longer read back, the book is converted again, whole.

@@ -260,11 +260,14 @@ struct ChapterMemo {
     index_place: bool,
 }
 
-/// What reading one chapter gave, as the caller keeps it: its key and its findings.
+/// What reading one chapter gave, as the caller keeps it: its key and its findings, and the
+/// stamp its file had before it was read, when the key is all the file's (see
+/// `pipeline::read::prepare`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReadMemo {
     pub key: String,
     pub findings: Vec<Finding>,
+    pub stamp: Option<crate::cache::FileStamp>,
 }
 
 /// What a build kept of resolving its book, for the next build (see the module comment).
