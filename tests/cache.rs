@@ -279,6 +279,19 @@ fn a_rebuild_reports_the_findings_of_unchanged_pages_and_checks_links_into_chang
     );
     assert_eq!(findings(&again), warned);
 
+    // Without the checks' facts, ch01's page (taken from the page cache, its source positions
+    // left there) is parsed again, and its findings are still placed in its manuscript.
+    std::fs::remove_dir_all(project.path().join("build/.cache/checks")).unwrap();
+    append(
+        "ch03-english.md",
+        "
+And another.
+",
+    );
+    let again = project.seihon(&["build"]);
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(findings(&again), warned);
+
     // The id ch02 links to goes: ch02's source is as it was, but its link is now broken,
     // reported at it, and its page keeps the text without the link.
     let ch01 = book.join("ch01.md");

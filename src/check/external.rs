@@ -87,7 +87,7 @@ mod tests {
             ok = server.url("/ok"),
         );
         let (files, sources) = book_files(&body);
-        let book = Book::load(&files, &sources, None, None);
+        let book = Book::load(&files, &sources, None, None, None);
         let found = external_links(&book, &quick());
 
         assert_eq!(found.len(), 3, "{found:#?}");
@@ -126,7 +126,7 @@ mod tests {
     fn a_book_without_web_links_asks_nothing() {
         let (files, sources) =
             book_files("<p><a href=\"#x\">x</a> <a href=\"mailto:a@b\">m</a></p>");
-        let book = Book::load(&files, &sources, None, None);
+        let book = Book::load(&files, &sources, None, None, None);
         assert_eq!(external_links(&book, &quick()), vec![]);
     }
 }

@@ -214,11 +214,26 @@ pub type Files<'a> = BTreeMap<String, std::borrow::Cow<'a, [u8]>>;
 /// Where the elements of each page seihon wrote came from, by the page's path inside the EPUB.
 pub type Sources = BTreeMap<String, dom::PageSources>;
 
+/// Reads the source positions kept for a page, by its path inside the EPUB.
+pub type KeptMarksOf<'a> = dyn Fn(&str) -> KeptMarks + Sync + 'a;
+
+/// A page's source positions outside [`Sources`].
+pub enum KeptMarks {
+    /// None are kept for the page (it has none, or they are in `Sources`).
+    NotKept,
+    Read(dom::PageSources),
+    /// They were kept, and are gone (another build of the book, or the cache removed).
+    Lost,
+}
+
 /// The EPUB's files in memory (path inside the EPUB → bytes), before staging.
 pub struct EpubFiles<'a> {
     pub files: &'a Files<'a>,
     /// The source positions of the pages' elements.
     pub sources: &'a Sources,
+    /// The source positions of a page whose positions are not in `sources`, read from where
+    /// they are kept: asked for only when the page's facts are gathered.
+    pub kept_marks: Option<&'a KeptMarksOf<'a>>,
     /// Where what the checks gathered from each page is kept, by the hash of the page: a
     /// rebuild parses only the pages that changed. None: every page is parsed.
     pub cache: Option<&'a std::path::Path>,
@@ -234,7 +249,13 @@ pub struct EpubFiles<'a> {
 /// A few findings are only ever warnings (an empty `alt` on an image that may be decorative):
 /// raising their check to `error` does not raise them.
 pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
-    let book = Book::load(epub.files, epub.sources, epub.cache, epub.known);
+    let book = Book::load(
+        epub.files,
+        epub.sources,
+        epub.kept_marks,
+        epub.cache,
+        epub.known,
+    );
     let mut out = Vec::new();
     for &id in CheckId::all() {
         let level = settings.level(id);
@@ -408,6 +429,7 @@ impl<'a> Book<'a> {
     pub fn load(
         files: &'a Files<'a>,
         sources: &Sources,
+        kept_marks: Option<&KeptMarksOf>,
         cache: Option<&Path>,
         known: Option<&std::collections::HashMap<String, String>>,
     ) -> Book<'a> {
@@ -444,13 +466,15 @@ impl<'a> Book<'a> {
                 }
                 let marks = sources.get(path);
                 let key = cache.as_ref().and_then(|(key, _)| {
-                    let key = match known.and_then(|k| k.get(path.as_str())) {
+                    match known.and_then(|k| k.get(path.as_str())) {
+                        // What made the page made its source positions too (the page cache
+                        // keeps them together): the key stands for both.
                         Some(identity) => crate::cache::Key::new("check facts of a made page")
                             .bytes(path.as_bytes())
                             .bytes(identity.as_bytes()),
-                        None => key.clone().bytes(path.as_bytes()).bytes(bytes),
-                    };
-                    key.value(&marks).finish()
+                        None => (key.clone().bytes(path.as_bytes()).bytes(bytes)).value(&marks),
+                    }
+                    .finish()
                 });
                 // An NCX is kept as the facts of a page with its links and nothing else.
                 let filed = |facts: page::PageFacts| match ncx {
@@ -462,6 +486,17 @@ impl<'a> Book<'a> {
                 {
                     return Some((path, Ok(filed(*facts)), Some(key.clone())));
                 }
+                // A made page's positions may have been left where the page is kept. Should
+                // they be lost, its facts place findings in the page, and are not kept.
+                let kept = match (marks, kept_marks) {
+                    (None, Some(read)) => read(path),
+                    _ => KeptMarks::NotKept,
+                };
+                let lost = matches!(kept, KeptMarks::Lost);
+                let marks = match &kept {
+                    KeptMarks::Read(kept) => Some(kept),
+                    _ => marks,
+                };
                 let facts = parse_file(path, bytes).map(|mut doc| {
                     if ncx {
                         return page::PageFacts {
@@ -474,6 +509,7 @@ impl<'a> Book<'a> {
                     }
                     page::PageFacts::gather(path, &doc)
                 });
+                let key = key.filter(|_| !lost);
                 if let (Some((_, cache)), Some(key), Ok(facts)) = (&cache, &key, &facts) {
                     cache.put(key, &KeptFacts::Page(Box::new(facts.clone())));
                 }

@@ -135,6 +135,7 @@ fn run(files: &Files) -> Vec<Finding> {
         &EpubFiles {
             files: &files,
             sources: &sources,
+            kept_marks: None,
             cache: None,
             known: None,
         },
@@ -150,6 +151,7 @@ fn run_with(files: &Files, name: &str, level: Level) -> Vec<Finding> {
         &EpubFiles {
             files: &files,
             sources: &sources,
+            kept_marks: None,
             cache: None,
             known: None,
         },
@@ -698,6 +700,7 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
             &EpubFiles {
                 files: &files,
                 sources: &sources,
+                kept_marks: None,
                 cache: Some(&cache),
                 known: None,
             },
@@ -814,6 +817,7 @@ fn pages_known_by_a_key_give_the_findings_of_their_bytes() {
             &EpubFiles {
                 files: &files,
                 sources: &sources,
+                kept_marks: None,
                 cache: Some(&cache),
                 known: Some(&known),
             },

@@ -1,11 +1,11 @@
 //! Assemble the package: the written chapters → the EPUB's whole tree in memory, with the
 //! generated pages (cover, title page, nav, colophon from the templates), style sheets, images,
 //! the NCX and the package document listing them in its manifest and spine.
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use crate::book::Book;
 use crate::book::StaticPage;
-use crate::dom;
 use crate::epub;
 use crate::error::{Error, Location, Result};
 use crate::pages::toc::{self, TocNode};
@@ -14,9 +14,9 @@ use crate::project::{Kept, Project};
 use crate::stage::{self, Tree};
 use crate::xref::{self, Chapter, Resolved};
 
-use super::chapters::{CoverImage, Templates, Written};
+use super::chapters::{CoverImage, Templates, Written, WrittenPage};
 use super::claims;
-use super::page::{Checked, checked_xhtml};
+use super::page::{Checked, Origin, Shipped, checked_xhtml};
 
 /// The book's EPUB, assembled from its written chapters: cover, title page, nav, chapters and
 /// colophon in reading order, then the style sheets, images, NCX and package document.
@@ -29,7 +29,8 @@ pub(super) fn package(
     log: &mut Vec<String>,
 ) -> Result<Package> {
     let mut made = Made::new(project, book, templates);
-    let pkg = package_with(&mut made, book, resolved, templates, written)?;
+    let mut pkg = package_with(&mut made, book, resolved, templates, written)?;
+    pkg.page_cache = project.kept_dir(Kept::Pages, &book.id);
     // How much was made again, as for the chapters' pages.
     log.push(super::read::how_much_again(
         "rendered",
@@ -75,27 +76,27 @@ fn package_with(
                 pkg.add_generated(made, templates, "titlepage", pages::TITLE_PAGE)?
             }
             Slot::Nav => {
-                let (nav, known) =
+                let (nav, key) =
                     made.page_known("nav.xhtml", &page_ctx.for_page_keyed(pages::NAV))?;
                 nav_has_pages = nav.facts.page_list;
-                let properties = join_props("nav", &nav.properties);
-                let nav = Checked { properties, ..nav };
-                pkg.add_checked_known("nav", pages::NAV, nav, known);
+                let (mut nav, sources) = nav.split();
+                nav.properties = join_props("nav", &nav.properties);
+                pkg.add_shipped("nav", pages::NAV, nav, Origin::Made { sources, key });
             }
             Slot::Chapter(ci) => {
                 let ch = &resolved.chapters[ci];
                 let Some(page) = written[ci].take() else {
                     continue;
                 };
-                let (href, checked, identity) = page?;
+                let WrittenPage { href, page, origin } = page?;
                 // The index takes the place of the chapter that marks where it goes.
                 if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter == Some(ci)) {
                     let title_id = pages::chapter_entry(ch).map(|e| e.id.as_str());
                     pkg.add_index(made, templates, i, at, title_id)?;
                     continue;
                 }
-                facts.add(checked.facts);
-                pkg.add_checked_known(&chapter_id(ch), &href, checked, identity);
+                facts.add(page.facts);
+                pkg.add_shipped(&chapter_id(ch), &href, page, origin);
             }
             Slot::Index => {
                 if let Some((i, at)) = &index {
@@ -200,8 +201,14 @@ pub(super) struct Package {
     manifest: Vec<ManifestItem>,
     spine: Vec<SpineItem>,
     /// Where the elements of the XHTML pages seihon wrote came from, by path in the EPUB (an
-    /// entry for every such page): how a finding in a page finds its source.
-    pub sources: crate::check::Sources,
+    /// entry for every such page but those in `kept_sources`): how a finding in a page finds
+    /// its source.
+    sources: crate::check::Sources,
+    /// The pages taken from the page cache, whose source positions were left there: each
+    /// one's key in the cache, by path in the EPUB.
+    kept_sources: BTreeMap<String, String>,
+    /// The page cache's folder.
+    page_cache: PathBuf,
 }
 
 impl Package {
@@ -224,16 +231,53 @@ impl Package {
             .collect()
     }
 
-    /// Adds an XHTML page, its source positions beside it.
-    fn add_xhtml(
-        &mut self,
-        path: String,
-        text: String,
-        sources: dom::PageSources,
-        identity: Option<String>,
-    ) {
-        self.tree.add_known(path.clone(), text, identity);
-        self.sources.insert(path, sources);
+    /// The source positions of the pages that have them here (all but the kept pages').
+    pub fn sources_here(&self) -> &crate::check::Sources {
+        &self.sources
+    }
+
+    /// The source positions of the page at `path` that were left in the page cache, read now.
+    pub fn kept_sources_of(&self, path: &str) -> crate::check::KeptMarks {
+        use crate::check::KeptMarks;
+        let Some(key) = self.kept_sources.get(path) else {
+            return KeptMarks::NotKept;
+        };
+        let cache = crate::cache::Cache::<Checked>::new(&self.page_cache);
+        match cache.get(key) {
+            Some(page) => KeptMarks::Read(page.sources),
+            None => KeptMarks::Lost,
+        }
+    }
+
+    /// The source positions of every page, those left in the page cache read now: what the
+    /// book's programs, the store profiles and epubcheck map their findings with.
+    pub fn all_sources(&mut self) -> Result<&crate::check::Sources> {
+        if !self.kept_sources.is_empty() {
+            let cache = crate::cache::Cache::<Checked>::new(&self.page_cache);
+            for (path, key) in std::mem::take(&mut self.kept_sources) {
+                let Some(page) = cache.get(&key) else {
+                    return Err(super::chapters::page_gone(&self.page_cache));
+                };
+                self.sources.insert(path, page.sources);
+            }
+        }
+        Ok(&self.sources)
+    }
+
+    /// Adds an XHTML page; its source positions go beside it, or stay where they are kept.
+    fn add_xhtml(&mut self, path: String, text: String, origin: Origin) {
+        self.tree
+            .add_known(path.clone(), text, origin.key().cloned());
+        match origin {
+            Origin::Made { sources, .. } => {
+                self.kept_sources.remove(&path);
+                self.sources.insert(path, sources);
+            }
+            Origin::Kept { key } => {
+                self.sources.remove(&path);
+                self.kept_sources.insert(path, key);
+            }
+        }
     }
 }
 
@@ -276,33 +320,23 @@ impl Package {
 
     /// Adds a checked page to the tree, the manifest and (in reading order) the spine.
     fn add_checked(&mut self, id: &str, href: &str, checked: Checked) {
-        self.add_checked_known(id, href, checked, None);
+        let (page, sources) = checked.split();
+        self.add_shipped(id, href, page, Origin::Made { sources, key: None });
     }
 
-    /// [`Package::add_checked`], with the key the page cache keeps the page under.
-    fn add_checked_known(
-        &mut self,
-        id: &str,
-        href: &str,
-        checked: Checked,
-        identity: Option<String>,
-    ) {
+    /// [`Package::add_checked`], for a page whose source positions are where `origin` says.
+    fn add_shipped(&mut self, id: &str, href: &str, page: Shipped, origin: Origin) {
         self.manifest.push(ManifestItem {
             id: id.into(),
             href: crate::href::href(href),
             media_type: "application/xhtml+xml".into(),
-            properties: checked.properties,
+            properties: page.properties,
         });
         self.spine.push(SpineItem {
             idref: id.into(),
             linear: true,
         });
-        self.add_xhtml(
-            format!("{PACKAGE_DIR}/{href}"),
-            checked.text,
-            checked.sources,
-            identity,
-        );
+        self.add_xhtml(format!("{PACKAGE_DIR}/{href}"), page.text, origin);
     }
 
     /// Adds the cover image: the rendered one, or the book's own once it is found to be an

@@ -15,7 +15,7 @@ use crate::xhtml::write;
 use crate::xref::{Chapter, Resolved};
 
 use super::BuildOptions;
-use super::page::{BODY_MARK, Checked, chapter_page};
+use super::page::{BODY_MARK, Checked, Origin, Shipped, chapter_page};
 use super::read::how_much_again;
 
 /// What every page of a book is made with: the templates and the book's page context.
@@ -66,12 +66,18 @@ pub(super) enum CoverImage<'a> {
     File(&'a Path),
 }
 
-/// The written chapters, in reading order (each with its href), and the cover.
+/// The written chapters, in reading order, and the cover.
 pub(super) struct Written<'a> {
-    /// Each chapter's href and page, with the key the page cache keeps it under (when it is
-    /// kept): what its bytes are known by.
-    pub pages: Vec<Result<(String, Checked, Option<String>)>>,
+    pub pages: Vec<Result<WrittenPage>>,
     pub cover: CoverImage<'a>,
+}
+
+/// A chapter's page: its href, the page, and whether it was made now or taken from the page
+/// cache (with the key the cache keeps it under: what its bytes are known by).
+pub(super) struct WrittenPage {
+    pub href: String,
+    pub page: Shipped,
+    pub origin: Origin,
 }
 
 /// Writes every chapter's page, taking unchanged ones from the page cache. A chapter's
@@ -157,17 +163,35 @@ pub(super) fn write<'a>(
             .zip(&resolved.unloaded)
             .map_with(done_with, |done_with, ((ch, key), unloaded)| {
                 let made = match (&page_cache, key) {
-                    (Some((_, cache)), Some(key)) if let Some(hit) = cache.get(key) => {
-                        (Ok((ch.href(), hit)), false)
+                    (Some((_, cache)), Some(key))
+                        if let Some(page) = cache.get_head::<Shipped>(key) =>
+                    {
+                        let origin = Origin::Kept { key: key.clone() };
+                        let href = ch.href();
+                        (Ok(WrittenPage { href, page, origin }), false)
                     }
                     // Checked before (`unloaded_pages_kept`): gone since.
-                    _ if *unloaded => (Err(page_gone(project, book)), false),
+                    _ if *unloaded => (
+                        Err(page_gone(&project.kept_dir(Kept::Pages, &book.id))),
+                        false,
+                    ),
                     _ => {
                         let page = write_page(ch);
                         if let (Some((_, cache)), Some(key), Ok(page)) = (&page_cache, key, &page) {
                             cache.put(key, page);
                         }
-                        (page.map(|p| (ch.href(), p)), true)
+                        let written = page.map(|page| {
+                            let (page, sources) = page.split();
+                            // (A page only stands for its key when the cache holds it.)
+                            let key = key.clone().filter(|_| page_cache.is_some());
+                            let origin = Origin::Made { sources, key };
+                            WrittenPage {
+                                href: ch.href(),
+                                page,
+                                origin,
+                            }
+                        });
+                        (written, true)
                     }
                 };
                 let emptied = Document::new(&ch.doc.source);
@@ -179,7 +203,7 @@ pub(super) fn write<'a>(
                 tick.tick();
                 made
             })
-            .collect::<Vec<(Result<(String, Checked)>, bool)>>()
+            .collect::<Vec<(Result<WrittenPage>, bool)>>()
     };
     // The generated cover is rendered beside the chapters: it takes as long as a dozen.
     let make_cover = || match &book.cover {
@@ -236,21 +260,15 @@ pub(super) fn write<'a>(
         chapter_pages.len(),
         "the others are as they were",
     ));
-    let pages = (chapter_pages.into_iter().zip(keys))
-        .map(|((page, _), key)| {
-            // (A page only stands for its key when the cache holds it under it.)
-            let known = key.filter(|_| page_cache.is_some());
-            page.map(|(href, checked)| (href, checked, known))
-        })
-        .collect();
+    let pages = chapter_pages.into_iter().map(|(page, _)| page).collect();
     Written { pages, cover }
 }
 
-/// The error of a chapter page the page cache held when the build began and lost since
-/// (another build of the same book, or the cache folder removed meanwhile).
-fn page_gone(project: &Project, book: &Book) -> Error {
+/// The error of a chapter page the page cache (in `dir`) held when the build began and lost
+/// since (another build of the same book, or the cache folder removed meanwhile).
+pub(super) fn page_gone(dir: &Path) -> Error {
     Error::Io {
-        path: project.kept_dir(Kept::Pages, &book.id),
+        path: dir.to_path_buf(),
         message: "a kept chapter page went missing during the build",
         source: std::io::Error::other("build again (with --force when it persists)"),
     }

@@ -51,10 +51,12 @@ pub(super) fn built_in(
     pkg: &Package,
     checks: &Checks,
 ) -> Vec<Finding> {
+    let kept_marks = |path: &str| pkg.kept_sources_of(path);
     check::run_checks(
         &check::EpubFiles {
             files: &pkg.check_view(),
-            sources: &pkg.sources,
+            sources: pkg.sources_here(),
+            kept_marks: Some(&kept_marks),
             cache: Some(&project.kept_dir(Kept::Checks, &book.id)),
             known: Some(pkg.tree.identities()),
         },
@@ -68,10 +70,10 @@ pub(super) fn programs(
     loaded: &Loaded,
     checks: &Checks,
     tree: &Path,
-    pkg: &Package,
+    sources: &check::Sources,
     log: &mut Vec<String>,
 ) -> Vec<Finding> {
-    let map = check::SourceMap::new(&pkg.sources);
+    let map = check::SourceMap::new(sources);
     let mut found = Vec::new();
     for program in &checks.programs {
         let level = checks.settings.program_level(&program.name);
@@ -97,11 +99,11 @@ pub(super) fn programs(
 pub(super) fn store_profiles(
     opts: &BuildOptions,
     tree: &Path,
-    pkg: &Package,
+    sources: &check::Sources,
 ) -> Result<Vec<Finding>> {
     let files = check::store::read_dir(tree)
         .map_err(|e| Error::io(tree, "cannot read the staged EPUB", e))?;
-    let map = check::SourceMap::new(&pkg.sources);
+    let map = check::SourceMap::new(sources);
     let mut found = check::store::lint(&files, &opts.profiles, Some(&map));
     // Findings not mapped to a manuscript name a file inside the EPUB, not one of the book.
     for f in &mut found {
@@ -126,11 +128,11 @@ pub(super) struct EpubcheckRun<'a> {
 }
 
 impl<'a> EpubcheckRun<'a> {
-    pub fn new(checks: &'a Checks, loaded: &'a Loaded, pkg: &'a Package) -> Self {
+    pub fn new(checks: &'a Checks, loaded: &'a Loaded, sources: &'a check::Sources) -> Self {
         EpubcheckRun {
             settings: &checks.settings,
             book: &loaded.book,
-            sources: &pkg.sources,
+            sources,
             output: &loaded.output,
         }
     }

@@ -377,13 +377,21 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     r.hook(&loaded, hooks::Stage::PostConvert, staged.dir())?;
     r.hook(&loaded, hooks::Stage::PrePack, staged.dir())?;
     r.enter(Step::CheckPrograms);
-    let found = checking::programs(&loaded, &checks, staged.dir(), &pkg, &mut r.log);
+    // The book's programs, the store profiles and epubcheck find their findings' places in
+    // the manuscript by every page's source positions: those of the pages taken from the page
+    // cache are read from it only for them.
+    let no_sources = crate::check::Sources::new();
+    let sources = match checks.has_programs() || !opts.profiles.is_empty() || opts.epubcheck {
+        true => pkg.all_sources()?,
+        false => &no_sources,
+    };
+    let found = checking::programs(&loaded, &checks, staged.dir(), sources, &mut r.log);
     r.gate(found)?;
     if !opts.profiles.is_empty() {
         r.enter(Step::StoreProfiles);
-        r.gate(checking::store_profiles(opts, staged.dir(), &pkg)?)?;
+        r.gate(checking::store_profiles(opts, staged.dir(), sources)?)?;
     }
-    let epubcheck = checking::EpubcheckRun::new(&checks, &loaded, &pkg);
+    let epubcheck = checking::EpubcheckRun::new(&checks, &loaded, sources);
     if opts.pack {
         r.enter(Step::Pack);
         let stamps = staged.known_stamps();

@@ -14,11 +14,62 @@ use crate::filter::{Chain, FilterContext};
 pub(super) struct Checked {
     /// The page as it ships.
     pub text: String,
-    /// Where its elements came from in the manuscript.
-    pub sources: PageSources,
     pub properties: String,
     /// What the package's accessibility metadata is derived from.
     pub facts: Facts,
+    /// Where its elements came from in the manuscript. Last: a page taken from the page
+    /// cache is read without them (see [`Shipped`]).
+    pub sources: PageSources,
+}
+
+impl Checked {
+    /// The page as the package takes it, and its source positions.
+    pub fn split(self) -> (Shipped, PageSources) {
+        let Checked {
+            text,
+            properties,
+            facts,
+            sources,
+        } = self;
+        let shipped = Shipped {
+            text,
+            properties,
+            facts,
+        };
+        (shipped, sources)
+    }
+}
+
+/// A checked page but its source positions: the fields [`Checked`] starts with, so that a
+/// kept page is read without decoding them (most of the decoding of a page: a mark per
+/// element). Only a finding in the page, or a program of the book's, asks for them.
+#[derive(serde::Deserialize)]
+pub(super) struct Shipped {
+    pub text: String,
+    pub properties: String,
+    pub facts: Facts,
+}
+
+/// Where a page's source positions are.
+pub(super) enum Origin {
+    /// Made by this build: the positions are here, with the key the page cache keeps the page
+    /// under (when it does).
+    Made {
+        sources: PageSources,
+        key: Option<String>,
+    },
+    /// Taken from the page cache: the positions are left there, under the page's key.
+    Kept { key: String },
+}
+
+impl Origin {
+    /// The key the page's bytes are known by (see [`crate::stage::Tree::identity`]).
+    pub fn key(&self) -> Option<&String> {
+        match self {
+            Origin::Made { key, .. } => key.as_ref(),
+            Origin::Kept { key } => Some(key),
+        }
+    }
 }
 
 /// What a page holds that the package's accessibility metadata speaks of.
