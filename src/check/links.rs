@@ -6,21 +6,24 @@ use crate::error::Finding;
 /// NCX points to a file in the EPUB, and its fragment to an id in that file.
 pub(super) fn internal_links(book: &Book) -> Vec<Finding> {
     use rayon::prelude::*;
+    // A page's findings are kept: they change with its links, the book's files and ids.
+    let targets = book.link_targets();
+    let page = |file: &str, links: &[super::page::Reference]| {
+        book.kept_findings("internal-links", file, targets.as_deref(), || {
+            (links.iter())
+                .filter_map(|link| {
+                    let problem = link_problem(book, file, &link.value)?;
+                    Some(link.place.finding(problem, None))
+                })
+                .collect()
+        })
+    };
     // Page by page in parallel (a nav alone holds thousands of links), in path order.
     let mut out: Vec<Finding> = (book.pages.par_iter())
-        .flat_map_iter(|(file, page)| {
-            (page.links.iter()).filter_map(move |link| {
-                let problem = link_problem(book, file, &link.value)?;
-                Some(link.place.finding(problem, None))
-            })
-        })
+        .flat_map_iter(|(file, facts)| page(file, &facts.links))
         .collect();
     for (file, links) in &book.ncx {
-        for link in links {
-            if let Some(problem) = link_problem(book, file, &link.value) {
-                out.push(link.place.finding(problem, None));
-            }
-        }
+        out.extend(page(file, links));
     }
     out
 }

@@ -292,6 +292,7 @@ pub fn run_checks(epub: &EpubFiles, settings: &CheckSettings) -> Vec<Finding> {
             out.push(f);
         }
     }
+    book.finish();
     out
 }
 
@@ -316,6 +317,8 @@ pub(crate) struct Item {
 enum KeptFacts {
     Page(Box<page::PageFacts>),
     Package(PackageFacts),
+    /// What the internal-links check found in a page (see [`Book::kept_findings`]).
+    Links(Vec<Finding>),
 }
 
 /// What the checks read of the package document.
@@ -396,6 +399,16 @@ pub(crate) struct Book<'a> {
     pub spine_pos: Option<Pos>,
     /// Path of the navigation document.
     pub nav: Option<String>,
+    /// The store the facts were kept in, for what a check keeps of its own.
+    kept: Option<Kept>,
+}
+
+/// The book's store of check facts as a run uses it: the keys it used (the store keeps only
+/// those when the run ends), and the key each page's facts are kept under.
+struct Kept {
+    cache: crate::cache::Cache<KeptFacts>,
+    used: std::sync::Mutex<std::collections::HashSet<String>>,
+    facts_keys: HashMap<String, String>,
 }
 
 pub(crate) fn is_xhtml_path(path: &str) -> bool {
@@ -447,6 +460,7 @@ impl<'a> Book<'a> {
             spine_rtl: false,
             spine_pos: None,
             nav: None,
+            kept: None,
         };
         // Pages are read in parallel, then filed in path order (findings stay deterministic);
         // each page's tree is dropped as soon as its facts are gathered.
@@ -517,8 +531,12 @@ impl<'a> Book<'a> {
             })
             .collect();
         let mut used = std::collections::HashSet::new();
+        let mut facts_keys = HashMap::new();
         for (path, parsed, key) in parsed {
-            used.extend(key);
+            if let Some(key) = key {
+                used.insert(key.clone());
+                facts_keys.insert(path.clone(), key);
+            }
             match parsed {
                 Ok(Parsed::Ncx(links)) => {
                     book.ncx.insert(path.clone(), links);
@@ -534,9 +552,11 @@ impl<'a> Book<'a> {
             let cache = cache.as_ref().map(|(_, cache)| cache);
             used.extend(book.read_package(&opf_path, cache, known));
         }
-        if let Some((_, cache)) = &cache {
-            cache.keep_only(&used);
-        }
+        book.kept = cache.map(|(_, cache)| Kept {
+            cache,
+            used: std::sync::Mutex::new(used),
+            facts_keys,
+        });
         if book.nav.is_none() {
             book.nav = book
                 .pages
@@ -660,7 +680,77 @@ impl<'a> Book<'a> {
         self.manifest_paths.contains(path)
     }
 
-    /// The ids of a parsed XHTML document.
+    /// Keeps only what this run used in the store of check facts.
+    fn finish(self) {
+        if let Some(kept) = self.kept
+            && let Ok(used) = kept.used.into_inner()
+        {
+            kept.cache.keep_only(&used);
+        }
+    }
+
+    /// What `check` found in the file at `path` last time, when the file's facts and
+    /// everything else it depends on (`depends`, a key of what the check reads of the rest of
+    /// the book) are as they were; else what `find` finds now, kept for next time.
+    fn kept_findings(
+        &self,
+        check: &str,
+        path: &str,
+        depends: Option<&str>,
+        find: impl FnOnce() -> Vec<Finding>,
+    ) -> Vec<Finding> {
+        let keyed = self.kept.as_ref().zip(depends).and_then(|(kept, depends)| {
+            let facts = kept.facts_keys.get(path)?;
+            let key = crate::cache::Key::new("check findings")
+                .bytes(check.as_bytes())
+                .bytes(facts.as_bytes())
+                .bytes(depends.as_bytes())
+                .finish()?;
+            Some((kept, key))
+        });
+        let Some((kept, key)) = keyed else {
+            return find();
+        };
+        if let Ok(mut used) = kept.used.lock() {
+            used.insert(key.clone());
+        }
+        if let Some(KeptFacts::Links(found)) = kept.cache.get(&key) {
+            return found;
+        }
+        let found = find();
+        kept.cache.put(&key, &KeptFacts::Links(found.clone()));
+        found
+    }
+
+    /// A key of every file's path and every page's ids: all that a link is checked against
+    /// besides the page it is in. `None` without a store of check facts.
+    fn link_targets(&self) -> Option<String> {
+        let names = self.names_key("link targets")?;
+        let key = (self.pages.iter()).fold(names.bytes(b"ids"), |key, (path, page)| {
+            page.ids.hashed(key.bytes(path.as_bytes()))
+        });
+        key.finish()
+    }
+
+    /// A key of every file's path and of the paths the manifest lists: all that a resource
+    /// a page loads is checked against. `None` without a store of check facts.
+    fn resource_targets(&self) -> Option<String> {
+        let names = self.names_key("resource targets")?;
+        let listed = (self.manifest.iter()).fold(names.value(&self.package_read), |key, item| {
+            key.value(&item.path)
+        });
+        listed.finish()
+    }
+
+    /// A key for `what` of every file's path (`None` without a store of check facts).
+    fn names_key(&self, what: &str) -> Option<crate::cache::Key> {
+        self.kept.as_ref()?;
+        let key = (self.files.keys()).fold(crate::cache::Key::new(what), |key, name| {
+            key.bytes(name.as_bytes())
+        });
+        Some(key)
+    }
+
     /// Whether the book has a file at `path`.
     pub fn has_file(&self, path: &str) -> bool {
         self.names.contains(path)

@@ -117,6 +117,12 @@ impl IdSet {
         &self.text[start..self.ends[i] as usize]
     }
 
+    /// `key` with the set added.
+    pub fn hashed(&self, key: crate::cache::Key) -> crate::cache::Key {
+        let ends: Vec<u8> = self.ends.iter().flat_map(|e| e.to_le_bytes()).collect();
+        key.bytes(self.text.as_bytes()).bytes(&ends)
+    }
+
     pub fn contains(&self, id: &str) -> bool {
         let (mut low, mut high) = (0, self.ends.len());
         while low < high {

@@ -27,13 +27,21 @@ fn resource_problem(book: &Book, file: &str, what: &str, value: &str) -> Option<
 
 pub(super) fn resources(book: &Book) -> Vec<Finding> {
     let mut out = Vec::new();
+    // A page's findings are kept: they change with its resources, the book's files and the
+    // manifest.
+    let targets = book.resource_targets();
     for (file, page) in &book.pages {
-        for res in &page.resources {
-            let r = &res.reference;
-            if let Some(problem) = resource_problem(book, file, &res.what, &r.value) {
-                out.push(r.place.finding(problem, None));
-            }
-        }
+        out.extend(
+            book.kept_findings("resources", file, targets.as_deref(), || {
+                (page.resources.iter())
+                    .filter_map(|res| {
+                        let r = &res.reference;
+                        let problem = resource_problem(book, file, &res.what, &r.value)?;
+                        Some(r.place.finding(problem, None))
+                    })
+                    .collect()
+            }),
+        );
     }
     for (file, bytes) in book.files {
         if !file.to_ascii_lowercase().ends_with(".css") {

@@ -725,8 +725,9 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
     assert_eq!(cached(&broken), expected, "first run, filling the cache");
     assert_eq!(
         entries(),
-        5,
-        "one entry per page, one for the NCX, one for the package"
+        12,
+        "per page its facts and what the link and resource checks found in it, the NCX's facts \
+         and links' findings, the package's facts"
     );
     assert_eq!(cached(&broken), expected, "from the cache");
     // An edit is seen, and entries of pages that are no more are dropped.
@@ -736,7 +737,7 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
     // Entries of pages that are no more stay until they would make up half the store (a
     // build appends its new entries rather than writing the store again): never more than
     // twice the entries in use, however many edits.
-    assert!((5..=10).contains(&entries()), "{}", entries());
+    assert!((12..=24).contains(&entries()), "{}", entries());
     for n in 0..10 {
         let edited = edit(
             fixed.clone(),
@@ -745,7 +746,7 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
             &format!("#sec1-{n}"),
         );
         cached(&edited);
-        assert!((5..=10).contains(&entries()), "edit {n}: {}", entries());
+        assert!((12..=24).contains(&entries()), "edit {n}: {}", entries());
     }
     assert_eq!(cached(&fixed), run(&fixed));
     // A damaged entry is read again.
@@ -792,6 +793,22 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
     );
     assert_eq!(cached(&unlisted), expected, "the package read");
     assert_eq!(cached(&unlisted), expected, "the package from the cache");
+    // A file a link points to goes: the page is as it was, its link is not.
+    let mut linked = edit(
+        unlisted,
+        "item/xhtml/ch02.xhtml",
+        "</body>",
+        "<p><a href=\"../image/extra.png\">x</a></p></body>",
+    );
+    linked.insert("item/image/extra.png".into(), vec![0x89]);
+    assert_eq!(cached(&linked), run(&linked), "a link to a file");
+    linked.remove("item/image/extra.png");
+    let expected = run(&linked);
+    assert!(
+        expected.iter().any(|f| f.message.contains("extra.png")),
+        "{expected:#?}"
+    );
+    assert_eq!(cached(&linked), expected, "the file linked to is gone");
 }
 
 #[test]
