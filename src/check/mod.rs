@@ -317,8 +317,8 @@ pub(crate) struct Item {
 enum KeptFacts {
     Page(Box<page::PageFacts>),
     Package(PackageFacts),
-    /// What the internal-links check found in a page (see [`Book::kept_findings`]).
-    Links(Vec<Finding>),
+    /// What a check found in a page (see [`Book::kept_findings`]).
+    Findings(Vec<Finding>),
 }
 
 /// What the checks read of the package document.
@@ -714,11 +714,11 @@ impl<'a> Book<'a> {
         if let Ok(mut used) = kept.used.lock() {
             used.insert(key.clone());
         }
-        if let Some(KeptFacts::Links(found)) = kept.cache.get(&key) {
+        if let Some(KeptFacts::Findings(found)) = kept.cache.get(&key) {
             return found;
         }
         let found = find();
-        kept.cache.put(&key, &KeptFacts::Links(found.clone()));
+        kept.cache.put(&key, &KeptFacts::Findings(found.clone()));
         found
     }
 
