@@ -736,8 +736,16 @@ impl<'a> Book<'a> {
     /// a page loads is checked against. `None` without a store of check facts.
     fn resource_targets(&self) -> Option<String> {
         let names = self.names_key("resource targets")?;
-        let listed = (self.manifest.iter()).fold(names.value(&self.package_read), |key, item| {
-            key.value(&item.path)
+        // Each path as bytes (a value's key part costs a buffer, and a book lists thousands);
+        // one marked apart from the others where the manifest gives none.
+        let read: &[u8] = if self.package_read {
+            b"read"
+        } else {
+            b"unread"
+        };
+        let listed = (self.manifest.iter()).fold(names.bytes(read), |key, item| match &item.path {
+            Some(path) => key.bytes(b"path").bytes(path.as_bytes()),
+            None => key.bytes(b"none"),
         });
         listed.finish()
     }

@@ -209,6 +209,8 @@ pub(super) struct Package {
     kept_sources: BTreeMap<String, String>,
     /// The page cache's folder.
     page_cache: PathBuf,
+    /// The page cache, opened the first time kept source positions are asked for.
+    opened: std::sync::OnceLock<crate::cache::Cache<Checked>>,
 }
 
 impl Package {
@@ -231,6 +233,11 @@ impl Package {
             .collect()
     }
 
+    /// The page cache the kept pages' source positions are read from.
+    fn page_cache(&self) -> &crate::cache::Cache<Checked> {
+        (self.opened).get_or_init(|| crate::cache::Cache::new(&self.page_cache))
+    }
+
     /// The source positions of the pages that have them here (all but the kept pages').
     pub fn sources_here(&self) -> &crate::check::Sources {
         &self.sources
@@ -242,8 +249,7 @@ impl Package {
         let Some(key) = self.kept_sources.get(path) else {
             return KeptMarks::NotKept;
         };
-        let cache = crate::cache::Cache::<Checked>::new(&self.page_cache);
-        match cache.get(key) {
+        match self.page_cache().get(key) {
             Some(page) => KeptMarks::Read(page.sources),
             None => KeptMarks::Lost,
         }
@@ -253,9 +259,8 @@ impl Package {
     /// book's programs, the store profiles and epubcheck map their findings with.
     pub fn all_sources(&mut self) -> Result<&crate::check::Sources> {
         if !self.kept_sources.is_empty() {
-            let cache = crate::cache::Cache::<Checked>::new(&self.page_cache);
             for (path, key) in std::mem::take(&mut self.kept_sources) {
-                let Some(page) = cache.get(&key) else {
+                let Some(page) = self.page_cache().get(&key) else {
                     return Err(super::chapters::page_gone(&self.page_cache));
                 };
                 self.sources.insert(path, page.sources);
