@@ -89,6 +89,44 @@ sys.stdout.write(t)
     );
 }
 
+#[test]
+fn a_check_at_error_stops_the_build_and_the_last_epub_stays() {
+    let project = TempProject::new();
+    let book = sample(&project);
+    std::fs::write(
+        project.path().join("seihon.yml"),
+        "checks: {empty-link-text: error}\n",
+    )
+    .unwrap();
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let good = std::fs::read(project.epub("neko")).unwrap();
+    let chapter = book.join("ch02.md");
+    let clean = std::fs::read_to_string(&chapter).unwrap();
+
+    // The checks run beside staging and packing (the book has no hooks or check programs):
+    // their error still stops the build before the new EPUB replaces the last one.
+    let line = append_at(&chapter, "A link without text: [](https://example.com/).\n");
+    let (out, report) = json_report(&project, &["build"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains(&format!(
+            "books/neko/ch02.md:{line}:22: error: [empty-link-text]"
+        )),
+        "{all}"
+    );
+    assert!(all.contains("failed at the checks step"), "{all}");
+    assert_eq!(report["books"][0]["failed_stage"], "checks");
+    assert_eq!(std::fs::read(project.epub("neko")).unwrap(), good);
+
+    // Mended, the book builds again, into the same bytes as before.
+    std::fs::write(&chapter, clean).unwrap();
+    let out = project.seihon(&["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(std::fs::read(project.epub("neko")).unwrap(), good);
+}
+
 fn failing_filter(script: &str, expected: &str) {
     let project = TempProject::new();
     sample(&project);

@@ -2,7 +2,9 @@
 //!
 //! load → pre-build hook → read → resolve → write and filter (chapters in parallel) →
 //! assemble the package → built-in checks → stage → post-convert and pre-pack hooks → check
-//! programs → pack (post-pack hook, epubcheck). Each stage is a module of its own with one
+//! programs → pack (post-pack hook, epubcheck); a book without hooks or check programs is
+//! checked beside staging and packing, and its EPUB replaced only once the checks pass. Each
+//! stage is a module of its own with one
 //! entry point; [`run`] only passes one stage's output to the next and gathers the findings,
 //! each of which [`gate`] lets through or stops the build on.
 mod assemble;
@@ -367,13 +369,25 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     // The fonts' findings stop the build with the checks', not before them: one build reports
     // every finding it can.
     let mut found = fonts::embed(book, opts, &resolved, &mut pkg, &mut r.log);
+    // Staging may hard-link the images rather than copy them only when no program of the
+    // book's will touch the tree (a hook editing a linked image in place would edit the
+    // manuscript's).
+    let touched = checks.has_programs() || loaded.has_hooks();
+    pkg.tree.link_copies(!touched);
+    // The chapters, but the book's own front and back matter pages.
+    let chapters = (resolved.chapters.iter())
+        .filter(|c| c.source.page.is_none())
+        .count();
+    if opts.pack && !touched && opts.profiles.is_empty() && !opts.epubcheck {
+        let stamps = checked_beside_packing(r, &loaded, &pkg, &checks, found, time)?;
+        return Ok(r.built(&loaded, chapters, stamps));
+    }
     r.enter(Step::Check);
     found.extend(checking::built_in(project, book, &pkg, &checks));
     r.gate(found)?;
     r.enter(Step::Stage);
-    let touched = checks.has_programs() || loaded.has_hooks();
     let listed = opts.inputs.as_deref();
-    let staged = staging::stage(project, &loaded, &mut pkg, opts.pack, touched, listed)?;
+    let staged = staging::stage(project, &loaded, &pkg, opts.pack, listed)?;
     r.hook(&loaded, hooks::Stage::PostConvert, staged.dir())?;
     r.hook(&loaded, hooks::Stage::PrePack, staged.dir())?;
     r.enter(Step::CheckPrograms);
@@ -395,7 +409,9 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     if opts.pack {
         r.enter(Step::Pack);
         let stamps = staged.known_stamps();
-        pack::pack(r, &loaded, staged.dir(), time, stamps, &epubcheck)?;
+        pack::pack(r, &loaded, staged.dir(), time, stamps, &epubcheck, |_| {
+            Ok(())
+        })?;
     } else if opts.epubcheck {
         r.enter(Step::Epubcheck);
         r.gate(pack::epubcheck_scratch(
@@ -405,13 +421,78 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
             &epubcheck,
         )?)?;
     }
-    // The book's own front and back matter pages are not chapters.
-    let chapters = (resolved.chapters.iter())
-        .filter(|c| c.source.page.is_none())
-        .count();
     // The staged files' stamps hold for the preview when packing left the tree as it was.
     let stamps = staged.into_stamps();
     Ok(r.built(&loaded, chapters, stamps))
+}
+
+/// The built-in checks, on a thread of their own, beside staging and packing, when nothing
+/// of the book's own (hooks, check programs) comes between them and no store profile or
+/// epubcheck asks for the pages' source positions: the new EPUB replaces the last one only
+/// once the checks have passed, and their findings come first, as if they had run before.
+/// `found` are the findings made since the last gate. Returns the staged files' stamps.
+fn checked_beside_packing(
+    r: &mut Run,
+    loaded: &load::Loaded,
+    pkg: &assemble::Package,
+    checks: &checking::Checks,
+    found: Vec<Finding>,
+    time: i64,
+) -> Result<std::collections::HashMap<String, crate::cache::FileStamp>> {
+    let (project, book) = (r.project, &loaded.book);
+    let check = || checking::built_in(project, book, pkg, checks);
+    std::thread::scope(|s| {
+        let running = std::thread::Builder::new()
+            .name("checks".into())
+            .spawn_scoped(s, check);
+        let mut pending = Some((running, found));
+        // Waits for the checks and lets their findings through or stops the build on them
+        // (the first time only).
+        let mut checked = |r: &mut Run| -> Result<()> {
+            let Some((running, mut found)) = pending.take() else {
+                return Ok(());
+            };
+            r.enter(Step::Check);
+            found.extend(match running {
+                Ok(running) => running
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread could be started: the checks run here.
+                Err(_) => check(),
+            });
+            r.gate(found)
+        };
+        // A step that fails before the checks are in reports their errors first.
+        let or_checks_first = |r: &mut Run, checked: &mut dyn FnMut(&mut Run) -> Result<()>, e| {
+            let step = r.at.step;
+            checked(r)?;
+            r.at.step = step;
+            Err(e)
+        };
+        r.enter(Step::Stage);
+        let listed = r.opts.inputs.as_deref();
+        let staged = match staging::stage(project, loaded, pkg, true, listed) {
+            Ok(staged) => staged,
+            Err(e) => return or_checks_first(r, &mut checked, e),
+        };
+        r.enter(Step::Pack);
+        let no_sources = crate::check::Sources::new();
+        let epubcheck = checking::EpubcheckRun::new(checks, loaded, &no_sources);
+        let stamps = staged.known_stamps();
+        if let Err(e) = pack::pack(
+            r,
+            loaded,
+            staged.dir(),
+            time,
+            stamps,
+            &epubcheck,
+            &mut checked,
+        ) {
+            return or_checks_first(r, &mut checked, e);
+        }
+        checked(r)?;
+        Ok(staged.into_stamps())
+    })
 }
 
 /// A build under way: its project and options, the step it is at, what the book's programs

@@ -16,6 +16,8 @@ use super::{Run, Step};
 /// Packs `tree` into the book's EPUB. The last EPUB's compressed entries are copied when this
 /// seihon packed it and nothing has touched it since (another version's Deflate, or a hook
 /// re-zipping it, might compress differently, and the EPUB must not depend on that).
+/// `checked` runs first once the new EPUB is packed, before the post-pack hook, epubcheck
+/// and the replacing of the last EPUB: the checks that ran beside packing stop it there.
 pub(super) fn pack(
     r: &mut Run,
     loaded: &Loaded,
@@ -23,6 +25,7 @@ pub(super) fn pack(
     time: i64,
     stamps: Option<&std::collections::HashMap<String, crate::cache::FileStamp>>,
     epubcheck: &EpubcheckRun,
+    checked: impl FnOnce(&mut Run) -> Result<()>,
 ) -> Result<()> {
     let project = r.project;
     let output = &loaded.output;
@@ -50,6 +53,8 @@ pub(super) fn pack(
         Some(&project.kept_dir(Kept::Crcs, &loaded.book.id)),
         stamps,
         |packed| {
+            // The checks' findings, when they ran beside packing, stop the build first.
+            checked(r)?;
             r.enter(Step::Hook(hooks::Stage::PostPack));
             if loaded.has_hooks() {
                 crate::term::progress::step(Step::Hook(hooks::Stage::PostPack).name());

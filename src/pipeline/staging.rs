@@ -54,17 +54,15 @@ impl Staged {
 }
 
 /// Stages the package: into `build/<id>/` when it is to be packed, else into a scratch
-/// folder. Images may be linked rather than copied when no program of the book's will touch
-/// the tree (a hook editing a linked image in place would edit the manuscript's).
+/// folder. (Whether images are linked rather than copied, the package's tree says: see
+/// [`crate::stage::Tree::link_copies`].)
 pub(super) fn stage(
     project: &Project,
     loaded: &Loaded,
-    pkg: &mut Package,
+    pkg: &Package,
     pack: bool,
-    programs_touch_it: bool,
     listed: Option<&ListedInputs>,
 ) -> Result<Staged> {
-    pkg.tree.link_copies(!programs_touch_it);
     if !pack {
         let scratch = tempfile::tempdir()
             .map_err(|e| Error::io(std::env::temp_dir(), "cannot create a temporary folder", e))?;
