@@ -4,9 +4,9 @@
 //! assemble the package → built-in checks → stage → post-convert and pre-pack hooks → check
 //! programs → pack (post-pack hook, epubcheck); a book without hooks or check programs is
 //! checked beside staging and packing, and its EPUB replaced only once the checks pass. Each
-//! stage is a module of its own with one
-//! entry point; [`run`] only passes one stage's output to the next and gathers the findings,
-//! each of which [`gate`] lets through or stops the build on.
+//! stage is a module of its own with one entry point; [`run`] only passes one stage's output
+//! to the next and gathers the findings, each of which [`gate`] lets through or stops the
+//! build on.
 mod assemble;
 mod chapters;
 mod checking;
