@@ -29,7 +29,7 @@
 //! make a build wrong, only faster (two builds appending at once included).
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read as _, Write as _};
+use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -312,42 +312,45 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The store's index: each entry is `[key length: u16][key][length: u64][CRC-32: u32][bytes]`;
 /// a key kept twice is the later entry. A store cut short (a full disk, a killed run) gives the
-/// entries before the cut.
+/// entries before the cut. Only the headers are read: a store of large entries (pages, chapter
+/// readings) is not read through to find them.
 fn read_index(file: &File) -> Option<Stored> {
     let total = file.metadata().ok()?.len();
-    let mut r = BufReader::with_capacity(64 * 1024, file);
-    let mut magic = vec![0; MAGIC.len()];
-    r.read_exact(&mut magic).ok()?;
-    if magic != MAGIC {
+    let mut headers = Headers {
+        file,
+        total,
+        buf: Vec::new(),
+        start: 0,
+    };
+    if headers.bytes(0, MAGIC.len(), Headers::WIDE)? != MAGIC {
         return None;
     }
     let mut index = HashMap::new();
     let mut at = MAGIC.len() as u64;
-    loop {
-        let mut klen = [0; 2];
-        if r.read_exact(&mut klen).is_err() {
+    // How much is read at a time: a window of many entries while they are small, only a
+    // header's worth after a large one.
+    let mut span = Headers::WIDE;
+    while let Some(klen) = headers.bytes(at, 2, span) {
+        let klen = u16::from_le_bytes([klen[0], klen[1]]) as usize;
+        let Some(head) = headers.bytes(at, 2 + klen + LEN_AND_CRC as usize, span) else {
             break;
-        }
-        let mut key = vec![0; u16::from_le_bytes(klen) as usize];
-        let (mut len, mut crc) = ([0; 8], [0; 4]);
-        if r.read_exact(&mut key).is_err()
-            || r.read_exact(&mut len).is_err()
-            || r.read_exact(&mut crc).is_err()
-        {
-            break;
-        }
-        let len = u64::from_le_bytes(len);
-        let offset = at + 2 + key.len() as u64 + LEN_AND_CRC;
+        };
+        let (key, rest) = head[2..].split_at(klen);
+        let (len, crc) = rest.split_at(8);
+        let len = u64::from_le_bytes(len.try_into().ok()?);
+        let crc = u32::from_le_bytes(crc.try_into().ok()?);
+        let offset = at + 2 + klen as u64 + LEN_AND_CRC;
         if len >= MAX_ENTRY || offset + len > total {
             break;
         }
-        let Ok(key) = String::from_utf8(key) else {
+        let Ok(key) = String::from_utf8(key.to_vec()) else {
             break;
         };
-        index.insert(key, (offset, len, u32::from_le_bytes(crc)));
-        if r.seek_relative(len as i64).is_err() {
-            break;
-        }
+        index.insert(key, (offset, len, crc));
+        span = match len > Headers::WIDE as u64 / 8 {
+            true => Headers::NARROW,
+            false => Headers::WIDE,
+        };
         at = offset + len;
     }
     Some(Stored {
@@ -355,6 +358,39 @@ fn read_index(file: &File) -> Option<Stored> {
         end: at,
         len: total,
     })
+}
+
+/// The part of a store last read, for finding its entries' headers.
+struct Headers<'a> {
+    file: &'a File,
+    total: u64,
+    buf: Vec<u8>,
+    /// Where `buf` starts in the file.
+    start: u64,
+}
+
+impl Headers<'_> {
+    const WIDE: usize = 64 * 1024;
+    /// More than a header: a length, a 64-character key and the length and CRC.
+    const NARROW: usize = 512;
+
+    /// The `n` bytes at `at`, from what was read when they are in it, else reading `span`
+    /// bytes (at least `n`) from `at`; `None` past the end of the file.
+    fn bytes(&mut self, at: u64, n: usize, span: usize) -> Option<&[u8]> {
+        let end = at.checked_add(n as u64)?;
+        if end > self.total {
+            return None;
+        }
+        let held = self.start + self.buf.len() as u64;
+        if at < self.start || end > held {
+            let want = (span.max(n) as u64).min(self.total - at) as usize;
+            self.buf.resize(want, 0);
+            self.start = at;
+            read_exact_at(self.file, &mut self.buf, at).ok()?;
+        }
+        let from = (at - self.start) as usize;
+        Some(&self.buf[from..from + n])
+    }
 }
 
 fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
@@ -738,6 +774,55 @@ mod tests {
         let cache = Cache::<Vec<u8>>::new(&at);
         assert_eq!(cache.get(&b), Some(value(2)));
         assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn the_index_is_found_among_large_and_small_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path().join("c");
+        // Large entries (read past header by header) between runs of small ones (read in
+        // windows of many), and a key longer than a narrow read.
+        let sizes: Vec<usize> = [100_000, 10, 20, 70_000, 5, 9_000, 0]
+            .into_iter()
+            .chain((0..300).map(|i| i % 50))
+            .chain([200_000, 3])
+            .collect();
+        let entries: Vec<(String, Vec<u8>)> = (sizes.iter().enumerate())
+            .map(|(i, &n)| {
+                let key = match i {
+                    4 => "k".repeat(700),
+                    _ => Key::new("entry").value(&i).finish().unwrap(),
+                };
+                (key, (0..n).map(|b| (b + i) as u8).collect())
+            })
+            .collect();
+        let cache = Cache::<Vec<u8>>::new(&at);
+        for (key, value) in &entries {
+            cache.put(key, value);
+        }
+        cache.keep_only(&entries.iter().map(|(k, _)| k.clone()).collect());
+        let cache = Cache::<Vec<u8>>::new(&at);
+        assert_eq!(cache.len(), entries.len());
+        for (key, value) in &entries {
+            assert_eq!(
+                cache.get(key).as_ref(),
+                Some(value),
+                "{} bytes",
+                value.len()
+            );
+        }
+        // Cut inside the last header: every entry before it is found.
+        let store = at.join(STORE);
+        let bytes = std::fs::read(&store).unwrap();
+        let (last, &(offset, _, _)) = (cache.old_index.iter()).max_by_key(|(_, at)| at.0).unwrap();
+        let cut = (offset - LEN_AND_CRC - 1) as usize;
+        std::fs::write(&store, &bytes[..cut]).unwrap();
+        let cut = Cache::<Vec<u8>>::new(&at);
+        assert_eq!(cut.len(), entries.len() - 1);
+        for (key, value) in &entries {
+            let found = (key != last).then_some(value);
+            assert_eq!(cut.get(key).as_ref(), found, "{} bytes", value.len());
+        }
     }
 
     #[test]
