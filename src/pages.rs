@@ -215,20 +215,45 @@ struct Landmark {
 }
 
 /// A context and the key of what was put in it: whatever a template is given is in the key
-/// of what it renders.
-pub struct Keyed {
+/// of what it renders. A page's context is what every page sees (`base`, not copied) and what
+/// the page adds; a large value may go into the key alone, to be given to the template only
+/// when the page is rendered (see [`Keyed::note`]): most builds render nothing.
+pub struct Keyed<'a> {
+    base: Option<&'a Context>,
     ctx: Context,
     key: crate::cache::Key,
 }
 
-impl Keyed {
+impl Keyed<'_> {
     pub fn insert<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
-        self.key = self.key.clone().bytes(name.as_bytes()).value(&value);
+        self.note(name, value);
         self.ctx.insert(name, value);
     }
 
-    pub fn context(&self) -> &Context {
-        &self.ctx
+    /// Puts `value` in the key as [`Keyed::insert`] would, but not in the context: whoever
+    /// renders the page inserts it (see [`Keyed::context_with`]). Turning thousands of lines
+    /// into template values costs more than hashing them.
+    pub fn note<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
+        self.key = self.key.clone().bytes(name.as_bytes()).value(&value);
+    }
+
+    /// The whole context, for rendering.
+    pub fn context(&self) -> std::borrow::Cow<'_, Context> {
+        match self.base {
+            None => std::borrow::Cow::Borrowed(&self.ctx),
+            Some(base) => {
+                let mut all = base.clone();
+                all.extend(self.ctx.clone());
+                std::borrow::Cow::Owned(all)
+            }
+        }
+    }
+
+    /// The whole context, with what was only noted in the key put in by `fill`.
+    pub fn context_with(&self, fill: impl FnOnce(&mut Context)) -> Context {
+        let mut all = self.context().into_owned();
+        fill(&mut all);
+        all
     }
 
     pub fn key(&self) -> &crate::cache::Key {
@@ -258,6 +283,7 @@ impl PageContext {
         let ja = meta.language.starts_with("ja");
         let messages = book.locale.messages(&meta.language);
         let mut ctx = Keyed {
+            base: None,
             ctx: Context::new(),
             key: crate::cache::Key::new("page context"),
         };
@@ -423,9 +449,10 @@ impl PageContext {
     }
 
     /// [`PageContext::for_page`], with the key of everything in it.
-    pub fn for_page_keyed(&self, page_href: &str) -> Keyed {
+    pub fn for_page_keyed(&self, page_href: &str) -> Keyed<'_> {
         let mut ctx = Keyed {
-            ctx: self.ctx.clone(),
+            base: Some(&self.ctx),
+            ctx: Context::new(),
             key: self.key.clone(),
         };
         let (root, css_href) = page_paths(page_href);

@@ -20,7 +20,8 @@ pub use entities::html_entity;
 pub(crate) use parse::LineIndex;
 pub use parse::{parse_document, parse_fragment};
 pub use serialize::{
-    serialize_document, serialize_document_with_sources, serialize_element, serialize_nodes,
+    push_attr, push_text, serialize_document, serialize_document_with_sources, serialize_element,
+    serialize_nodes,
 };
 pub use sources::PageSources;
 #[cfg(test)]

@@ -78,6 +78,17 @@ fn push_char_or_replacement(out: &mut String, c: char) {
     out.push(if is_xml_char(c) { c } else { '\u{FFFD}' });
 }
 
+/// `text` as the serializer writes it inside an element: for writers of a known shape that
+/// write their text directly, with the same escaping.
+pub fn push_text(out: &mut String, text: &str) {
+    escape_text(out, text);
+}
+
+/// `value` as the serializer writes it inside an attribute's quotes (see [`push_text`]).
+pub fn push_attr(out: &mut String, value: &str) {
+    escape_attr(out, value);
+}
+
 fn escape_text(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {

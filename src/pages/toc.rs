@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{IndexPage, Slot};
-use crate::dom::{self, Element};
+use crate::dom;
 use crate::xref::{Chapter, TocEntry};
 
 /// A line of the table of contents: its words, where it goes (relative to the package folder,
@@ -99,30 +99,42 @@ fn nested(entries: &[&TocEntry], href: &str) -> Vec<TocNode> {
     out
 }
 
-/// The nav's nested `<ol>` of the table of contents.
+/// The nav's nested `<ol>` of the table of contents, as the DOM's serializer writes it (a
+/// line break before each block, `li` and `ol`, and before the end tag of an element that
+/// has one), written directly: a book's contents run to thousands of lines, made on every
+/// build.
 pub fn html(toc: &Toc) -> String {
-    let mut root = Element::new("ol");
-    for (_, node) in toc {
-        root.push(li(node));
-    }
-    dom::serialize_element(&root)
+    let mut out = String::with_capacity(64 * toc.len());
+    ol(&mut out, toc.iter().map(|(_, node)| node));
+    out
 }
 
-fn li(node: &TocNode) -> Element {
-    let mut item = Element::new("li");
-    item.push(
-        Element::new("a")
-            .with_attr("href", node.href.as_str())
-            .with_text(node.label.as_str()),
-    );
-    if !node.children.is_empty() {
-        let mut ol = Element::new("ol");
-        for child in &node.children {
-            ol.push(li(child));
-        }
-        item.push(ol);
+fn ol<'a>(out: &mut String, nodes: impl Iterator<Item = &'a TocNode>) {
+    out.push_str("<ol>");
+    let mut any = false;
+    for node in nodes {
+        out.push('\n');
+        li(out, node);
+        any = true;
     }
-    item
+    if any {
+        out.push('\n');
+    }
+    out.push_str("</ol>");
+}
+
+fn li(out: &mut String, node: &TocNode) {
+    out.push_str("<li><a href=\"");
+    dom::push_attr(out, &node.href);
+    out.push_str("\">");
+    dom::push_text(out, &node.label);
+    out.push_str("</a>");
+    if !node.children.is_empty() {
+        out.push('\n');
+        ol(out, node.children.iter());
+        out.push('\n');
+    }
+    out.push_str("</li>");
 }
 
 /// A `navPoint` of the NCX as `toc.ncx` renders it: numbered in reading order (`playOrder`,
@@ -236,5 +248,59 @@ mod tests {
             html(&tree),
             "<ol>\n<li><a href=\"a.xhtml\">1 A</a>\n<ol>\n<li><a href=\"a.xhtml#b\">1.1 B</a></li>\n</ol>\n</li>\n</ol>"
         );
+    }
+
+    /// The list as the DOM builds and writes it: what [`html`] writes directly.
+    fn through_the_dom(toc: &Toc) -> String {
+        use crate::dom::Element;
+        fn li(node: &TocNode) -> Element {
+            let mut item = Element::new("li");
+            item.push(
+                Element::new("a")
+                    .with_attr("href", node.href.as_str())
+                    .with_text(node.label.as_str()),
+            );
+            if !node.children.is_empty() {
+                let mut ol = Element::new("ol");
+                for child in &node.children {
+                    ol.push(li(child));
+                }
+                item.push(ol);
+            }
+            item
+        }
+        let mut root = Element::new("ol");
+        for (_, node) in toc {
+            root.push(li(node));
+        }
+        dom::serialize_element(&root)
+    }
+
+    #[test]
+    fn the_nav_list_is_what_the_dom_writes() {
+        let odd = "a&b <c> \"d\" \te\r\n\u{1}f";
+        let deep = TocNode {
+            label: odd.into(),
+            href: format!("x.xhtml#{odd}"),
+            children: vec![
+                TocNode::leaf("", "x.xhtml#empty"),
+                TocNode {
+                    label: "2.1".into(),
+                    href: "x.xhtml#2-1".into(),
+                    children: vec![TocNode::leaf("2.1.1 見出し", "x.xhtml#2-1-1")],
+                },
+            ],
+        };
+        for toc in [
+            vec![],
+            vec![(Slot::Chapter(0), TocNode::leaf("1", "a.xhtml"))],
+            vec![
+                (Slot::Chapter(0), TocNode::leaf("1", "a.xhtml")),
+                (Slot::Chapter(1), deep),
+                (Slot::Index, TocNode::leaf("索引", "index.xhtml")),
+            ],
+        ] {
+            assert_eq!(html(&toc), through_the_dom(&toc));
+        }
     }
 }

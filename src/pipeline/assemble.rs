@@ -141,17 +141,19 @@ fn package_with(
     let mut ctx = page_ctx.for_page_keyed(pages::NCX);
     let tree = ncx_tree(resolved, page_ctx, &order, index.as_ref().map(|(_, at)| at));
     let depth = tree.iter().map(TocNode::depth).max().unwrap_or(1);
-    ctx.insert("ncx_points", &toc::ncx_points(&tree));
+    let points = toc::ncx_points(&tree);
+    ctx.note("ncx_points", &points);
     ctx.insert("ncx_depth", &depth);
-    let (ncx, known) = made.text_known("toc.ncx", &ctx)?;
+    let (ncx, known) =
+        made.text_known_with("toc.ncx", &ctx, |c| c.insert("ncx_points", &points))?;
     pkg.tree
         .add_known(format!("{PACKAGE_DIR}/{}", pages::NCX), ncx, known);
     pkg.manifest
         .push(item("ncx", pages::NCX, "application/x-dtbncx+xml", ""));
 
     let mut ctx = page_ctx.for_page_keyed(OPF);
-    ctx.insert("manifest", &pkg.manifest);
-    ctx.insert("spine", &pkg.spine);
+    ctx.note("manifest", &pkg.manifest);
+    ctx.note("spine", &pkg.spine);
     let nav = claims::Navigation {
         index: index.is_some(),
         page_list: nav_has_pages,
@@ -176,7 +178,10 @@ fn package_with(
     let page_source = book.meta.page_source.clone().or_else(|| print_isbn.clone());
     ctx.insert("print_isbn", &print_isbn);
     ctx.insert("page_source", &page_source);
-    let (opf, known) = made.text_known("package.opf", &ctx)?;
+    let (opf, known) = made.text_known_with("package.opf", &ctx, |c| {
+        c.insert("manifest", &pkg.manifest);
+        c.insert("spine", &pkg.spine);
+    })?;
     pkg.tree
         .add_known(format!("{PACKAGE_DIR}/{OPF}"), opf, known);
     Ok(pkg)
@@ -520,7 +525,7 @@ impl<'t> Made<'t> {
         let (templates, rendered) = (self.templates, &mut self.rendered);
         let page = kept(&self.pages, key.clone(), || {
             rendered.push(template.to_string());
-            checked_xhtml(&templates.texts.render(template, ctx.context())?, template)
+            checked_xhtml(&templates.texts.render(template, &ctx.context())?, template)
         })?;
         Ok((page, key))
     }
@@ -532,11 +537,22 @@ impl<'t> Made<'t> {
 
     /// [`Made::text`], with the key it is kept under.
     fn text_known(&mut self, template: &str, ctx: &Keyed) -> Result<(String, Option<String>)> {
+        self.text_known_with(template, ctx, |_| {})
+    }
+
+    /// [`Made::text_known`] from a context `fill` completes with what was only noted in its
+    /// key (see [`Keyed::note`]), when the text is rendered.
+    fn text_known_with(
+        &mut self,
+        template: &str,
+        ctx: &Keyed,
+        fill: impl FnOnce(&mut tera::Context),
+    ) -> Result<(String, Option<String>)> {
         let key = self.key(template, ctx);
         let (templates, rendered) = (self.templates, &mut self.rendered);
         let text = kept(&self.texts, key.clone(), || {
             rendered.push(template.to_string());
-            templates.texts.render(template, ctx.context())
+            templates.texts.render(template, &ctx.context_with(fill))
         })?;
         Ok((text, key))
     }
