@@ -291,6 +291,12 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
         &self.dir
     }
 
+    /// The keys of the entries the store held when the cache was opened.
+    #[cfg(test)]
+    pub fn keys(&self) -> impl Iterator<Item = String> + '_ {
+        self.old_index.keys().cloned()
+    }
+
     /// How many entries the store held when the cache was opened.
     pub fn len(&self) -> usize {
         self.old_index.len()

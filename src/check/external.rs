@@ -10,8 +10,8 @@ use crate::linkcheck::{LinkCheckOptions, LinkStatus, check_urls, status_text};
 pub(crate) fn external_links(book: &Book, opts: &LinkCheckOptions) -> Vec<Finding> {
     // Every place first, so that each address is asked once however often the book links it.
     let mut places: Vec<(&Place, String)> = Vec::new();
-    for page in book.pages.values() {
-        for link in &page.links {
+    for (path, page) in &book.pages {
+        for link in &book.refs(path, page).links {
             let href = link.value.trim();
             if is_web(href) {
                 places.push((&link.place, href.to_string()));

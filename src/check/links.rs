@@ -8,9 +8,9 @@ pub(super) fn internal_links(book: &Book) -> Vec<Finding> {
     use rayon::prelude::*;
     // A page's findings are kept: they change with its links, the book's files and ids.
     let targets = book.link_targets();
-    let page = |file: &str, links: &[super::page::Reference]| {
+    let page = |file: &str, facts: &super::page::PageFacts| {
         book.kept_findings("internal-links", file, targets.as_deref(), || {
-            (links.iter())
+            (book.refs(file, facts).links.iter())
                 .filter_map(|link| {
                     let problem = link_problem(book, file, &link.value)?;
                     Some(link.place.finding(problem, None))
@@ -20,10 +20,10 @@ pub(super) fn internal_links(book: &Book) -> Vec<Finding> {
     };
     // Page by page in parallel (a nav alone holds thousands of links), in path order.
     let mut out: Vec<Finding> = (book.pages.par_iter())
-        .flat_map_iter(|(file, facts)| page(file, &facts.links))
+        .flat_map_iter(|(file, facts)| page(file, facts))
         .collect();
-    for (file, links) in &book.ncx {
-        out.extend(page(file, links));
+    for (file, facts) in &book.ncx {
+        out.extend(page(file, facts));
     }
     out
 }

@@ -315,10 +315,18 @@ pub(crate) struct Item {
 /// the package document's.
 #[derive(serde::Serialize, serde::Deserialize)]
 enum KeptFacts {
+    /// A page's facts but its links and resources, which are kept under a key of their own
+    /// (see [`refs_key`]).
     Page(Box<page::PageFacts>),
+    Refs(page::Refs),
     Package(PackageFacts),
     /// What a check found in a page (see [`Book::kept_findings`]).
     Findings(Vec<Finding>),
+}
+
+/// The key a page's links and resources are kept under, beside its other facts (`key`).
+fn refs_key(key: &str) -> String {
+    format!("{key} refs")
 }
 
 /// What the checks read of the package document.
@@ -373,7 +381,7 @@ impl PackageFacts {
 /// A file the checks parse, kept as its facts: a page, or an NCX (its links alone).
 enum Parsed {
     Page(Box<page::PageFacts>),
-    Ncx(Vec<page::Reference>),
+    Ncx(Box<page::PageFacts>),
 }
 
 pub(crate) struct Book<'a> {
@@ -387,9 +395,8 @@ pub(crate) struct Book<'a> {
     pub opf_path: Option<String>,
     /// Whether the package document parsed, so that the manifest and spine are known.
     pub package_read: bool,
-    /// Parsed NCX documents by path.
-    /// The `content src` links of each NCX, by path.
-    pub ncx: BTreeMap<String, Vec<page::Reference>>,
+    /// Each NCX's facts (its `content src` links), by path.
+    pub ncx: BTreeMap<String, page::PageFacts>,
     pub manifest: Vec<Item>,
     /// The paths the manifest lists (a book with thousands of images asks for each).
     manifest_paths: std::collections::HashSet<String>,
@@ -492,10 +499,12 @@ impl<'a> Book<'a> {
                 });
                 // An NCX is kept as the facts of a page with its links and nothing else.
                 let filed = |facts: page::PageFacts| match ncx {
-                    true => Parsed::Ncx(facts.links),
+                    true => Parsed::Ncx(Box::new(facts)),
                     false => Parsed::Page(Box::new(facts)),
                 };
+                // Its links and resources are read when a check needs them (see `Book::refs`).
                 if let (Some((_, cache)), Some(key)) = (&cache, &key)
+                    && cache.contains(&refs_key(key))
                     && let Some(KeptFacts::Page(facts)) = cache.get(key)
                 {
                     return Some((path, Ok(filed(*facts)), Some(key.clone())));
@@ -513,10 +522,7 @@ impl<'a> Book<'a> {
                 };
                 let facts = parse_file(path, bytes).map(|mut doc| {
                     if ncx {
-                        return page::PageFacts {
-                            links: page::ncx_links(path, &doc),
-                            ..Default::default()
-                        };
+                        return page::PageFacts::of_ncx(page::ncx_links(path, &doc));
                     }
                     if let Some(marks) = marks {
                         marks.apply(&mut doc.root);
@@ -524,8 +530,11 @@ impl<'a> Book<'a> {
                     page::PageFacts::gather(path, &doc)
                 });
                 let key = key.filter(|_| !lost);
-                if let (Some((_, cache)), Some(key), Ok(facts)) = (&cache, &key, &facts) {
+                if let (Some((_, cache)), Some(key), Ok(facts)) = (&cache, &key, &facts)
+                    && let Some(refs) = facts.refs.get()
+                {
                     cache.put(key, &KeptFacts::Page(Box::new(facts.clone())));
+                    cache.put(&refs_key(key), &KeptFacts::Refs(refs.clone()));
                 }
                 Some((path, facts.map(filed), key))
             })
@@ -535,11 +544,12 @@ impl<'a> Book<'a> {
         for (path, parsed, key) in parsed {
             if let Some(key) = key {
                 used.insert(key.clone());
+                used.insert(refs_key(&key));
                 facts_keys.insert(path.clone(), key);
             }
             match parsed {
-                Ok(Parsed::Ncx(links)) => {
-                    book.ncx.insert(path.clone(), links);
+                Ok(Parsed::Ncx(facts)) => {
+                    book.ncx.insert(path.clone(), *facts);
                 }
                 Ok(Parsed::Page(facts)) => {
                     book.pages.insert(path.clone(), *facts);
@@ -692,6 +702,33 @@ impl<'a> Book<'a> {
     /// What `check` found in the file at `path` last time, when the file's facts and
     /// everything else it depends on (`depends`, a key of what the check reads of the rest of
     /// the book) are as they were; else what `find` finds now, kept for next time.
+    /// The links and resources of the page (or NCX) at `path`, whose facts are `facts`: as
+    /// they were gathered, or read from the store of check facts the first time they are
+    /// asked for. Should the store have lost them since the book was loaded (another build of
+    /// the same book), the page is read again, and its findings placed in it.
+    pub(crate) fn refs<'f>(&self, path: &str, facts: &'f page::PageFacts) -> &'f page::Refs {
+        facts.refs.get_or_init(|| {
+            let kept = (self.kept.as_ref()).and_then(|kept| {
+                let key = kept.facts_keys.get(path)?;
+                match kept.cache.get(&refs_key(key)) {
+                    Some(KeptFacts::Refs(refs)) => Some(refs),
+                    _ => None,
+                }
+            });
+            kept.unwrap_or_else(|| {
+                let bytes = self.files.get(path).map_or(&[][..], |b| b.as_ref());
+                let Ok(doc) = parse_file(path, bytes) else {
+                    return page::Refs::default();
+                };
+                let facts = match path.to_ascii_lowercase().ends_with(".ncx") {
+                    true => page::PageFacts::of_ncx(page::ncx_links(path, &doc)),
+                    false => page::PageFacts::gather(path, &doc),
+                };
+                facts.refs.into_inner().unwrap_or_default()
+            })
+        })
+    }
+
     fn kept_findings(
         &self,
         check: &str,

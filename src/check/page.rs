@@ -156,12 +156,36 @@ pub(crate) struct PageFacts {
     pub tcy_length: Vec<Finding>,
     /// What nav-ruby-tcy reports when this page is the navigation document.
     pub nav_ruby_tcy: Vec<Finding>,
-    /// `a` and `area` links (`href`), in order.
+    /// Where the page's root is, when it is written vertically (class `vrtl`).
+    pub vertical: Option<Place>,
+    /// The page's links and resources: gathered with the rest, but kept apart from it (most
+    /// of a page's facts, and all of a nav's), and read back only when a check needs them
+    /// (see [`super::Book::refs`]).
+    #[serde(skip)]
+    pub refs: std::sync::OnceLock<Refs>,
+}
+
+/// What a page points to.
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Refs {
+    /// `a` and `area` links (`href`), or an NCX's `content src`, in order.
     pub links: Vec<Reference>,
     /// Resources the page loads, in order.
     pub resources: Vec<Resource>,
-    /// Where the page's root is, when it is written vertically (class `vrtl`).
-    pub vertical: Option<Place>,
+}
+
+impl PageFacts {
+    /// An NCX's facts: its links, and nothing else.
+    pub fn of_ncx(links: Vec<Reference>) -> PageFacts {
+        let refs = Refs {
+            links,
+            resources: Vec::new(),
+        };
+        PageFacts {
+            refs: std::sync::OnceLock::from(refs),
+            ..Default::default()
+        }
+    }
 }
 
 /// Tate-chu-yoko (horizontal-in-vertical) suits 2–4 half-width characters.
@@ -180,6 +204,7 @@ impl PageFacts {
         // id → where it is first used
         let mut seen: std::collections::HashMap<&str, String> = Default::default();
         let mut ids: HashSet<&str> = HashSet::new();
+        let mut refs = Refs::default();
         walk_path(&doc.root, &mut |path| {
             let el = path[path.len() - 1];
             if let Some(id) = el.attr("id") {
@@ -203,7 +228,7 @@ impl PageFacts {
             if (el.name == "a" || el.name == "area")
                 && let Some(href) = el.attr("href")
             {
-                facts.links.push(Reference {
+                refs.links.push(Reference {
                     value: href.to_string(),
                     place: Place::of(file, path),
                 });
@@ -219,7 +244,7 @@ impl PageFacts {
                     }
                     _ => "resource",
                 };
-                facts.resources.push(Resource {
+                refs.resources.push(Resource {
                     what: what.to_string(),
                     reference: Reference {
                         value: value.to_string(),
@@ -237,6 +262,7 @@ impl PageFacts {
             facts.nav_ruby_tcy(file, path, el);
         });
         facts.ids = IdSet::new(ids);
+        facts.refs = std::sync::OnceLock::from(refs);
         facts
     }
 

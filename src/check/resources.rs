@@ -33,7 +33,7 @@ pub(super) fn resources(book: &Book) -> Vec<Finding> {
     for (file, page) in &book.pages {
         out.extend(
             book.kept_findings("resources", file, targets.as_deref(), || {
-                (page.resources.iter())
+                (book.refs(file, page).resources.iter())
                     .filter_map(|res| {
                         let r = &res.reference;
                         let problem = resource_problem(book, file, &res.what, &r.value)?;

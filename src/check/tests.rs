@@ -718,16 +718,20 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
         ),
         "item/xhtml/ch02.xhtml",
         "</body>",
-        "<p><a href=\"ch01.xhtml#nowhere\">x</a><img src=\"../image/fig.png\"/></p></body>",
+        "<p data-seihon-src=\"ch02.md:9:1\"><a href=\"ch01.xhtml#nowhere\">x</a><img src=\"../image/fig.png\"/></p></body>",
     );
     let expected = run(&broken);
+    assert!(
+        (expected.iter()).any(|f| f.location.file.to_str() == Some("ch02.md")),
+        "{expected:#?}"
+    );
     assert!(expected.len() >= 3, "{expected:#?}");
     assert_eq!(cached(&broken), expected, "first run, filling the cache");
     assert_eq!(
         entries(),
-        12,
-        "per page its facts and what the link and resource checks found in it, the NCX's facts \
-         and links' findings, the package's facts"
+        16,
+        "per page its facts, its links and resources, and what the link and resource checks \
+         found in it; the NCX's facts, links and links' findings; the package's facts"
     );
     assert_eq!(cached(&broken), expected, "from the cache");
     // An edit is seen, and entries of pages that are no more are dropped.
@@ -737,7 +741,7 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
     // Entries of pages that are no more stay until they would make up half the store (a
     // build appends its new entries rather than writing the store again): never more than
     // twice the entries in use, however many edits.
-    assert!((12..=24).contains(&entries()), "{}", entries());
+    assert!((16..=32).contains(&entries()), "{}", entries());
     for n in 0..10 {
         let edited = edit(
             fixed.clone(),
@@ -746,9 +750,32 @@ fn kept_page_facts_give_the_same_findings_and_follow_edits() {
             &format!("#sec1-{n}"),
         );
         cached(&edited);
-        assert!((12..=24).contains(&entries()), "edit {n}: {}", entries());
+        assert!((16..=32).contains(&entries()), "edit {n}: {}", entries());
     }
     assert_eq!(cached(&fixed), run(&fixed));
+    // Pages whose links and resources the store no longer holds are read again, their
+    // findings at their source positions.
+    assert_eq!(cached(&broken), expected);
+    let store = crate::cache::Cache::<super::KeptFacts>::new(&cache);
+    let facts_alone: Vec<(String, super::KeptFacts)> = (store.keys())
+        .map(|k| (k.clone(), store.get(&k).unwrap()))
+        .filter(|(_, facts)| {
+            matches!(
+                facts,
+                super::KeptFacts::Page(_) | super::KeptFacts::Package(_)
+            )
+        })
+        .collect();
+    assert!(facts_alone.len() < entries());
+    drop(store);
+    std::fs::remove_dir_all(&cache).unwrap();
+    let store = crate::cache::Cache::<super::KeptFacts>::new(&cache);
+    for (key, facts) in &facts_alone {
+        store.put(key, facts);
+    }
+    store.keep_only(&facts_alone.iter().map(|(k, _)| k.clone()).collect());
+    assert_eq!(entries(), facts_alone.len());
+    assert_eq!(cached(&broken), expected, "no links kept");
     // A damaged entry is read again.
     let store = cache.join("entries.bin");
     let mut bytes = std::fs::read(&store).unwrap();
@@ -842,4 +869,23 @@ fn pages_known_by_a_key_give_the_findings_of_their_bytes() {
         );
         assert_eq!(found, expected, "{pass}");
     }
+}
+
+#[test]
+fn a_pages_links_not_kept_are_read_from_the_page() {
+    let files = clean();
+    let (files, sources) = view(&files);
+    let book = Book::load(&files, &sources, None, None, None);
+    let (path, gathered) = (book.pages.iter())
+        .find(|(_, f)| !f.refs.get().unwrap().links.is_empty())
+        .unwrap();
+    let bare = page::PageFacts {
+        refs: Default::default(),
+        ..gathered.clone()
+    };
+    let read = book.refs(path, &bare);
+    assert_eq!(
+        format!("{read:?}"),
+        format!("{:?}", gathered.refs.get().unwrap())
+    );
 }
