@@ -15,11 +15,11 @@ use seihon::scaffold::NewFormat;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-// Numbers of `mi_option_arena_eager_commit` and `mi_option_purge_delay` in mimalloc 2.3's
+// Numbers of `mi_option_arena_eager_commit` (and `mi_option_purge_delay`) in mimalloc 2.3's
 // `mi_option_e` (include/mimalloc.h); the crate is pinned in Cargo.toml, and a test checks the
 // version.
 const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+use seihon::memory::PURGE_DELAY;
 
 /// Makes mimalloc give freed memory back to the system after 1 ms rather than 10 (its default),
 /// and commit arena memory only as it is used. A build frees the chapters it has read while it
@@ -27,6 +27,8 @@ const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// peak 73 MiB with glibc's allocator, 76 MiB with mimalloc's defaults, 54–58 MiB so (with
 /// transparent huge pages off: the `no_thp` feature in Cargo.toml). Purging at once (0 ms) gave
 /// 50 MiB but eight times the page faults: 0.4 s more system time on that build.
+/// A build that takes most of its book from the caches keeps its freed pages instead (see
+/// [`seihon::memory::Build`]).
 fn return_freed_memory_soon() {
     // SAFETY: `mi_option_set` stores a number in mimalloc's option table, read on later
     // allocations; it is called first thing in `main`, before any other thread exists.

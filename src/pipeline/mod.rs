@@ -249,6 +249,7 @@ pub fn build_with(
     let mut r = Run {
         project,
         opts,
+        memory: crate::memory::Build::begin(),
         at: Progress::new(),
         log: Vec::new(),
         findings: Vec::new(),
@@ -501,6 +502,8 @@ fn checked_beside_packing(
 struct Run<'a> {
     project: &'a Project,
     opts: &'a BuildOptions,
+    /// Whether the build reads and writes most of its book (see [`crate::memory::Build`]).
+    memory: crate::memory::Build,
     at: Progress,
     log: Vec<String>,
     findings: Vec<Finding>,
@@ -524,7 +527,8 @@ impl Run<'_> {
         memo: read::Memo,
     ) -> Result<crate::xref::Resolved> {
         let inputs = self.opts.inputs.as_deref();
-        let resolved = read::read_and_resolve(self.project, book, memo, inputs, &mut self.log);
+        let (project, memory) = (self.project, &self.memory);
+        let resolved = read::read_and_resolve(project, book, memo, inputs, memory, &mut self.log);
         resolved.map_err(|e| self.leveled_error(e))
     }
 

@@ -77,9 +77,11 @@ fn read(
     book: &mut Book,
     memo: Memo,
     inputs: Option<&ListedInputs>,
+    memory: &crate::memory::Build,
     log: &mut Vec<String>,
 ) -> ReadBook {
     if let Some(main) = book.docbook.clone() {
+        // (Read whole, every time.)
         return read_docbook(project, book, &main, memo, inputs, log);
     }
     let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
@@ -119,6 +121,10 @@ fn read(
         Some((_, changed)) => (0..prepared.len()).map(|i| changed.contains(&i)).collect(),
         None => vec![true; prepared.len()],
     };
+    match wanted.iter().filter(|&&w| w).count() > book.chapters.len() / 4 {
+        true => memory.whole(),
+        false => memory.small(),
+    }
     let tick = crate::term::progress::count("chapters read", book.chapters.len());
     let read: Vec<Option<(crate::cache::Read, bool)>> = (book.chapters.par_iter())
         .zip(prepared.par_iter_mut())
@@ -287,11 +293,12 @@ pub(super) fn read_and_resolve(
     book: &mut Book,
     memo: Memo,
     inputs: Option<&ListedInputs>,
+    memory: &crate::memory::Build,
     log: &mut Vec<String>,
 ) -> Result<xref::Resolved> {
-    let read = read(project, book, memo, inputs, log);
+    let read = read(project, book, memo, inputs, memory, log);
     crate::term::progress::step("resolve");
-    resolve(project, book, read, log)
+    resolve(project, book, read, memory, log)
 }
 
 /// Resolves the book read, even after reading problems, so that one build reports every
@@ -301,6 +308,7 @@ fn resolve(
     project: &Project,
     book: &Book,
     read: ReadBook,
+    memory: &crate::memory::Build,
     log: &mut Vec<String>,
 ) -> Result<xref::Resolved> {
     let ReadBook {
@@ -352,6 +360,7 @@ fn resolve(
                 return Ok(resolved);
             }
             // Read the others too (from the chapter cache) and resolve the whole book.
+            memory.whole();
             let mut read_now: HashMap<usize, Document> = (changed.iter().copied())
                 .zip(docs.into_iter().map(|(_, doc)| doc))
                 .collect();
