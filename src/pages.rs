@@ -237,6 +237,12 @@ impl Keyed<'_> {
         self.key = self.key.clone().bytes(name.as_bytes()).value(&value);
     }
 
+    /// Puts `bytes` in the key under `name`, as what a value only given to the template when
+    /// the page is rendered is made from (see [`Keyed::note`]).
+    pub fn note_bytes(&mut self, name: &'static str, bytes: &[u8]) {
+        self.key = self.key.clone().bytes(name.as_bytes()).bytes(bytes);
+    }
+
     /// The whole context, for rendering.
     pub fn context(&self) -> std::borrow::Cow<'_, Context> {
         match self.base {

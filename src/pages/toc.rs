@@ -137,6 +137,28 @@ fn li(out: &mut String, node: &TocNode) {
     out.push_str("</li>");
 }
 
+/// The tree as bytes that tell every tree apart (each line's label, target and number of
+/// lines under it, length-prefixed, in document order): what a key of what is made from the
+/// tree takes, cheaper than the tree's serialized form.
+pub fn tree_bytes(nodes: &[TocNode]) -> Vec<u8> {
+    fn put(out: &mut Vec<u8>, node: &TocNode) {
+        for part in [&node.label, &node.href] {
+            out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+            out.extend_from_slice(part.as_bytes());
+        }
+        out.extend_from_slice(&(node.children.len() as u64).to_le_bytes());
+        for child in &node.children {
+            put(out, child);
+        }
+    }
+    let mut out = Vec::with_capacity(64 * nodes.len());
+    out.extend_from_slice(&(nodes.len() as u64).to_le_bytes());
+    for node in nodes {
+        put(&mut out, node);
+    }
+    out
+}
+
 /// A `navPoint` of the NCX as `toc.ncx` renders it: numbered in reading order (`playOrder`,
 /// and the id made from it), its lines under it.
 #[derive(Debug, Serialize)]
@@ -232,6 +254,31 @@ mod tests {
         let orders: Vec<usize> = points.iter().map(order).collect();
         assert_eq!(orders, [1, 2, 1]);
         assert_eq!(points[2].id, "navpoint-3");
+    }
+
+    #[test]
+    fn tree_bytes_tell_trees_apart() {
+        let leaf = |l: &str, h: &str| TocNode::leaf(l, h);
+        let nested = |l: &str, children| TocNode {
+            label: l.into(),
+            href: "a.xhtml".into(),
+            children,
+        };
+        let trees = [
+            vec![],
+            vec![leaf("a", "b")],
+            vec![leaf("ab", "")],
+            vec![leaf("", "ab")],
+            vec![leaf("a", "b"), leaf("c", "d")],
+            vec![nested("x", vec![leaf("a", "b"), leaf("c", "d")])],
+            vec![nested("x", vec![leaf("a", "b")]), leaf("c", "d")],
+            vec![nested("x", vec![nested("y", vec![leaf("a", "b")])])],
+        ];
+        for (i, a) in trees.iter().enumerate() {
+            for (j, b) in trees.iter().enumerate() {
+                assert_eq!(tree_bytes(a) == tree_bytes(b), i == j, "{a:?} / {b:?}");
+            }
+        }
     }
 
     #[test]

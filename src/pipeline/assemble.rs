@@ -141,11 +141,12 @@ fn package_with(
     let mut ctx = page_ctx.for_page_keyed(pages::NCX);
     let tree = ncx_tree(resolved, page_ctx, &order, index.as_ref().map(|(_, at)| at));
     let depth = tree.iter().map(TocNode::depth).max().unwrap_or(1);
-    let points = toc::ncx_points(&tree);
-    ctx.note("ncx_points", &points);
+    // Keyed by the tree they are numbered from; made only when the NCX is rendered.
+    ctx.note_bytes("ncx_points", &toc::tree_bytes(&tree));
     ctx.insert("ncx_depth", &depth);
-    let (ncx, known) =
-        made.text_known_with("toc.ncx", &ctx, |c| c.insert("ncx_points", &points))?;
+    let (ncx, known) = made.text_known_with("toc.ncx", &ctx, |c| {
+        c.insert("ncx_points", &toc::ncx_points(&tree))
+    })?;
     pkg.tree
         .add_known(format!("{PACKAGE_DIR}/{}", pages::NCX), ncx, known);
     pkg.manifest
