@@ -379,7 +379,11 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let chapters = (resolved.chapters.iter())
         .filter(|c| c.source.page.is_none())
         .count();
-    if opts.pack && !touched && opts.profiles.is_empty() && !opts.epubcheck {
+    // Not on a thread of the pool (`seihon ci` builds books side by side there): waiting for
+    // the checks' thread, whose parallel work waits for the pool, could leave every thread of
+    // the pool waiting.
+    let beside = rayon::current_thread_index().is_none();
+    if beside && opts.pack && !touched && opts.profiles.is_empty() && !opts.epubcheck {
         let stamps = checked_beside_packing(r, &loaded, &pkg, &checks, found, time)?;
         return Ok(r.built(&loaded, chapters, stamps));
     }
