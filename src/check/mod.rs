@@ -521,13 +521,10 @@ impl<'a> Book<'a> {
                     _ => marks,
                 };
                 let facts = parse_file(path, bytes).map(|mut doc| {
-                    if ncx {
-                        return page::PageFacts::of_ncx(page::ncx_links(path, &doc));
-                    }
-                    if let Some(marks) = marks {
+                    if let Some(marks) = marks.filter(|_| !ncx) {
                         marks.apply(&mut doc.root);
                     }
-                    page::PageFacts::gather(path, &doc)
+                    page::PageFacts::of_file(path, &doc)
                 });
                 let key = key.filter(|_| !lost);
                 if let (Some((_, cache)), Some(key), Ok(facts)) = (&cache, &key, &facts)
@@ -699,9 +696,6 @@ impl<'a> Book<'a> {
         }
     }
 
-    /// What `check` found in the file at `path` last time, when the file's facts and
-    /// everything else it depends on (`depends`, a key of what the check reads of the rest of
-    /// the book) are as they were; else what `find` finds now, kept for next time.
     /// The links and resources of the page (or NCX) at `path`, whose facts are `facts`: as
     /// they were gathered, or read from the store of check facts the first time they are
     /// asked for. Should the store have lost them since the book was loaded (another build of
@@ -720,15 +714,15 @@ impl<'a> Book<'a> {
                 let Ok(doc) = parse_file(path, bytes) else {
                     return page::Refs::default();
                 };
-                let facts = match path.to_ascii_lowercase().ends_with(".ncx") {
-                    true => page::PageFacts::of_ncx(page::ncx_links(path, &doc)),
-                    false => page::PageFacts::gather(path, &doc),
-                };
+                let facts = page::PageFacts::of_file(path, &doc);
                 facts.refs.into_inner().unwrap_or_default()
             })
         })
     }
 
+    /// What `check` found in the file at `path` last time, when the file's facts and
+    /// everything else it depends on (`depends`, a key of what the check reads of the rest of
+    /// the book) are as they were; else what `find` finds now, kept for next time.
     fn kept_findings(
         &self,
         check: &str,

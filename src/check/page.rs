@@ -175,6 +175,15 @@ pub(crate) struct Refs {
 }
 
 impl PageFacts {
+    /// The facts of the parsed file at `path`: an NCX's (see [`PageFacts::of_ncx`]) or a
+    /// page's.
+    pub fn of_file(path: &str, doc: &Document) -> PageFacts {
+        match path.to_ascii_lowercase().ends_with(".ncx") {
+            true => PageFacts::of_ncx(ncx_links(path, doc)),
+            false => PageFacts::gather(path, doc),
+        }
+    }
+
     /// An NCX's facts: its links, and nothing else.
     pub fn of_ncx(links: Vec<Reference>) -> PageFacts {
         let refs = Refs {

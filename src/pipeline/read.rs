@@ -81,7 +81,6 @@ fn read(
     log: &mut Vec<String>,
 ) -> ReadBook {
     if let Some(main) = book.docbook.clone() {
-        // (Read whole, every time.)
         return read_docbook(project, book, &main, memo, inputs, log);
     }
     let cache = crate::cache::ChapterCache::new(project.kept_dir(Kept::Chapters, &book.id));
