@@ -523,6 +523,49 @@ pub fn keep_one<T: serde::de::DeserializeOwned + serde::Serialize>(
     cache.keep_only(&HashSet::from([key]));
 }
 
+/// Values kept for the next build that nothing later in this one reads, written on threads of
+/// their own while the build goes on (a book's resolve memo is a megabyte of bincode, written
+/// twice: into a temporary file, then into its store). Every write is waited for by
+/// [`Deferred::finish`], or when the `Deferred` goes: a build ends with its kept values written.
+#[derive(Default)]
+pub struct Deferred {
+    running: Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl Deferred {
+    /// Keeps `value` as [`keep_one`] does, on a thread of its own. When no thread can be
+    /// started it is not kept: the next build does without it, as it does after a build that
+    /// made none.
+    pub fn keep_one<T>(&self, dir: PathBuf, name: &'static str, value: T)
+    where
+        T: serde::de::DeserializeOwned + serde::Serialize + Send + 'static,
+    {
+        let write = move || keep_one(&dir, name, &value);
+        if let Ok(handle) = std::thread::Builder::new().name("kept".into()).spawn(write)
+            && let Ok(mut running) = self.running.lock()
+        {
+            running.push(handle);
+        }
+    }
+
+    /// Waits for every write started so far (one that panicked is as if it was not made).
+    pub fn finish(&self) {
+        let handles = match self.running.lock() {
+            Ok(mut running) => std::mem::take(&mut *running),
+            Err(_) => return,
+        };
+        for handle in handles {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for Deferred {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
 /// Files as a build found them before it began: the folder of the book as it was listed,
 /// and each file (its path as listed) with its stamp.
 #[derive(Debug, Default)]
@@ -729,6 +772,21 @@ mod tests {
             keep_one(dir.path(), "n", &vec![n; 100]);
             assert_eq!(load_one::<Vec<u32>>(dir.path(), "n"), Some(vec![n; 100]));
         }
+    }
+
+    /// A value kept on a thread of its own is there once `finish` returns, and once the
+    /// `Deferred` is dropped without `finish`: a build never ends with its memo half written.
+    #[test]
+    fn deferred_values_are_written_by_finish_and_by_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        let kept = Deferred::default();
+        kept.keep_one(a.clone(), "n", vec![7u32; 100_000]);
+        kept.finish();
+        assert_eq!(load_one::<Vec<u32>>(&a, "n"), Some(vec![7; 100_000]));
+        kept.keep_one(b.clone(), "n", vec![8u32; 100_000]);
+        drop(kept);
+        assert_eq!(load_one::<Vec<u32>>(&b, "n"), Some(vec![8; 100_000]));
     }
 
     /// A build that adds entries appends them to the store as it is; one that leaves more than

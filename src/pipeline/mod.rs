@@ -250,12 +250,14 @@ pub fn build_with(
         project,
         opts,
         memory: crate::memory::Build::begin(),
+        kept: crate::cache::Deferred::default(),
         at: Progress::new(),
         log: Vec::new(),
         findings: Vec::new(),
         levels: None,
     };
     let result = run(&mut r, book_dir);
+    r.kept.finish();
     r.at.finish();
     let log = r.log.into_iter().filter(|l| !l.trim().is_empty()).collect();
     match result {
@@ -351,7 +353,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let mut resolved = r.read_and_resolve(&mut loaded.book, read::Memo::Use)?;
     // Resolving rewrote the documents on the workers: what it freed goes back before the
     // pages are written.
-    crate::memory::give_back_everywhere();
+    r.memory.give_back_everywhere();
     r.enter(Step::Convert);
     let time = build_time(&loaded.book, commit_time);
     let mut templates = chapters::Templates::load(project, &loaded.book, &resolved, time, opts)?;
@@ -508,6 +510,8 @@ struct Run<'a> {
     opts: &'a BuildOptions,
     /// Whether the build reads and writes most of its book (see [`crate::memory::Build`]).
     memory: crate::memory::Build,
+    /// What the build keeps for the next one, being written (see [`crate::cache::Deferred`]).
+    kept: crate::cache::Deferred,
     at: Progress,
     log: Vec<String>,
     findings: Vec<Finding>,
@@ -531,8 +535,11 @@ impl Run<'_> {
         memo: read::Memo,
     ) -> Result<crate::xref::Resolved> {
         let inputs = self.opts.inputs.as_deref();
-        let (project, memory) = (self.project, &self.memory);
-        let resolved = read::read_and_resolve(project, book, memo, inputs, memory, &mut self.log);
+        // A memo still being written is not written over (the whole book again).
+        self.kept.finish();
+        let (project, memory, kept) = (self.project, &self.memory, &self.kept);
+        let log = &mut self.log;
+        let resolved = read::read_and_resolve(project, book, memo, inputs, memory, kept, log);
         resolved.map_err(|e| self.leveled_error(e))
     }
 

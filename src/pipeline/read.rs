@@ -293,11 +293,12 @@ pub(super) fn read_and_resolve(
     memo: Memo,
     inputs: Option<&ListedInputs>,
     memory: &crate::memory::Build,
+    kept: &crate::cache::Deferred,
     log: &mut Vec<String>,
 ) -> Result<xref::Resolved> {
     let read = read(project, book, memo, inputs, memory, log);
     crate::term::progress::step("resolve");
-    resolve(project, book, read, memory, log)
+    resolve(project, book, read, memory, kept, log)
 }
 
 /// Resolves the book read, even after reading problems, so that one build reports every
@@ -308,6 +309,7 @@ fn resolve(
     book: &Book,
     read: ReadBook,
     memory: &crate::memory::Build,
+    kept: &crate::cache::Deferred,
     log: &mut Vec<String>,
 ) -> Result<xref::Resolved> {
     let ReadBook {
@@ -353,7 +355,8 @@ fn resolve(
                 images.save(&images_kept);
                 next.frame = record.frame;
                 next.reads = record.reads;
-                crate::cache::keep_one(&memo_kept, MEMO, &next);
+                // Read by the next build only.
+                kept.keep_one(memo_kept, MEMO, next);
                 findings.append(&mut resolved.warnings);
                 resolved.warnings = findings;
                 return Ok(resolved);
@@ -416,7 +419,7 @@ fn resolve(
             if let (Some(mut memo), Some(record)) = (memo, record) {
                 memo.frame = record.frame;
                 memo.reads = record.reads;
-                crate::cache::keep_one(&memo_kept, MEMO, &memo);
+                kept.keep_one(memo_kept, MEMO, memo);
             }
             findings.append(&mut r.warnings);
             r.warnings = findings;
