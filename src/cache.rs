@@ -499,6 +499,88 @@ fn write_header(w: &mut impl std::io::Write, key: &str, len: u64, crc: u32) -> s
     w.write_all(&crc.to_le_bytes())
 }
 
+/// A `T` kept as its bincode bytes inside a larger kept value: decoded only when it is wanted
+/// (several side by side), and written back as the same bytes when it has not changed.
+pub struct Encoded<T> {
+    bytes: Vec<u8>,
+    kind: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Encoded<T> {
+    /// `value`'s bytes; `None` only when it cannot be written as bincode.
+    pub fn new(value: &T) -> Option<Encoded<T>> {
+        use bincode::Options;
+        let bytes = bincode::DefaultOptions::new().serialize(value).ok()?;
+        Some(Encoded {
+            bytes,
+            kind: std::marker::PhantomData,
+        })
+    }
+
+    /// The value, or `None` when the bytes do not read as one (a damaged cache); they cannot
+    /// make reading claim more memory than a few times their size.
+    pub fn decode(&self) -> Option<T> {
+        use bincode::Options;
+        bincode::DefaultOptions::new()
+            .with_limit(self.bytes.len() as u64 * 16 + 4096)
+            .deserialize(&self.bytes)
+            .ok()
+    }
+}
+
+impl<T> Clone for Encoded<T> {
+    fn clone(&self) -> Self {
+        Encoded {
+            bytes: self.bytes.clone(),
+            kind: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T> PartialEq for Encoded<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl<T> std::fmt::Debug for Encoded<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "Encoded({} bytes)", self.bytes.len())
+    }
+}
+
+// As bytes: a sequence of numbers would be decoded one number at a time.
+impl<T> serde::Serialize for Encoded<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.bytes)
+    }
+}
+
+impl<'de, T> serde::Deserialize<'de> for Encoded<T> {
+    fn deserialize<D>(d: D) -> std::result::Result<Encoded<T>, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+    {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> std::result::Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> std::result::Result<Vec<u8>, E> {
+                Ok(v)
+            }
+        }
+        Ok(Encoded {
+            bytes: d.deserialize_byte_buf(Bytes)?,
+            kind: std::marker::PhantomData,
+        })
+    }
+}
+
 /// One value of a kind (`name`) kept in `dir` for this seihon: none when there is none, or it
 /// does not read, or another seihon kept it.
 pub fn load_one<T: serde::de::DeserializeOwned + serde::Serialize>(
@@ -772,6 +854,25 @@ mod tests {
             keep_one(dir.path(), "n", &vec![n; 100]);
             assert_eq!(load_one::<Vec<u32>>(dir.path(), "n"), Some(vec![n; 100]));
         }
+    }
+
+    /// A value kept inside another as its bytes comes back as it was, through the store too;
+    /// bytes that do not read as one give none.
+    #[test]
+    fn an_encoded_value_reads_back_and_damaged_bytes_read_as_none() {
+        let value = vec![("a".to_string(), 1u64), ("b".to_string(), u64::MAX)];
+        let encoded = Encoded::new(&value).unwrap();
+        assert_eq!(encoded.decode(), Some(value.clone()));
+        let dir = tempfile::tempdir().unwrap();
+        keep_one(dir.path(), "e", &(7u8, encoded.clone()));
+        let (seven, back) = load_one::<(u8, Encoded<Vec<(String, u64)>>)>(dir.path(), "e").unwrap();
+        assert_eq!((seven, back.decode()), (7, Some(value)));
+        assert_eq!(back, encoded, "the same bytes");
+        let damaged = Encoded::<Vec<(String, u64)>> {
+            bytes: vec![0xff; 9],
+            kind: std::marker::PhantomData,
+        };
+        assert_eq!(damaged.decode(), None);
     }
 
     /// A value kept on a thread of its own is there once `finish` returns, and once the

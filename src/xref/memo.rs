@@ -20,6 +20,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use rayon::prelude::*;
+
+use crate::cache::Encoded;
+
 use super::index::{Mark, is_index_place};
 use super::labels::ObjectKind;
 use super::numbering::{ChapterCounters, Numbered1};
@@ -70,21 +74,6 @@ impl Tables {
         Tables { parts }
     }
 
-    /// Puts the parts of chapters `chapters` into the resolver's tables.
-    fn restore(&self, r: &mut Resolver, chapters: std::ops::Range<usize>) {
-        for ci in chapters {
-            let part = &self.parts[ci];
-            r.ids.extend(part.ids.iter().map(|id| (id.clone(), ci)));
-            r.local[ci] = part.local.iter().cloned().collect();
-            r.objects.extend(
-                (part.objects.iter()).map(|((kind, w), t)| ((ci, *kind, w.clone()), t.clone())),
-            );
-            r.headings[ci] = part.headings.clone();
-            r.bib.extend(part.bib.iter().cloned());
-            r.infos[ci] = part.info.clone();
-        }
-    }
-
     /// How many bibliography entries the tables hold.
     fn bib_entries(&self) -> usize {
         self.parts.iter().map(|p| p.bib.len()).sum()
@@ -92,6 +81,33 @@ impl Tables {
 }
 
 impl Part {
+    /// Puts this part, chapter `ci`'s, into the resolver's tables (moved: a large book's
+    /// tables are tens of thousands of strings).
+    fn restore(self, r: &mut Resolver, ci: usize) {
+        let Part {
+            ids,
+            local,
+            objects,
+            headings,
+            bib,
+            info,
+        } = self;
+        r.ids.extend(ids.into_iter().map(|id| (id, ci)));
+        r.local[ci] = local.into_iter().collect();
+        (r.objects).extend((objects.into_iter()).map(|((kind, w), t)| ((ci, kind, w), t)));
+        r.headings[ci] = headings;
+        r.bib.extend(bib);
+        r.infos[ci] = info;
+    }
+
+    /// Moves the parts of chapters `chapters` into the resolver's tables.
+    fn restore_all(parts: &mut [Part], r: &mut Resolver, chapters: std::ops::Range<usize>) {
+        let start = chapters.start;
+        for (i, part) in parts[chapters].iter_mut().enumerate() {
+            std::mem::take(part).restore(r, start + i);
+        }
+    }
+
     /// Chapter `ci`'s part of the resolver's tables as they are.
     fn of(r: &Resolver, ci: usize) -> Part {
         let mut part = Part {
@@ -126,7 +142,7 @@ impl Part {
 }
 
 /// A chapter as the pages after resolving see it, without its document.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 struct Stub {
     title: String,
     toc: Vec<TocEntry>,
@@ -176,7 +192,7 @@ struct KeptResource {
 }
 
 /// What linking a chapter found (pass 2), as kept.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct LinkedMemo {
     warnings: Vec<Finding>,
     resources: Vec<KeptResource>,
@@ -218,25 +234,25 @@ impl LinkedMemo {
     }
 
     /// Back to what linking gave.
-    fn linked(&self) -> Option<Linked> {
-        let resources = (self.resources.iter())
+    fn linked(self) -> Option<Linked> {
+        let resources = (self.resources.into_iter())
             .map(|k| {
                 let media_type = *MEDIA_TYPES.iter().find(|t| **t == k.media_type)?;
                 Some((
-                    k.rel.clone(),
+                    k.rel,
                     Resource {
-                        source: k.source.clone(),
-                        href: k.href.clone(),
+                        source: k.source,
+                        href: k.href,
                         media_type,
-                        first_use: k.first_use.clone(),
-                        bytes: k.bytes.clone(),
+                        first_use: k.first_use,
+                        bytes: k.bytes,
                     },
                 ))
             })
             .collect::<Option<BTreeMap<_, _>>>()?;
         Some(Linked {
             errors: Vec::new(),
-            warnings: self.warnings.clone(),
+            warnings: self.warnings,
             resources,
             // Their image checks are kept as they were (see `ImageChecks::keep_known`).
             checked: Vec::new(),
@@ -278,8 +294,17 @@ pub struct Recorded {
     pub frame: String,
     /// Each chapter's reading: set by the caller.
     pub reads: Vec<ReadMemo>,
-    tables: Tables,
-    chapters: Vec<ChapterMemo>,
+    chapters: Vec<StoredChapter>,
+}
+
+/// One chapter's memo as kept: its part of the tables and the rest, each as bytes of its own,
+/// so that a build decodes the chapters side by side, moves what it decoded into its tables
+/// (a book of thousands of images is tens of thousands of strings), and writes back the bytes
+/// of every chapter that did not change.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct StoredChapter {
+    part: Encoded<Part>,
+    memo: Encoded<ChapterMemo>,
 }
 
 /// What a book resolved whole gave, for its memo.
@@ -326,10 +351,17 @@ impl Recorded {
                 })
             })
             .collect::<Option<Vec<_>>>()?;
+        let chapters = (chapters.par_iter().zip(&tables.parts))
+            .map(|(memo, part)| {
+                Some(StoredChapter {
+                    part: Encoded::new(part)?,
+                    memo: Encoded::new(memo)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
         Some(Recorded {
             frame: String::new(),
             reads: Vec::new(),
-            tables,
             chapters,
         })
     }
@@ -343,7 +375,7 @@ impl Recorded {
 pub fn resolve_again(
     book: &Book,
     sources: &[ChapterSource],
-    mut memo: Recorded,
+    memo: Recorded,
     changed: Vec<(usize, Document)>,
     xref_texts: &HashMap<String, String>,
     images: &mut ImageChecks,
@@ -358,18 +390,22 @@ pub fn resolve_again(
         *fresh.get_mut(c)? = true;
         docs[c] = Some(doc);
     }
+    let decoded: Vec<(Part, ChapterMemo)> = (memo.chapters.par_iter())
+        .map(|stored| Some((stored.part.decode()?, stored.memo.decode()?)))
+        .collect::<Option<_>>()?;
+    let (mut parts, mut memos): (Vec<Part>, Vec<ChapterMemo>) = decoded.into_iter().unzip();
     let docs: Vec<(ChapterSource, Document)> = (sources.iter().zip(docs))
         .map(|(src, doc)| (src.clone(), doc.unwrap_or_else(|| Document::new(&src.rel))))
         .collect();
     let mut chapters = name_chapters(docs);
-    for ((ch, m), &fresh) in chapters.iter_mut().zip(&memo.chapters).zip(&fresh) {
+    for ((ch, m), &fresh) in chapters.iter_mut().zip(&memos).zip(&fresh) {
         // A chapter read anew keeps the language reading gave it, as it is before pass 1.
         if !fresh {
             ch.lang = m.stub.lang.clone();
         }
     }
     let mut r = Resolver::new(book, &chapters, xref_texts);
-    let places: Vec<bool> = memo.chapters.iter().map(|m| m.index_place).collect();
+    let places: Vec<bool> = memos.iter().map(|m| m.index_place).collect();
     let makes_index = r.makes_index(&places);
     let mut marks_now: Vec<Option<Vec<Mark>>> = vec![None; n];
     // Pass 1 for each chapter read anew, on the tables as the chapters before it left them:
@@ -377,9 +413,9 @@ pub fn resolve_again(
     let mut numbering: Vec<Option<Vec<Finding>>> = vec![None; n];
     let mut restored = 0;
     for c in (0..n).filter(|&c| fresh[c]) {
-        memo.tables.restore(&mut r, restored..c);
+        Part::restore_all(&mut parts, &mut r, restored..c);
         restored = c + 1;
-        let m = &memo.chapters[c];
+        let m = &memos[c];
         let mut counters = m.before;
         r.number_chapter(c, &mut chapters[c], &mut counters);
         if counters != m.after || !r.errors.is_empty() {
@@ -392,7 +428,7 @@ pub fn resolve_again(
         if makes_index {
             marks_now[c] = Some(r.chapter_marks(c, &mut chapters[c]));
         }
-        if Part::of(&r, c) != memo.tables.parts[c] {
+        if Part::of(&r, c) != parts[c] {
             return None;
         }
         numbering[c] = Some(std::mem::take(&mut r.warnings));
@@ -402,12 +438,12 @@ pub fn resolve_again(
             return None;
         }
     }
-    memo.tables.restore(&mut r, restored..n);
+    Part::restore_all(&mut parts, &mut r, restored..n);
     // The index, of the marks of the chapters resolved now and the others' (a warning about
     // them is not for here).
     let mut index = None;
     if makes_index {
-        let marks: Vec<Vec<Mark>> = (marks_now.iter().zip(&memo.chapters))
+        let marks: Vec<Vec<Mark>> = (marks_now.iter().zip(&memos))
             .map(|(now, m)| now.as_ref().unwrap_or(&m.marks).clone())
             .collect();
         index = r.index_of(&marks, &places);
@@ -416,13 +452,12 @@ pub fn resolve_again(
         }
     }
     // Pass 1's warnings in reading order, then pass 2's.
-    r.warnings = (memo.chapters.iter().zip(&numbering))
+    r.warnings = (memos.iter().zip(&numbering))
         .flat_map(|(m, own)| own.as_ref().unwrap_or(&m.numbering).iter().cloned())
         .collect();
     // Pass 2 for the chapters read anew, side by side; the others' from the memo.
     let listings = Listings::default();
     let mut linked_now: Vec<Option<Linked>> = {
-        use rayon::prelude::*;
         let (r, known) = (&r, &*images);
         (chapters.par_iter_mut().enumerate())
             .map(|(ci, ch)| {
@@ -441,8 +476,12 @@ pub fn resolve_again(
             None => Some(None),
         })
         .collect::<Option<_>>()?;
-    let linked = (memo.chapters.iter().zip(&mut linked_now))
-        .map(|(m, now)| now.take().or_else(|| m.linked.linked()))
+    // The other chapters' memos are taken apart from here on: their bytes are the next memo's.
+    let linked = (memos.iter_mut().zip(&mut linked_now))
+        .map(|(m, now)| {
+            now.take()
+                .or_else(|| std::mem::take(&mut m.linked).linked())
+        })
         .collect::<Option<Vec<Linked>>>()?;
     // The other chapters' images are unchanged (the frame says so), and so are their checks.
     images.keep_known();
@@ -452,11 +491,12 @@ pub fn resolve_again(
         return None;
     }
     let mut digests = Vec::with_capacity(n);
+    let mut stored = memo.chapters;
     for (ci, ch) in chapters.iter_mut().enumerate() {
-        let m = &mut memo.chapters[ci];
+        let m = &mut memos[ci];
         if !fresh[ci] {
-            m.stub.clone().fill(ch);
-            digests.push(Some(m.digest.clone()));
+            std::mem::take(&mut m.stub).fill(ch);
+            digests.push(Some(std::mem::take(&mut m.digest)));
             continue;
         }
         m.digest = chapter_digest(ch)?;
@@ -465,6 +505,8 @@ pub fn resolve_again(
         m.linked = kept_now[ci].clone()?;
         m.stub = Stub::of(ch);
         m.marks = marks_now[ci].take().unwrap_or_default();
+        // Its part is as it was (compared above).
+        stored[ci].memo = Encoded::new(m)?;
     }
     let mut resources: Vec<Resource> = resources.into_values().collect();
     resources.sort_by(|a, b| a.href.cmp(&b.href));
@@ -477,7 +519,11 @@ pub fn resolve_again(
         digests,
         unloaded: fresh.iter().map(|f| !f).collect(),
     };
-    Some((resolved, memo))
+    let next = Recorded {
+        chapters: stored,
+        ..memo
+    };
+    Some((resolved, next))
 }
 
 /// The set of chapters whose read keys differ between `was` and `now` (a chapter without a
@@ -598,8 +644,9 @@ mod tests {
             );
         }
         let whole_memo = whole_memo.unwrap();
-        assert_eq!(digest(&next.tables), digest(&whole_memo.tables));
         for (a, w) in next.chapters.iter().zip(&whole_memo.chapters) {
+            assert_eq!(a.part.decode().unwrap(), w.part.decode().unwrap());
+            let (a, w) = (a.memo.decode().unwrap(), w.memo.decode().unwrap());
             assert_eq!(format!("{:?}", a.numbering), format!("{:?}", w.numbering));
             assert_eq!(format!("{:?}", a.linked), format!("{:?}", w.linked));
             assert_eq!(format!("{:?}", a.stub), format!("{:?}", w.stub));
