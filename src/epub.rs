@@ -193,7 +193,7 @@ pub fn pack_reusing(
         }
     }
     if let Some(dir) = crcs {
-        Crcs::from_iter(kept).save(dir);
+        packing.memo.save_with(kept, dir);
     }
     packing.finish(zip, tmp.as_file())?;
     verify(tmp.path())?;
@@ -510,7 +510,7 @@ impl<'a> Packing<'a> {
             }
         }
         if let Some(dir) = crcs {
-            Crcs::from_iter(kept).save(dir);
+            self.memo.save_with(kept, dir);
         }
         splice.finish().map_err(io)?;
         out.sync_all().map_err(io)?;
@@ -528,45 +528,47 @@ impl<'a> Packing<'a> {
     }
 }
 
-/// The CRC-32s of the files of the last tree packed, by path and [`FileStamp`], kept in a
-/// folder between builds: packing and the preview learn an unchanged file's CRC without
-/// reading it.
+/// The CRC-32s of the files of the last two trees packed, by path and [`FileStamp`], kept in
+/// a folder between builds: packing and the preview learn an unchanged file's CRC without
+/// reading it. Two, because a build stages into the tree before last (see
+/// [`crate::stage::stage_keeping`]): with the last tree's alone, every page kept there was
+/// read again and its CRC taken, on every build.
 #[derive(Debug, Default)]
-pub struct Crcs(std::collections::HashMap<String, (FileStamp, u32)>);
+pub struct Crcs(std::collections::HashMap<String, Vec<(FileStamp, u32)>>);
 
 const CRCS: &str = "packed CRC-32s";
 
 impl Crcs {
     pub fn load(dir: &Path) -> Crcs {
-        Self::from_iter(
-            crate::cache::load_one::<Vec<(String, FileStamp, u32)>>(dir, CRCS).unwrap_or_default(),
-        )
+        let mut crcs = Crcs::default();
+        let kept = crate::cache::load_one::<Vec<(String, FileStamp, u32)>>(dir, CRCS);
+        for (rel, stamp, crc) in kept.unwrap_or_default() {
+            crcs.0.entry(rel).or_default().push((stamp, crc));
+        }
+        crcs
     }
 
-    fn from_iter(entries: impl IntoIterator<Item = (String, FileStamp, u32)>) -> Crcs {
-        Crcs(
-            entries
-                .into_iter()
-                .map(|(rel, stamp, crc)| (rel, (stamp, crc)))
-                .collect(),
-        )
-    }
-
-    fn save(&self, dir: &Path) {
-        let mut entries: Vec<(String, FileStamp, u32)> = self
-            .0
-            .iter()
-            .map(|(rel, &(stamp, crc))| (rel.clone(), stamp, crc))
-            .collect();
+    /// Keeps the CRCs of the tree packed now (`now`), each with the one this memo has for the
+    /// same path and another file (the tree before).
+    fn save_with(&self, now: Vec<(String, FileStamp, u32)>, dir: &Path) {
+        let mut entries = Vec::with_capacity(now.len() * 2);
+        for (rel, stamp, crc) in now {
+            let before = (self.0.get(&rel).into_iter().flatten())
+                .find(|(was, _)| !stamp.unchanged_since(was))
+                .copied();
+            if let Some((was, was_crc)) = before {
+                entries.push((rel.clone(), was, was_crc));
+            }
+            entries.push((rel, stamp, crc));
+        }
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         crate::cache::keep_one(dir, CRCS, &entries);
     }
 
     /// The CRC-32 of the file at `rel` when it is as it was packed (`stamp`).
     pub fn get(&self, rel: &str, stamp: &FileStamp) -> Option<u32> {
-        self.0
-            .get(rel)
-            .filter(|(was, _)| stamp.unchanged_since(was))
+        (self.0.get(rel).into_iter().flatten())
+            .find(|(was, _)| stamp.unchanged_since(was))
             .map(|&(_, crc)| crc)
     }
 }
@@ -620,6 +622,47 @@ mod tests {
         let again = dir.path().join("again.epub");
         pack(&stage, &again, 1_317_427_200).unwrap();
         assert_eq!(bytes, std::fs::read(&again).unwrap());
+    }
+
+    /// Builds stage into two trees in turn: the CRCs of both are known to the next packing,
+    /// and a file changed since is not taken for the one packed.
+    #[test]
+    fn the_crcs_of_the_tree_before_last_are_kept_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let crcs = dir.path().join("crcs");
+        let page = "item/xhtml/ch01.xhtml";
+        let tree = |name: &str, text: &[u8]| {
+            let stage = dir.path().join(name);
+            std::fs::create_dir_all(stage.join("item/xhtml")).unwrap();
+            std::fs::write(stage.join("mimetype"), MIMETYPE).unwrap();
+            std::fs::write(stage.join(page), text).unwrap();
+            stage
+        };
+        let (a, b) = (tree("a", b"<p>one</p>"), tree("b", b"<p>two</p>"));
+        let pack = |stage: &Path| {
+            let out = dir.path().join("out.epub");
+            pack_reusing(stage, &out, 0, None, Some(&crcs), None, |_| Ok(())).unwrap();
+        };
+        let known = |stage: &Path| {
+            let stamp = FileStamp::of(&stage.join(page)).unwrap();
+            Crcs::load(&crcs).get(page, &stamp)
+        };
+        let (one, two) = (
+            crc32fast::hash(b"<p>one</p>"),
+            crc32fast::hash(b"<p>two</p>"),
+        );
+        pack(&a);
+        pack(&b);
+        assert_eq!((known(&a), known(&b)), (Some(one), Some(two)));
+        pack(&a);
+        assert_eq!((known(&a), known(&b)), (Some(one), Some(two)));
+        // Written again in place: another modification time, so another file.
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::write(a.join(page), b"<p>eno</p>").unwrap();
+        assert_eq!(known(&a), None);
+        pack(&a);
+        assert_eq!(known(&a), Some(crc32fast::hash(b"<p>eno</p>")));
+        assert_eq!(known(&b), Some(two));
     }
 
     #[test]
