@@ -4,12 +4,15 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+use crate::cache::FileStamp;
 use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 /// What a file of a mirrored folder is made of.
 pub enum Source<'a> {
-    Bytes(&'a [u8]),
+    /// These bytes; with the stamp the file at its path has when it holds them already, when
+    /// the caller knows it (then they are not read to be compared).
+    Bytes(&'a [u8], Option<FileStamp>),
     /// A hard link to this file (a copy where links are not possible): only for files nothing
     /// will write to in place. With the file's identity when the caller already has it (it has
     /// just looked at the file): a mirror of thousands of images is not a stat of each.
@@ -120,7 +123,12 @@ pub fn mirror<'a>(dir: &Path, files: &BTreeMap<&'a str, Source>) -> Result<Mirro
             };
             let current = there.is_some()
                 && match source {
-                    Source::Bytes(b) => same_bytes(&path, b),
+                    Source::Bytes(b, was) => {
+                        let stamped = |was: &FileStamp| {
+                            FileStamp::of(&path).is_some_and(|now| now.unchanged_since(was))
+                        };
+                        was.as_ref().is_some_and(stamped) || same_bytes(&path, b)
+                    }
                     Source::Link(from, id) => linked(id.or_else(|| FileId::of(from))),
                     Source::Copy(_) => false,
                 };
@@ -134,7 +142,7 @@ pub fn mirror<'a>(dir: &Path, files: &BTreeMap<&'a str, Source>) -> Result<Mirro
                 std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
             }
             match source {
-                Source::Bytes(b) => std::fs::write(&path, b),
+                Source::Bytes(b, _) => std::fs::write(&path, b),
                 Source::Link(from, _) => link_or_copy(from, &path),
                 Source::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
             }
@@ -620,12 +628,16 @@ mod tests {
         t.copy("img/cat.png", &image);
         t.link_copies(true);
         assert_eq!(
-            stage_keeping(&t, &dir, Some(&spare), None).unwrap().written,
+            stage_keeping(&t, &dir, Some(&spare), None, None)
+                .unwrap()
+                .written,
             4
         );
         assert!(!spare.exists(), "nothing replaced, nothing kept");
         assert_eq!(
-            stage_keeping(&t, &dir, Some(&spare), None).unwrap().written,
+            stage_keeping(&t, &dir, Some(&spare), None, None)
+                .unwrap()
+                .written,
             4
         );
         assert!(spare.is_dir(), "the replaced tree is kept");
@@ -635,7 +647,9 @@ mod tests {
         t.copy("img/cat.png", &image);
         t.link_copies(true);
         assert_eq!(
-            stage_keeping(&t, &dir, Some(&spare), None).unwrap().written,
+            stage_keeping(&t, &dir, Some(&spare), None, None)
+                .unwrap()
+                .written,
             2
         );
         assert_eq!(inode(&dir.join("a.txt")), kept_a, "left as it was");
@@ -653,7 +667,7 @@ mod tests {
         for _ in 0..2 {
             let mut t = tree(&[("a.txt", "1")]);
             t.copy("img/cat.png", &other);
-            stage_keeping(&t, &dir, Some(&spare), None).unwrap();
+            stage_keeping(&t, &dir, Some(&spare), None, None).unwrap();
             assert_eq!(
                 std::fs::read(dir.join("img/cat.png")).unwrap(),
                 b"another image"
@@ -666,7 +680,7 @@ mod tests {
         std::fs::write(spare.join("extra.txt"), "extra").unwrap();
         std::os::unix::fs::symlink(&image, spare.join("link.png")).unwrap();
         let t = tree(&[("a.txt", "1")]);
-        stage_keeping(&t, &dir, Some(&spare), None).unwrap();
+        stage_keeping(&t, &dir, Some(&spare), None, None).unwrap();
         assert_eq!(crate::epub::list_files(&dir).unwrap(), ["a.txt"]);
         assert_eq!(std::fs::read(dir.join("a.txt")).unwrap(), b"1");
         assert_eq!(
@@ -675,10 +689,49 @@ mod tests {
         );
     }
 
+    /// A page known by its identity is known in either tree by the stamp staging left it with:
+    /// it is not read again to be compared (the file below is changed behind staging's back,
+    /// its time put back, and left as it is). Another identity, or another stamp, and the
+    /// page is written anew.
+    #[test]
+    #[cfg(unix)]
+    fn staging_knows_the_pages_it_left_in_either_tree_by_their_identities() {
+        let root = tempfile::tempdir().unwrap();
+        let (dir, spare) = (root.path().join("build/book"), root.path().join("spare"));
+        let known = root.path().join("staged");
+        let stage = |bytes: &str, identity: &str| {
+            let mut t = Tree::default();
+            t.add_known("p.xhtml", bytes, Some(identity.to_string()));
+            stage_keeping(&t, &dir, Some(&spare), None, Some(&known)).unwrap()
+        };
+        // Written into both trees, then found in each in turn.
+        assert_eq!(stage("<p>one</p>", "k1").written, 1);
+        assert_eq!(stage("<p>one</p>", "k1").written, 1);
+        assert_eq!(stage("<p>one</p>", "k1").written, 0);
+        assert_eq!(stage("<p>one</p>", "k1").written, 0);
+        // The spare's page, changed with its modification time put back: not read, kept.
+        let page = spare.join("p.xhtml");
+        let time = std::fs::metadata(&page).unwrap().modified().unwrap();
+        std::fs::write(&page, "<p>eno</p>").unwrap();
+        let file = std::fs::File::options().write(true).open(&page).unwrap();
+        file.set_modified(time).unwrap();
+        drop(file);
+        assert_eq!(stage("<p>one</p>", "k1").written, 0);
+        assert_eq!(std::fs::read(dir.join("p.xhtml")).unwrap(), b"<p>eno</p>");
+        // Another identity: written, whatever the stamp.
+        assert_eq!(stage("<p>two</p>", "k2").written, 1);
+        assert_eq!(std::fs::read(dir.join("p.xhtml")).unwrap(), b"<p>two</p>");
+        // The other tree's page edited (another time): compared, found changed, written.
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::write(spare.join("p.xhtml"), "<p>edit</p>").unwrap();
+        assert_eq!(stage("<p>two</p>", "k2").written, 1);
+        assert_eq!(std::fs::read(dir.join("p.xhtml")).unwrap(), b"<p>two</p>");
+    }
+
     #[test]
     #[cfg(unix)]
     fn staging_knows_the_images_it_finds_linked_and_links_a_replaced_one_again() {
-        use crate::cache::{FileStamp, ListedInputs};
+        use crate::cache::ListedInputs;
         let root = tempfile::tempdir().unwrap();
         let (dir, spare) = (root.path().join("build/book"), root.path().join("spare"));
         let book = root.path().join("book");
@@ -690,7 +743,7 @@ mod tests {
             let mut t = tree(&[("a.txt", "1")]);
             t.copy("img/cat.png", &image);
             t.link_copies(true);
-            stage_keeping(&t, &dir, Some(&spare), Some(&listed)).unwrap()
+            stage_keeping(&t, &dir, Some(&spare), Some(&listed), None).unwrap()
         };
         // Linked by the first two stagings (the second has no spare yet); the third finds
         // the link in the spare and knows it by the listing's stamp.

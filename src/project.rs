@@ -227,6 +227,9 @@ pub enum Kept {
     Crcs,
     /// The staged tree before last, to be made the next one.
     Spare,
+    /// The identities of the pages in the last two staged trees (see
+    /// [`crate::stage::stage_keeping`]).
+    Staged,
     /// The preview before last, to be made the next one.
     SparePreview,
     /// What resolving each chapter gave and found ([`crate::xref::memo`]).
@@ -246,6 +249,7 @@ impl Kept {
             Kept::Images => "images",
             Kept::Crcs => "crcs",
             Kept::Spare => "spare",
+            Kept::Staged => "staged",
             Kept::SparePreview => "spare-preview",
             Kept::Resolve => "resolve",
             Kept::DocBook => "docbook",

@@ -86,7 +86,7 @@ impl Tree {
 
 /// Writes `tree` as the folder `dir`, replacing what was there only once it is complete.
 pub fn stage(tree: &Tree, dir: &Path) -> Result<()> {
-    stage_keeping(tree, dir, None, None).map(|_| ())
+    stage_keeping(tree, dir, None, None, None).map(|_| ())
 }
 
 /// What staging wrote, and what it knows of the staged files without looking at them.
@@ -103,12 +103,15 @@ pub struct Staged {
 /// Like [`stage`], starting from `spare` (the tree before last, kept there by the previous
 /// build) and leaving the replaced tree there for the next: only the files that changed are
 /// written (see [`crate::files::mirror`]). A file the `listed` inputs stamped is known by
-/// that stamp: a link to it that is already there is left without a look.
+/// that stamp: a link to it that is already there is left without a look. A page known by its
+/// identity (see [`Tree::identity`]) that staging left in either tree is known there by the
+/// stamp it had then, kept in `known`: it is not read to be compared.
 pub fn stage_keeping(
     tree: &Tree,
     dir: &Path,
     spare: Option<&Path>,
     listed: Option<&ListedInputs>,
+    known: Option<&Path>,
 ) -> Result<Staged> {
     let parent = parent(dir);
     std::fs::create_dir_all(parent)
@@ -121,12 +124,16 @@ pub fn stage_keeping(
         let _ = std::fs::rename(spare, tmp.path());
     }
     let stamp = |from: &Path| listed.and_then(|l| l.stamp_of(from));
+    let identified = known.map(Identified::load).unwrap_or_default();
     let files: BTreeMap<&str, Source> = tree
         .files
         .iter()
         .map(|(rel, content)| {
             let source = match content {
-                Content::Bytes(b) => Source::Bytes(b),
+                Content::Bytes(b) => {
+                    let was = (tree.identity(rel)).and_then(|id| identified.stamp(rel, id));
+                    Source::Bytes(b, was)
+                }
                 Content::Copy(from) if tree.link_copies => {
                     Source::Link(from, stamp(from).and_then(|s| s.file_id()))
                 }
@@ -142,11 +149,59 @@ pub fn stage_keeping(
             _ => None,
         })
         .collect();
+    if let Some(known) = known {
+        identified.save_with(tree, tmp.path(), known);
+    }
     swap_in_keeping(tmp, dir, spare)?;
     Ok(Staged {
         written: mirrored.written,
         stamps,
     })
+}
+
+/// The identities of the pages staged into the last two trees, each with the stamp its file
+/// had when it was staged (a tree's files are left as they are by the next staging into it
+/// when unchanged: see [`crate::files::mirror`]).
+#[derive(Default)]
+struct Identified(std::collections::HashMap<String, Vec<(FileStamp, String)>>);
+
+const IDENTIFIED: &str = "staged identities";
+
+impl Identified {
+    fn load(dir: &Path) -> Identified {
+        let mut identified = Identified::default();
+        let kept = crate::cache::load_one::<Vec<(String, FileStamp, String)>>(dir, IDENTIFIED);
+        for (rel, stamp, id) in kept.unwrap_or_default() {
+            identified.0.entry(rel).or_default().push((stamp, id));
+        }
+        identified
+    }
+
+    /// The stamp the file at `rel` had when staging left the bytes known as `id` there.
+    fn stamp(&self, rel: &str, id: &str) -> Option<FileStamp> {
+        (self.0.get(rel).into_iter().flatten())
+            .find(|(_, was)| was == id)
+            .map(|(stamp, _)| *stamp)
+    }
+
+    /// Keeps the identities of `tree`'s pages as just staged in `staged`, each with the one
+    /// kept for the same path and another file (the other tree).
+    fn save_with(&self, tree: &Tree, staged: &Path, dir: &Path) {
+        let mut entries = Vec::new();
+        for (rel, id) in &tree.identities {
+            let Some(stamp) = FileStamp::of(&staged.join(rel)) else {
+                continue;
+            };
+            let before = (self.0.get(rel).into_iter().flatten())
+                .find(|(was, _)| !stamp.unchanged_since(was));
+            if let Some((was, was_id)) = before {
+                entries.push((rel.clone(), *was, was_id.clone()));
+            }
+            entries.push((rel.clone(), stamp, id.clone()));
+        }
+        entries.sort_by(|a, b| (&a.0, &a.2).cmp(&(&b.0, &b.2)));
+        crate::cache::keep_one(dir, IDENTIFIED, &entries);
+    }
 }
 
 #[cfg(test)]

@@ -79,6 +79,7 @@ pub(super) fn stage(
         &loaded.stage_dir,
         Some(&project.kept_dir(Kept::Spare, &loaded.book.id)),
         listed,
+        Some(&project.kept_dir(Kept::Staged, &loaded.book.id)),
     )?;
     Ok(Staged::Build(loaded.stage_dir.clone(), staged.stamps))
 }
