@@ -81,31 +81,40 @@ impl Tables {
 }
 
 impl Part {
-    /// Puts this part, chapter `ci`'s, into the resolver's tables (moved: a large book's
-    /// tables are tens of thousands of strings).
-    fn restore(self, r: &mut Resolver, ci: usize) {
-        let Part {
-            ids,
-            local,
-            objects,
-            headings,
-            bib,
-            info,
-        } = self;
-        r.ids.extend(ids.into_iter().map(|id| (id, ci)));
-        r.local[ci] = local.into_iter().collect();
-        (r.objects).extend((objects.into_iter()).map(|((kind, w), t)| ((ci, kind, w), t)));
-        r.headings[ci] = headings;
-        r.bib.extend(bib);
-        r.infos[ci] = info;
-    }
-
-    /// Moves the parts of chapters `chapters` into the resolver's tables.
+    /// Moves the parts of chapters `chapters` into the resolver's tables (moved, not copied:
+    /// a large book's tables are tens of thousands of strings), its three large maps side by
+    /// side.
     fn restore_all(parts: &mut [Part], r: &mut Resolver, chapters: std::ops::Range<usize>) {
-        let start = chapters.start;
-        for (i, part) in parts[chapters].iter_mut().enumerate() {
-            std::mem::take(part).restore(r, start + i);
+        let (mut ids, mut local, mut objects) = (Vec::new(), Vec::new(), Vec::new());
+        for (ci, part) in chapters.clone().zip(&mut parts[chapters]) {
+            let part = std::mem::take(part);
+            ids.push((ci, part.ids));
+            local.push((ci, part.local));
+            objects.push((ci, part.objects));
+            r.headings[ci] = part.headings;
+            r.bib.extend(part.bib);
+            r.infos[ci] = part.info;
         }
+        let (r_ids, r_local, r_objects) = (&mut r.ids, &mut r.local, &mut r.objects);
+        let ids = || {
+            r_ids.reserve(ids.iter().map(|(_, v)| v.len()).sum());
+            for (ci, ids) in ids {
+                r_ids.extend(ids.into_iter().map(|id| (id, ci)));
+            }
+        };
+        let local = || {
+            for (ci, local) in local {
+                r_local[ci] = local.into_iter().collect();
+            }
+        };
+        let objects = || {
+            r_objects.reserve(objects.iter().map(|(_, v)| v.len()).sum());
+            for (ci, objects) in objects {
+                let keyed = objects.into_iter().map(|((kind, w), t)| ((ci, kind, w), t));
+                r_objects.extend(keyed);
+            }
+        };
+        rayon::join(ids, || rayon::join(local, objects));
     }
 
     /// Chapter `ci`'s part of the resolver's tables as they are.
