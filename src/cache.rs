@@ -669,11 +669,18 @@ impl ListedInputs {
         }
         paths.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
         paths.dedup();
-        // Looked at in parallel: a book of images is thousands of stats.
+        // Looked at in parallel, a few hundred files of one folder at a time: a book of
+        // images is thousands of stats.
+        let runs: Vec<&[PathBuf]> = (paths.chunk_by(|a, b| a.parent() == b.parent()))
+            .flat_map(|siblings| siblings.chunks(256))
+            .collect();
+        let stamps: Vec<Vec<FileStamp>> = (runs.par_iter())
+            .map(|siblings| FileStamp::of_siblings(siblings))
+            .collect::<Option<_>>()?;
         let files = paths
-            .into_par_iter()
-            .map(|path| FileStamp::of(&path).map(|stamp| (path, stamp)))
-            .collect::<Option<Vec<_>>>()?;
+            .into_iter()
+            .zip(stamps.into_iter().flatten())
+            .collect();
         Some(ListedInputs {
             book_folder: book_folder.to_path_buf(),
             files,
@@ -714,6 +721,47 @@ pub struct FileStamp {
 impl FileStamp {
     pub fn of(path: &Path) -> Option<FileStamp> {
         std::fs::metadata(path).ok().and_then(|m| Self::of_meta(&m))
+    }
+
+    /// The stamps of `paths`, files of one folder: each looked at by its name in the folder,
+    /// opened once (not by its whole path, walked again for each). The same stamps as
+    /// [`FileStamp::of`] gives; `None` when one cannot be taken.
+    #[cfg(target_os = "linux")]
+    fn of_siblings(paths: &[PathBuf]) -> Option<Vec<FileStamp>> {
+        use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
+        let folder = paths
+            .first()?
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty());
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let Ok(dir) = rustix::fs::open(folder.unwrap_or(Path::new(".")), flags, Mode::empty())
+        else {
+            return paths.iter().map(|p| FileStamp::of(p)).collect();
+        };
+        let mask = StatxFlags::SIZE | StatxFlags::MTIME | StatxFlags::INO;
+        let of = |path: &PathBuf| {
+            let name = path.file_name()?;
+            let Ok(st) = rustix::fs::statx(&dir, name, AtFlags::STATX_SYNC_AS_STAT, mask) else {
+                return FileStamp::of(path);
+            };
+            let (secs, nanos) = (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec);
+            Some(FileStamp {
+                len: st.stx_size,
+                // As `SystemTime::duration_since(UNIX_EPOCH)` gives it (see `of_meta`).
+                modified_ns: match secs {
+                    ..0 => -1,
+                    _ => secs as i128 * 1_000_000_000 + nanos as i128,
+                },
+                inode: st.stx_ino,
+                device: rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor),
+            })
+        };
+        paths.iter().map(of).collect()
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn of_siblings(paths: &[PathBuf]) -> Option<Vec<FileStamp>> {
+        paths.iter().map(|p| FileStamp::of(p)).collect()
     }
 
     /// The file's size in bytes.
@@ -873,6 +921,28 @@ mod tests {
             kind: std::marker::PhantomData,
         };
         assert_eq!(damaged.decode(), None);
+    }
+
+    /// Stamps taken folder by folder are the stamps taken path by path (the listing's and a
+    /// build's own must agree, or every cache keyed by them would miss), a symlinked file's
+    /// its target's.
+    #[test]
+    fn a_listing_stamps_each_file_as_it_is_stamped_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("book");
+        std::fs::create_dir_all(root.join("images/deep")).unwrap();
+        for i in 0..600 {
+            std::fs::write(root.join(format!("images/f{i}.png")), vec![0u8; i]).unwrap();
+        }
+        std::fs::write(root.join("images/deep/a.png"), b"a").unwrap();
+        std::fs::write(root.join("ch01.re"), b"= One").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("ch01.re"), root.join("linked.re")).unwrap();
+        let listed = ListedInputs::stamp(&root, std::slice::from_ref(&root), &[]).unwrap();
+        assert_eq!(listed.files.len(), 602 + cfg!(unix) as usize);
+        for (path, stamp) in &listed.files {
+            assert_eq!(Some(*stamp), FileStamp::of(path), "{}", path.display());
+        }
     }
 
     /// A value kept on a thread of its own is there once `finish` returns, and once the
