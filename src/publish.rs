@@ -131,19 +131,26 @@ pub fn publish(
         findings: r.findings.clone(),
         changes: None,
     };
+    // The pages and cover the index links to, when known before the index is laid out.
+    let mut listed = None;
     match (&r.epub, r.ok) {
         (Some(epub), true) => {
             let epub = Path::new(epub);
             link_or_copy(epub, &new.path().join(&epub_name))?;
-            let previous = dest.join(TREE);
-            status.changes = unpack(
+            let tree = new.path().join(TREE);
+            let entries = unpack(
                 epub,
-                &new.path().join(TREE),
+                &tree,
                 &project.stage_dir(&id),
                 &crate::epub::Crcs::load(&project.kept_dir(Kept::Crcs, &id)),
                 &built.known.stamps,
-                previous.is_dir().then(|| dest.join(&epub_name)).as_deref(),
             )?;
+            let previous = dest.join(TREE).is_dir().then(|| dest.join(&epub_name));
+            // The text changes of the pages (a diff of each) beside the index's list of them.
+            (status.changes, listed) = rayon::join(
+                || changes_since(&entries, &tree, previous.as_deref()),
+                || Some(pages_and_cover(&tree)),
+            );
             status.last_good_time = Some(now);
             status.last_good_commit = status.commit.clone();
         }
@@ -174,7 +181,9 @@ pub fn publish(
     write(&new.path().join("build.log"), built.log.as_bytes())?;
     let json = serde_json::to_vec_pretty(&status).expect("status serializes");
     write(&new.path().join("status.json"), &json)?;
-    let index = index_html(project, book_dir, &status, &new.path().join(TREE), built)?;
+    let tree = new.path().join(TREE);
+    let listed = listed.unwrap_or_else(|| pages_and_cover(&tree));
+    let index = index_html(project, book_dir, &status, listed, built)?;
     write(&new.path().join("index.html"), index.as_bytes())?;
     crate::files::swap_in_keeping(new, &dest, Some(&spare))?;
     Ok(dest)
@@ -192,18 +201,17 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
 }
 
 /// Unpacks the EPUB as packed (what readers get) into `to`, refusing names that leave the
-/// folder, and says what changed since the `previous` preview's EPUB (by the entries' sizes
-/// and CRC-32s). A file the staged tree holds as packed (its CRC known from `crcs`, its stamp
-/// unchanged) is hard-linked rather than written again, and one `to` already links to is left
-/// alone: on large books, creating files was most of the time publishing took.
+/// folder; returns its entries with their sizes and CRC-32s. A file the staged tree holds as
+/// packed (its CRC known from `crcs`, its stamp unchanged) is hard-linked rather than written
+/// again, and one `to` already links to is left alone: on large books, creating files was
+/// most of the time publishing took.
 fn unpack(
     epub: &Path,
     to: &Path,
     staged: &Path,
     crcs: &crate::epub::Crcs,
     stamps: &std::collections::HashMap<String, crate::cache::FileStamp>,
-    previous: Option<&Path>,
-) -> Result<Option<Changes>> {
+) -> Result<Vec<(String, (u64, u32))>> {
     let zip = open_zip(epub)?;
     let entries = zip_files(&zip);
     let mut unvouched: Vec<(usize, &String)> = Vec::new();
@@ -263,12 +271,17 @@ fn unpack(
         .collect();
     crate::files::mirror(to, &files)?;
     drop(scratch);
-    let Some(prev) = previous else {
-        return Ok(None);
-    };
-    let Ok(mut before_zip) = open_zip(prev) else {
-        return Ok(None);
-    };
+    Ok(entries)
+}
+
+/// What changed in the EPUB whose `entries` are unpacked in `tree` since the `previous`
+/// preview's EPUB (by the entries' sizes and CRC-32s), when there was one.
+fn changes_since(
+    entries: &[(String, (u64, u32))],
+    tree: &Path,
+    previous: Option<&Path>,
+) -> Option<Changes> {
+    let mut before_zip = open_zip(previous?).ok()?;
     let before = zip_files(&before_zip);
     let before: BTreeMap<&String, &(u64, u32)> = before.iter().map(|(k, v)| (k, v)).collect();
     let now: BTreeMap<&String, &(u64, u32)> = entries.iter().map(|(k, v)| (k, v)).collect();
@@ -286,8 +299,8 @@ fn unpack(
         .map(|rel| rel.to_string())
         .collect();
     (changes.pages, changes.pages_not_compared) =
-        page_changes(&mut before_zip, to, &changes.changed);
-    Ok(Some(changes))
+        page_changes(&mut before_zip, tree, &changes.changed);
+    Some(changes)
 }
 
 /// The text changes of the `changed` pages, old from the `previous` EPUB (what the preview
@@ -522,7 +535,7 @@ fn index_html(
     project: &Project,
     book_dir: &Path,
     status: &Status,
-    tree: &Path,
+    (pages, cover): (Vec<PageLink>, Option<String>),
     built: &Published,
 ) -> Result<String> {
     let book_root = if book_dir.is_file() {
@@ -530,7 +543,6 @@ fn index_html(
     } else {
         book_dir
     };
-    let (pages, cover) = pages_and_cover(tree);
     let opened = || {
         let book = project.open_book(book_dir).ok()?.0;
         Some(crate::pipeline::BookHeading {
