@@ -34,6 +34,14 @@ pub fn give_back_everywhere() {
     give_back();
 }
 
+/// Lets `value` go on a thread of the pool while this one goes on, not waiting for it: what a
+/// build lets go at its end (its resolver's tables, its book resolved and packed) is tens of
+/// thousands of small blocks, and freeing them took milliseconds of a one-chapter rebuild.
+/// A process that ends meanwhile does not free them at all.
+pub fn drop_aside<T: Send + 'static>(value: T) {
+    rayon::spawn(move || drop(value));
+}
+
 /// The number of `mi_option_purge_delay` in mimalloc 2.3's `mi_option_e` (include/mimalloc.h);
 /// the crate is pinned in Cargo.toml, and a test of main.rs checks the version.
 pub const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
@@ -90,6 +98,16 @@ impl Build {
         }
     }
 
+    /// Lets `value` go: beside this thread when the build is small ([`drop_aside`]), here
+    /// when it is whole (its memory goes back before the next step allocates more).
+    pub fn drop_aside<T: Send + 'static>(&self, value: T) {
+        if self.whole.load(std::sync::atomic::Ordering::Relaxed) {
+            drop(value);
+        } else {
+            drop_aside(value);
+        }
+    }
+
     /// The build reads (or writes) most of its book after all.
     pub fn whole(&self) {
         if !self.whole.swap(true, std::sync::atomic::Ordering::Relaxed) {
@@ -106,5 +124,35 @@ impl Drop for Build {
             let mut whole = WHOLE.lock().unwrap_or_else(|e| e.into_inner());
             *whole = whole.saturating_sub(1);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Tells a channel when it is dropped, and on which thread.
+    struct Told(std::sync::mpsc::Sender<std::thread::ThreadId>);
+
+    impl Drop for Told {
+        fn drop(&mut self) {
+            let _ = self.0.send(std::thread::current().id());
+        }
+    }
+
+    /// A small build lets go beside its thread; a whole one, at once on its own.
+    #[test]
+    fn a_small_build_lets_go_beside_and_a_whole_one_at_once() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let here = std::thread::current().id();
+        let build = super::Build::begin();
+        build.drop_aside(Told(tx.clone()));
+        assert_eq!(
+            rx.try_recv(),
+            Ok(here),
+            "whole: dropped before drop_aside returns"
+        );
+        build.small();
+        build.drop_aside(Told(tx));
+        let dropped = rx.recv_timeout(std::time::Duration::from_secs(30));
+        assert!(dropped.is_ok_and(|on| on != here), "{dropped:?}");
     }
 }

@@ -387,6 +387,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     let beside = rayon::current_thread_index().is_none();
     if beside && opts.pack && !touched && opts.profiles.is_empty() && !opts.epubcheck {
         let stamps = checked_beside_packing(r, &loaded, &pkg, &checks, found, time)?;
+        r.memory.drop_aside((resolved, pkg, templates));
         return Ok(r.built(&loaded, chapters, stamps));
     }
     r.enter(Step::Check);
@@ -430,6 +431,7 @@ fn run(r: &mut Run, book_dir: &Path) -> Result<Built> {
     }
     // The staged files' stamps hold for the preview when packing left the tree as it was.
     let stamps = staged.into_stamps();
+    r.memory.drop_aside((resolved, pkg, templates));
     Ok(r.built(&loaded, chapters, stamps))
 }
 

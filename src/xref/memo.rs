@@ -532,6 +532,9 @@ pub fn resolve_again(
         chapters: stored,
         ..memo
     };
+    // The book-wide tables, of every chapter: let go beside the build.
+    let tables = (std::mem::take(&mut r.ids), std::mem::take(&mut r.local));
+    crate::memory::drop_aside((tables, std::mem::take(&mut r.objects)));
     Some((resolved, next))
 }
 
