@@ -241,15 +241,23 @@ pub fn read_keeping(
         return (book, findings);
     };
     let mut conv = Conv::new(&loaded.files, &loaded.folder, &root_el);
-    {
+    // Two walks of the whole tree side by side: the ids and links, and the files each
+    // chapter comes from (for the cache's keys).
+    let mut links = || {
         // The ids point into the whole tree, which is let go chapter by chapter as it is
         // converted: what converting needs of them is kept on its own (see `check_links`).
         let mut ids = HashMap::new();
         conv.collect_ids(&root_el, &mut ids);
         conv.check_links(&root_el, &ids);
-    }
-    if let Some(kept) = kept {
-        let runs = FileRuns::of(&loaded.files, &root_el);
+    };
+    let mut runs = None;
+    rayon::in_place_scope(|s| {
+        if kept.is_some() {
+            s.spawn(|_| runs = Some(FileRuns::of(&loaded.files, &root_el)));
+        }
+        links();
+    });
+    if let (Some(kept), Some(runs)) = (kept, runs) {
         conv.kept = conv.context(&runs).map(|context| Keeping {
             cache: kept,
             context,
@@ -303,8 +311,9 @@ struct Keeping<'a> {
 /// part again, took a twentieth of a rebuild.)
 struct FileRuns {
     met: Vec<u32>,
-    /// By element (a boxed element stays where it is while the tree is taken apart).
-    spans: HashMap<*const Element, (usize, usize)>,
+    /// By element, by its address (a boxed element stays where it is while the tree is taken
+    /// apart; an address, not a pointer, so that the tree can be walked on another thread).
+    spans: HashMap<usize, (usize, usize)>,
 }
 
 impl FileRuns {
@@ -337,7 +346,7 @@ impl FileRuns {
             }
             if kept {
                 out.spans
-                    .insert(el as *const Element, (start, out.met.len()));
+                    .insert(el as *const Element as usize, (start, out.met.len()));
             }
         }
         let mut out = FileRuns {
@@ -351,7 +360,7 @@ impl FileRuns {
     /// The files the elements under `el` (and `el`) come from, sorted; walked when `el` is
     /// deeper than the kept stretches.
     fn under(&self, files: &Files, el: &Element) -> Vec<u32> {
-        let mut found = match self.spans.get(&(el as *const Element)) {
+        let mut found = match self.spans.get(&(el as *const Element as usize)) {
             Some(&(start, end)) => self.met[start..end].to_vec(),
             None => {
                 let mut found = Vec::new();
