@@ -172,6 +172,7 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf], named: &[catalog::Name
         included_bytes: 0,
         includes: 0,
         includes_blown: false,
+        named_include: false,
     };
     let main_abs = if main.is_absolute() {
         main.to_path_buf()
@@ -201,7 +202,9 @@ pub fn load(main: &Path, root: &Path, shared: &[PathBuf], named: &[catalog::Name
     };
     l.open.push(canon);
     let mut root_el = l.parse_document(file, &text);
-    if let Some(r) = root_el.as_mut() {
+    if let Some(r) = root_el.as_mut()
+        && l.named_include
+    {
         let mut scope = vec![("xml".to_string(), NS_XML.to_string())];
         l.resolve(r, &mut scope);
     }
@@ -401,6 +404,9 @@ struct Loader {
     included_bytes: usize,
     includes: usize,
     includes_blown: bool,
+    /// Whether an element named `include` (whatever its prefix) was made: without one, XInclude
+    /// has nothing to do, and the tree is not walked for it.
+    named_include: bool,
 }
 
 impl Loader {
@@ -1435,6 +1441,7 @@ impl Loader {
     ) -> Element {
         let pos = place.pos(start);
         let mut el = Element::new(e.name().0);
+        self.named_include |= el.local_name() == "include";
         el.src = Some(self.files.src(place.file, pos));
         for attr in e.attributes().with_checks(false) {
             match attr {
