@@ -4,15 +4,14 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
-use crate::cache::FileStamp;
 use crate::codes;
 use crate::error::{Error, Finding, Location, Result};
 
 /// What a file of a mirrored folder is made of.
 pub enum Source<'a> {
-    /// These bytes; with the stamp the file at its path has when it holds them already, when
-    /// the caller knows it (then they are not read to be compared).
-    Bytes(&'a [u8], Option<FileStamp>),
+    /// These bytes; `true` when the caller knows the file at its path holds them already (it
+    /// found the file as it left it with them): then they are not read to be compared.
+    Bytes(&'a [u8], bool),
     /// A hard link to this file (a copy where links are not possible): only for files nothing
     /// will write to in place. With the file's identity when the caller already has it (it has
     /// just looked at the file): a mirror of thousands of images is not a stat of each.
@@ -123,12 +122,7 @@ pub fn mirror<'a>(dir: &Path, files: &BTreeMap<&'a str, Source>) -> Result<Mirro
             };
             let current = there.is_some()
                 && match source {
-                    Source::Bytes(b, was) => {
-                        let stamped = |was: &FileStamp| {
-                            FileStamp::of(&path).is_some_and(|now| now.unchanged_since(was))
-                        };
-                        was.as_ref().is_some_and(stamped) || same_bytes(&path, b)
-                    }
+                    Source::Bytes(b, known) => *known || same_bytes(&path, b),
                     Source::Link(from, id) => linked(id.or_else(|| FileId::of(from))),
                     Source::Copy(_) => false,
                 };
@@ -731,7 +725,7 @@ mod tests {
     #[test]
     #[cfg(unix)]
     fn staging_knows_the_images_it_finds_linked_and_links_a_replaced_one_again() {
-        use crate::cache::ListedInputs;
+        use crate::cache::{FileStamp, ListedInputs};
         let root = tempfile::tempdir().unwrap();
         let (dir, spare) = (root.path().join("build/book"), root.path().join("spare"));
         let book = root.path().join("book");

@@ -132,7 +132,14 @@ pub fn stage_keeping(
             let source = match content {
                 Content::Bytes(b) => {
                     let was = (tree.identity(rel)).and_then(|id| identified.stamp(rel, id));
-                    Source::Bytes(b, was)
+                    // (A link a program left there is not the file staging left.)
+                    let left = |was: FileStamp| {
+                        let meta = std::fs::symlink_metadata(tmp.path().join(rel)).ok();
+                        let file = meta.filter(|m| m.is_file());
+                        let stamp = file.and_then(|m| FileStamp::of_meta(&m));
+                        stamp.is_some_and(|s| s.unchanged_since(&was))
+                    };
+                    Source::Bytes(b, was.is_some_and(left))
                 }
                 Content::Copy(from) if tree.link_copies => {
                     Source::Link(from, stamp(from).and_then(|s| s.file_id()))
