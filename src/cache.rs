@@ -581,6 +581,67 @@ impl<'de, T> serde::Deserialize<'de> for Encoded<T> {
     }
 }
 
+/// Values kept by path for the files of the last two trees staged, each with the
+/// [`FileStamp`] its file had when the value was kept: a value holds for the file only while
+/// its stamp is that one. Two trees, because a build stages into the tree before last (see
+/// [`crate::stage::stage_keeping`]): the files it finds there are the ones two builds made.
+#[derive(Debug)]
+pub struct TwoTrees<V>(HashMap<String, Vec<(FileStamp, V)>>);
+
+impl<V> Default for TwoTrees<V> {
+    fn default() -> Self {
+        TwoTrees(HashMap::new())
+    }
+}
+
+impl<V: serde::Serialize + serde::de::DeserializeOwned + Clone> TwoTrees<V> {
+    /// The values kept as `name` in `dir` (none when there are none or they do not read).
+    pub fn load(dir: &Path, name: &str) -> TwoTrees<V> {
+        let mut kept = TwoTrees::default();
+        for (rel, stamp, value) in load_one::<Vec<(String, FileStamp, V)>>(dir, name)
+            .into_iter()
+            .flatten()
+        {
+            kept.0.entry(rel).or_default().push((stamp, value));
+        }
+        kept
+    }
+
+    /// The value kept for the file at `rel` when it is as it was then (`stamp`).
+    pub fn get(&self, rel: &str, stamp: &FileStamp) -> Option<&V> {
+        (self.0.get(rel).into_iter().flatten())
+            .find(|(was, _)| stamp.unchanged_since(was))
+            .map(|(_, value)| value)
+    }
+
+    /// The stamp the file at `rel` had when `value` was kept for it.
+    pub fn stamp_of(&self, rel: &str, value: &V) -> Option<FileStamp>
+    where
+        V: PartialEq,
+    {
+        (self.0.get(rel).into_iter().flatten())
+            .find(|(_, v)| v == value)
+            .map(|(stamp, _)| *stamp)
+    }
+
+    /// Keeps as `name` in `dir` the values of the tree staged now (`now`), each with the one
+    /// kept for the same path and another file (the other tree's).
+    pub fn save_with(&self, now: Vec<(String, FileStamp, V)>, dir: &Path, name: &str) {
+        let mut entries = Vec::with_capacity(now.len() * 2);
+        for (rel, stamp, value) in now {
+            let before = (self.0.get(&rel).into_iter().flatten())
+                .find(|(was, _)| !stamp.unchanged_since(was));
+            if let Some((was, was_value)) = before {
+                entries.push((rel.clone(), *was, was_value.clone()));
+            }
+            entries.push((rel, stamp, value));
+        }
+        // (Stable: a path's entries stay the other tree's first.)
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        keep_one(dir, name, &entries);
+    }
+}
+
 /// One value of a kind (`name`) kept in `dir` for this seihon: none when there is none, or it
 /// does not read, or another seihon kept it.
 pub fn load_one<T: serde::de::DeserializeOwned + serde::Serialize>(

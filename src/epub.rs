@@ -534,42 +534,23 @@ impl<'a> Packing<'a> {
 /// [`crate::stage::stage_keeping`]): with the last tree's alone, every page kept there was
 /// read again and its CRC taken, on every build.
 #[derive(Debug, Default)]
-pub struct Crcs(std::collections::HashMap<String, Vec<(FileStamp, u32)>>);
+pub struct Crcs(crate::cache::TwoTrees<u32>);
 
 const CRCS: &str = "packed CRC-32s";
 
 impl Crcs {
     pub fn load(dir: &Path) -> Crcs {
-        let mut crcs = Crcs::default();
-        let kept = crate::cache::load_one::<Vec<(String, FileStamp, u32)>>(dir, CRCS);
-        for (rel, stamp, crc) in kept.unwrap_or_default() {
-            crcs.0.entry(rel).or_default().push((stamp, crc));
-        }
-        crcs
+        Crcs(crate::cache::TwoTrees::load(dir, CRCS))
     }
 
-    /// Keeps the CRCs of the tree packed now (`now`), each with the one this memo has for the
-    /// same path and another file (the tree before).
+    /// Keeps the CRCs of the tree packed now (`now`) with the other tree's.
     fn save_with(&self, now: Vec<(String, FileStamp, u32)>, dir: &Path) {
-        let mut entries = Vec::with_capacity(now.len() * 2);
-        for (rel, stamp, crc) in now {
-            let before = (self.0.get(&rel).into_iter().flatten())
-                .find(|(was, _)| !stamp.unchanged_since(was))
-                .copied();
-            if let Some((was, was_crc)) = before {
-                entries.push((rel.clone(), was, was_crc));
-            }
-            entries.push((rel, stamp, crc));
-        }
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        crate::cache::keep_one(dir, CRCS, &entries);
+        self.0.save_with(now, dir, CRCS);
     }
 
     /// The CRC-32 of the file at `rel` when it is as it was packed (`stamp`).
     pub fn get(&self, rel: &str, stamp: &FileStamp) -> Option<u32> {
-        (self.0.get(rel).into_iter().flatten())
-            .find(|(was, _)| stamp.unchanged_since(was))
-            .map(|&(_, crc)| crc)
+        self.0.get(rel, stamp).copied()
     }
 }
 

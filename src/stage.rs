@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::cache::{FileStamp, ListedInputs};
+use crate::cache::{FileStamp, ListedInputs, TwoTrees};
 use crate::error::{Error, Result};
 use crate::files::{Source, mirror, parent, swap_in_keeping, sweep, temp_dir};
 
@@ -124,14 +124,15 @@ pub fn stage_keeping(
         let _ = std::fs::rename(spare, tmp.path());
     }
     let stamp = |from: &Path| listed.and_then(|l| l.stamp_of(from));
-    let identified = known.map(Identified::load).unwrap_or_default();
+    let identified = (known.map(|dir| TwoTrees::load(dir, IDENTIFIED))).unwrap_or_default();
     let files: BTreeMap<&str, Source> = tree
         .files
         .iter()
         .map(|(rel, content)| {
             let source = match content {
                 Content::Bytes(b) => {
-                    let was = (tree.identity(rel)).and_then(|id| identified.stamp(rel, id));
+                    let id = tree.identities.get(rel);
+                    let was = id.and_then(|id| identified.stamp_of(rel, id));
                     // (A link a program left there is not the file staging left.)
                     let left = |was: FileStamp| {
                         let meta = std::fs::symlink_metadata(tmp.path().join(rel)).ok();
@@ -157,7 +158,7 @@ pub fn stage_keeping(
         })
         .collect();
     if let Some(known) = known {
-        identified.save_with(tree, tmp.path(), known);
+        keep_identities(&identified, tree, tmp.path(), known);
     }
     swap_in_keeping(tmp, dir, spare)?;
     Ok(Staged {
@@ -169,46 +170,14 @@ pub fn stage_keeping(
 /// The identities of the pages staged into the last two trees, each with the stamp its file
 /// had when it was staged (a tree's files are left as they are by the next staging into it
 /// when unchanged: see [`crate::files::mirror`]).
-#[derive(Default)]
-struct Identified(std::collections::HashMap<String, Vec<(FileStamp, String)>>);
-
 const IDENTIFIED: &str = "staged identities";
 
-impl Identified {
-    fn load(dir: &Path) -> Identified {
-        let mut identified = Identified::default();
-        let kept = crate::cache::load_one::<Vec<(String, FileStamp, String)>>(dir, IDENTIFIED);
-        for (rel, stamp, id) in kept.unwrap_or_default() {
-            identified.0.entry(rel).or_default().push((stamp, id));
-        }
-        identified
-    }
-
-    /// The stamp the file at `rel` had when staging left the bytes known as `id` there.
-    fn stamp(&self, rel: &str, id: &str) -> Option<FileStamp> {
-        (self.0.get(rel).into_iter().flatten())
-            .find(|(_, was)| was == id)
-            .map(|(stamp, _)| *stamp)
-    }
-
-    /// Keeps the identities of `tree`'s pages as just staged in `staged`, each with the one
-    /// kept for the same path and another file (the other tree).
-    fn save_with(&self, tree: &Tree, staged: &Path, dir: &Path) {
-        let mut entries = Vec::new();
-        for (rel, id) in &tree.identities {
-            let Some(stamp) = FileStamp::of(&staged.join(rel)) else {
-                continue;
-            };
-            let before = (self.0.get(rel).into_iter().flatten())
-                .find(|(was, _)| !stamp.unchanged_since(was));
-            if let Some((was, was_id)) = before {
-                entries.push((rel.clone(), *was, was_id.clone()));
-            }
-            entries.push((rel.clone(), stamp, id.clone()));
-        }
-        entries.sort_by(|a, b| (&a.0, &a.2).cmp(&(&b.0, &b.2)));
-        crate::cache::keep_one(dir, IDENTIFIED, &entries);
-    }
+/// Keeps the identities of `tree`'s pages as just staged in `staged` with the other tree's.
+fn keep_identities(kept: &TwoTrees<String>, tree: &Tree, staged: &Path, dir: &Path) {
+    let now = (tree.identities.iter())
+        .filter_map(|(rel, id)| Some((rel.clone(), FileStamp::of(&staged.join(rel))?, id.clone())))
+        .collect();
+    kept.save_with(now, dir, IDENTIFIED);
 }
 
 #[cfg(test)]
