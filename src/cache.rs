@@ -291,6 +291,13 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Cache<T> {
         &self.dir
     }
 
+    /// Removes the store, for an entry found damaged after the build took it as kept: the
+    /// next build finds the cache empty and makes its entries again, rather than trusting the
+    /// damaged one each time. (This build keeps reading the store it opened.)
+    pub fn discard(&self) {
+        let _ = std::fs::remove_file(self.dir.join(STORE));
+    }
+
     /// The keys of the entries the store held when the cache was opened.
     #[cfg(test)]
     pub fn keys(&self) -> impl Iterator<Item = String> + '_ {

@@ -12,12 +12,53 @@ pub enum Source<'a> {
     /// These bytes; `true` when the caller knows the file at its path holds them already (it
     /// found the file as it left it with them): then they are not read to be compared.
     Bytes(&'a [u8], bool),
+    /// Bytes read only when they must be (see [`Later`]), with the same `true` as `Bytes`.
+    Later(&'a Later, bool),
     /// A hard link to this file (a copy where links are not possible): only for files nothing
     /// will write to in place. With the file's identity when the caller already has it (it has
     /// just looked at the file): a mirror of thousands of images is not a stat of each.
     Link(&'a Path, Option<FileId>),
     /// A copy of this file.
     Copy(&'a Path),
+}
+
+/// A file's bytes, read the first time they are asked for: a page a cache keeps, which most
+/// builds need only by its identity (staging finds it already there, the checks know its
+/// facts), not by its megabytes.
+pub struct Later {
+    load: Box<dyn Fn() -> Option<Vec<u8>> + Send + Sync>,
+    bytes: std::sync::OnceLock<Option<Vec<u8>>>,
+}
+
+impl Later {
+    /// Bytes `load` gives when first asked (`None`: they could not be read).
+    pub fn new(load: impl Fn() -> Option<Vec<u8>> + Send + Sync + 'static) -> Later {
+        Later {
+            load: Box::new(load),
+            bytes: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The bytes, read now if they were not before; `None` when they cannot be read.
+    pub fn get(&self) -> Option<&[u8]> {
+        self.bytes.get_or_init(|| (self.load)()).as_deref()
+    }
+
+    /// The error of bytes that could not be read for `path`.
+    pub fn lost(path: &Path) -> Error {
+        Error::Io {
+            path: path.to_path_buf(),
+            message: "a kept page went missing during the build",
+            source: std::io::Error::other("build again: the pages are made anew"),
+        }
+    }
+}
+
+impl std::fmt::Debug for Later {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let read = self.bytes.get().map(|b| b.as_ref().map(Vec::len));
+        f.debug_struct("Later").field("read", &read).finish()
+    }
 }
 
 /// Which file a path is: its device and inode. Two paths with the same are hard links to one
@@ -123,6 +164,9 @@ pub fn mirror<'a>(dir: &Path, files: &BTreeMap<&'a str, Source>) -> Result<Mirro
             let current = there.is_some()
                 && match source {
                     Source::Bytes(b, known) => *known || same_bytes(&path, b),
+                    Source::Later(later, known) => {
+                        *known || later.get().is_some_and(|b| same_bytes(&path, b))
+                    }
                     Source::Link(from, id) => linked(id.or_else(|| FileId::of(from))),
                     Source::Copy(_) => false,
                 };
@@ -137,6 +181,10 @@ pub fn mirror<'a>(dir: &Path, files: &BTreeMap<&'a str, Source>) -> Result<Mirro
             }
             match source {
                 Source::Bytes(b, _) => std::fs::write(&path, b),
+                Source::Later(later, _) => match later.get() {
+                    Some(b) => std::fs::write(&path, b),
+                    None => return Err(Later::lost(Path::new(rel))),
+                },
                 Source::Link(from, _) => link_or_copy(from, &path),
                 Source::Copy(from) => std::fs::copy(from, &path).map(|_| ()),
             }
@@ -719,6 +767,49 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(10));
         std::fs::write(spare.join("p.xhtml"), "<p>edit</p>").unwrap();
         assert_eq!(stage("<p>two</p>", "k2").written, 1);
+        assert_eq!(std::fs::read(dir.join("p.xhtml")).unwrap(), b"<p>two</p>");
+    }
+
+    /// A page whose bytes are read later (a page the page cache keeps) is read only when
+    /// staging does not find it as it left it; bytes that cannot be read then fail the
+    /// staging, naming the page, and leave the last staged tree as it was.
+    #[test]
+    #[cfg(unix)]
+    fn a_page_read_later_is_read_only_when_staging_must_write_it() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let root = tempfile::tempdir().unwrap();
+        let (dir, spare) = (root.path().join("build/book"), root.path().join("spare"));
+        let known = root.path().join("staged");
+        let reads = Arc::new(AtomicUsize::new(0));
+        let stage = |bytes: Option<&'static str>, identity: &str| {
+            let counted = reads.clone();
+            let later = Later::new(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+                bytes.map(|b| b.as_bytes().to_vec())
+            });
+            let mut t = Tree::default();
+            t.add_later("p.xhtml", later, identity.to_string());
+            t.add("style.css", "p {}");
+            stage_keeping(&t, &dir, Some(&spare), None, Some(&known))
+        };
+        // Written into both trees (read each time), then found in each: not read.
+        assert_eq!(stage(Some("<p>one</p>"), "k1").unwrap().written, 2);
+        assert_eq!(stage(Some("<p>one</p>"), "k1").unwrap().written, 2);
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        assert_eq!(stage(Some("<p>one</p>"), "k1").unwrap().written, 0);
+        assert_eq!(stage(None, "k1").unwrap().written, 0);
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        assert_eq!(std::fs::read(dir.join("p.xhtml")).unwrap(), b"<p>one</p>");
+        // Another identity whose bytes are lost: the staging fails, naming the page.
+        let Err(e) = stage(None, "k2") else {
+            panic!("staged a page it could not read")
+        };
+        assert!(e.to_string().contains("p.xhtml"), "{e}");
+        assert!(e.to_string().contains("went missing"), "{e}");
+        assert_eq!(std::fs::read(dir.join("p.xhtml")).unwrap(), b"<p>one</p>");
+        // And read, they are written (the spare the failed staging started from is gone).
+        assert!(stage(Some("<p>two</p>"), "k2").unwrap().written >= 1);
         assert_eq!(std::fs::read(dir.join("p.xhtml")).unwrap(), b"<p>two</p>");
     }
 

@@ -215,6 +215,9 @@ pub enum Kept {
     Chapters,
     /// Finished chapter pages.
     Pages,
+    /// What the package takes of each finished chapter page but its text (see
+    /// [`crate::pipeline`]'s page cache): read without the pages' megabytes.
+    PageHeads,
     /// Generated pages and files (title page, nav, colophon, NCX, package document).
     Generated,
     /// What the checks gathered from each page.
@@ -243,6 +246,7 @@ impl Kept {
         match self {
             Kept::Chapters => "chapters",
             Kept::Pages => "pages",
+            Kept::PageHeads => "page-heads",
             Kept::Generated => "generated",
             Kept::Checks => "checks",
             Kept::Highlights => "highlights",

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cache::{FileStamp, ListedInputs, TwoTrees};
 use crate::error::{Error, Result};
-use crate::files::{Source, mirror, parent, swap_in_keeping, sweep, temp_dir};
+use crate::files::{Later, Source, mirror, parent, swap_in_keeping, sweep, temp_dir};
 
 /// Files of the EPUB, by path inside it. Sorted, so staging and packing are deterministic.
 #[derive(Debug, Default)]
@@ -26,6 +26,9 @@ pub enum Content {
     Bytes(Vec<u8>),
     /// Copied from the book folder when staged (images can be large; no need to hold them).
     Copy(PathBuf),
+    /// Kept elsewhere (a page the page cache keeps), known by its identity, and read only
+    /// when something must have its bytes.
+    Later(Later),
 }
 
 impl Tree {
@@ -47,6 +50,14 @@ impl Tree {
             None => self.identities.remove(&path),
         };
         self.files.insert(path, Content::Bytes(bytes.into()));
+    }
+
+    /// Adds a file whose bytes `identity` stands for, read only when they are needed (see
+    /// [`Content::Later`]).
+    pub fn add_later(&mut self, path: impl Into<String>, bytes: Later, identity: String) {
+        let path = path.into();
+        self.identities.insert(path.clone(), identity);
+        self.files.insert(path, Content::Later(bytes));
     }
 
     pub fn copy(&mut self, path: impl Into<String>, from: impl Into<PathBuf>) {
@@ -125,23 +136,25 @@ pub fn stage_keeping(
     }
     let stamp = |from: &Path| listed.and_then(|l| l.stamp_of(from));
     let identified = (known.map(|dir| TwoTrees::load(dir, IDENTIFIED))).unwrap_or_default();
+    // Whether the file at `rel` is the one staging left there with the bytes its identity
+    // stands for. (A link a program left there is not the file staging left.)
+    let left_as_it_was = |rel: &str| {
+        let id = tree.identities.get(rel);
+        let was = id.and_then(|id| identified.stamp_of(rel, id));
+        was.is_some_and(|was| {
+            let meta = std::fs::symlink_metadata(tmp.path().join(rel)).ok();
+            let file = meta.filter(|m| m.is_file());
+            let stamp = file.and_then(|m| FileStamp::of_meta(&m));
+            stamp.is_some_and(|s| s.unchanged_since(&was))
+        })
+    };
     let files: BTreeMap<&str, Source> = tree
         .files
         .iter()
         .map(|(rel, content)| {
             let source = match content {
-                Content::Bytes(b) => {
-                    let id = tree.identities.get(rel);
-                    let was = id.and_then(|id| identified.stamp_of(rel, id));
-                    // (A link a program left there is not the file staging left.)
-                    let left = |was: FileStamp| {
-                        let meta = std::fs::symlink_metadata(tmp.path().join(rel)).ok();
-                        let file = meta.filter(|m| m.is_file());
-                        let stamp = file.and_then(|m| FileStamp::of_meta(&m));
-                        stamp.is_some_and(|s| s.unchanged_since(&was))
-                    };
-                    Source::Bytes(b, was.is_some_and(left))
-                }
+                Content::Bytes(b) => Source::Bytes(b, left_as_it_was(rel)),
+                Content::Later(later) => Source::Later(later, left_as_it_was(rel)),
                 Content::Copy(from) if tree.link_copies => {
                     Source::Link(from, stamp(from).and_then(|s| s.file_id()))
                 }

@@ -231,6 +231,71 @@ fn a_rebuild_writes_only_the_pages_whose_inputs_changed() {
     build("wrote 4 of 4 chapter pages");
 }
 
+/// Damages the bytes of every entry of a cache's store, its index left whole: each entry is
+/// found, and fails its CRC when read (the store: a magic line, then per entry the key's
+/// length (u16), the key, the bytes' length (u64) and CRC-32 (u32), the bytes).
+fn damage_entries(store: &std::path::Path) {
+    let mut bytes = std::fs::read(store).unwrap();
+    let mut at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let mut damaged = 0;
+    while at + 2 <= bytes.len() {
+        let key = u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize;
+        let len_at = at + 2 + key;
+        let len = u64::from_le_bytes(bytes[len_at..len_at + 8].try_into().unwrap()) as usize;
+        let start = len_at + 12;
+        bytes[start + len / 2] = bytes[start + len / 2].wrapping_add(1);
+        damaged += 1;
+        at = start + len;
+    }
+    assert!(damaged > 0);
+    std::fs::write(store, bytes).unwrap();
+}
+
+/// A kept page is read only when the build needs its text. Damaged in the page cache, it fails
+/// the build that must write it, with the last EPUB left as it was, and the next build makes
+/// every page anew: the same EPUB a build from scratch makes.
+#[test]
+fn a_kept_page_found_damaged_fails_one_build_and_the_next_makes_every_page_again() {
+    let project = TempProject::new();
+    let book = project.add_book(&repo().join("books/neko-no-hon"), "neko");
+    let build = || project.seihon(&["build", "--force"]);
+    // Staged twice: both trees staging takes turns with hold every page.
+    assert!(build().status.success());
+    assert!(build().status.success());
+    let ch02 = book.join("ch02.md");
+    let edited = std::fs::read_to_string(&ch02).unwrap() + "\n壊れた頁の後で。\n";
+    std::fs::write(&ch02, &edited).unwrap();
+    // Found by their identities where staging left them, kept pages are not read at all.
+    damage_entries(&project.path().join("build/.cache/pages/neko/entries.bin"));
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        wrote_line(&out),
+        "wrote 1 of 4 chapter pages (ch02.md); the others are as they were"
+    );
+    let last = std::fs::read(project.epub("neko")).unwrap();
+
+    // With the staged trees gone, staging must write them: the build fails, saying so.
+    std::fs::write(&ch02, format!("{edited}\nもう一度。\n")).unwrap();
+    damage_entries(&project.path().join("build/.cache/pages/neko/entries.bin"));
+    for gone in ["build/neko", "build/.cache/spare", "build/.cache/staged"] {
+        let _ = std::fs::remove_dir_all(project.path().join(gone));
+    }
+    let out = build();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("went missing"), "{}", text(&out));
+    assert_eq!(std::fs::read(project.epub("neko")).unwrap(), last);
+
+    // The next build writes every page, and makes what a build from scratch makes.
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(wrote_line(&out), "wrote 4 of 4 chapter pages");
+    let cached = std::fs::read(project.epub("neko")).unwrap();
+    std::fs::remove_dir_all(project.path().join("build")).unwrap();
+    assert!(build().status.success());
+    assert_eq!(std::fs::read(project.epub("neko")).unwrap(), cached);
+}
+
 /// The built-in template `name`, as `seihon` ships it.
 fn pages_template(name: &str) -> String {
     std::fs::read_to_string(repo().join("templates").join(name))

@@ -70,7 +70,7 @@ mod tests {
         let path = "item/xhtml/ch01.xhtml".to_string();
         let (text, sources) = crate::dom::from_marked(&page);
         (
-            BTreeMap::from([(path.clone(), std::borrow::Cow::Owned(text.into_bytes()))]),
+            BTreeMap::from([(path.clone(), text.into_bytes().into())]),
             BTreeMap::from([(path, sources)]),
         )
     }

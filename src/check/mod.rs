@@ -209,7 +209,37 @@ impl CheckSettings {
 }
 
 /// An EPUB's files by path inside it: bytes, borrowed where the caller holds them already.
-pub type Files<'a> = BTreeMap<String, std::borrow::Cow<'a, [u8]>>;
+pub type Files<'a> = BTreeMap<String, FileBytes<'a>>;
+
+/// A file's bytes as the checks are given them.
+pub enum FileBytes<'a> {
+    Here(std::borrow::Cow<'a, [u8]>),
+    /// Read when a check first needs them: a page kept by the page cache, whose facts the
+    /// checks usually keep too (by its identity, see [`EpubFiles::known`]).
+    Later(&'a crate::files::Later),
+}
+
+impl FileBytes<'_> {
+    /// The bytes; `None` when bytes to be read later could not be read.
+    pub fn get(&self) -> Option<&[u8]> {
+        match self {
+            FileBytes::Here(bytes) => Some(bytes),
+            FileBytes::Later(later) => later.get(),
+        }
+    }
+}
+
+impl From<Vec<u8>> for FileBytes<'static> {
+    fn from(bytes: Vec<u8>) -> Self {
+        FileBytes::Here(std::borrow::Cow::Owned(bytes))
+    }
+}
+
+impl<'a> From<&'a [u8]> for FileBytes<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        FileBytes::Here(std::borrow::Cow::Borrowed(bytes))
+    }
+}
 
 /// Where the elements of each page seihon wrote came from, by the page's path inside the EPUB.
 pub type Sources = BTreeMap<String, dom::PageSources>;
@@ -428,6 +458,18 @@ pub(crate) fn local(name: &str) -> &str {
     name.rsplit(':').next().unwrap_or(name)
 }
 
+/// [`parse_file`] on a file's bytes as given, which may be lost since (see [`FileBytes`]).
+fn parse_given(path: &str, bytes: &FileBytes) -> Result<Document, Finding> {
+    match bytes.get() {
+        Some(bytes) => parse_file(path, bytes),
+        None => Err(found(
+            Location::file(path),
+            "the page kept for this file went missing during the build",
+        )
+        .with_hint("build again: the pages are made anew")),
+    }
+}
+
 fn parse_file(path: &str, bytes: &[u8]) -> Result<Document, Finding> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
@@ -493,7 +535,9 @@ impl<'a> Book<'a> {
                         Some(identity) => crate::cache::Key::new("check facts of a made page")
                             .bytes(path.as_bytes())
                             .bytes(identity.as_bytes()),
-                        None => (key.clone().bytes(path.as_bytes()).bytes(bytes)).value(&marks),
+                        None => {
+                            (key.clone().bytes(path.as_bytes()).bytes(bytes.get()?)).value(&marks)
+                        }
                     }
                     .finish()
                 });
@@ -520,7 +564,7 @@ impl<'a> Book<'a> {
                     KeptMarks::Read(kept) => Some(kept),
                     _ => marks,
                 };
-                let facts = parse_file(path, bytes).map(|mut doc| {
+                let facts = parse_given(path, bytes).map(|mut doc| {
                     if let Some(marks) = marks.filter(|_| !ncx) {
                         marks.apply(&mut doc.root);
                     }
@@ -587,7 +631,7 @@ impl<'a> Book<'a> {
             );
             return None;
         };
-        let container = match parse_file(CONTAINER, bytes) {
+        let container = match parse_given(CONTAINER, bytes) {
             Ok(doc) => doc,
             Err(f) => {
                 self.parse_errors.push(f);
@@ -635,21 +679,25 @@ impl<'a> Book<'a> {
     ) -> Option<String> {
         let bytes = &self.files[opf_path];
         let key = match known.and_then(|k| k.get(opf_path)) {
-            Some(identity) => crate::cache::Key::new("package facts of a made file")
-                .bytes(opf_path.as_bytes())
-                .bytes(identity.as_bytes()),
-            None => crate::cache::Key::new("package facts")
-                .bytes(opf_path.as_bytes())
-                .bytes(bytes),
+            Some(identity) => Some(
+                crate::cache::Key::new("package facts of a made file")
+                    .bytes(opf_path.as_bytes())
+                    .bytes(identity.as_bytes()),
+            ),
+            None => (bytes.get()).map(|bytes| {
+                crate::cache::Key::new("package facts")
+                    .bytes(opf_path.as_bytes())
+                    .bytes(bytes)
+            }),
         }
-        .finish();
+        .and_then(|key| key.finish());
         let hit = (kept.zip(key.as_ref())).and_then(|(kept, key)| match kept.get(key) {
             Some(KeptFacts::Package(facts)) => Some(facts),
             _ => None,
         });
         let facts = match hit {
             Some(facts) => facts,
-            None => match parse_file(opf_path, bytes) {
+            None => match parse_given(opf_path, bytes) {
                 Ok(opf) => {
                     let facts = PackageFacts::of(opf_path, &opf.root);
                     if let (Some(kept), Some(key)) = (kept, &key) {
@@ -710,7 +758,8 @@ impl<'a> Book<'a> {
                 }
             });
             kept.unwrap_or_else(|| {
-                let bytes = self.files.get(path).map_or(&[][..], |b| b.as_ref());
+                let bytes = self.files.get(path).and_then(FileBytes::get);
+                let bytes = bytes.unwrap_or_default();
                 let Ok(doc) = parse_file(path, bytes) else {
                     return page::Refs::default();
                 };

@@ -47,7 +47,7 @@ pub(super) fn resources(book: &Book) -> Vec<Finding> {
         if !file.to_ascii_lowercase().ends_with(".css") {
             continue;
         }
-        let text = String::from_utf8_lossy(bytes);
+        let text = String::from_utf8_lossy(bytes.get().unwrap_or_default());
         for (offset, url) in css_urls(&text) {
             if let Some(problem) = resource_problem(book, file, "resource", &url) {
                 let (line, col) = line_col(&text, offset);

@@ -123,7 +123,7 @@ fn view(files: &Files) -> (super::Files<'static>, super::Sources) {
                 }
                 _ => bytes.clone(),
             };
-            (path.clone(), std::borrow::Cow::Owned(bytes))
+            (path.clone(), bytes.into())
         })
         .collect();
     (view, sources)

@@ -16,7 +16,7 @@ use crate::xref::{self, Chapter, Resolved};
 
 use super::chapters::{CoverImage, Templates, Written, WrittenPage};
 use super::claims;
-use super::page::{Checked, Origin, Shipped, checked_xhtml};
+use super::page::{Body, Checked, Shipped, checked_xhtml};
 
 /// The book's EPUB, assembled from its written chapters: cover, title page, nav, chapters and
 /// colophon in reading order, then the style sheets, images, NCX and package document.
@@ -79,24 +79,24 @@ fn package_with(
                 let (nav, key) =
                     made.page_known("nav.xhtml", &page_ctx.for_page_keyed(pages::NAV))?;
                 nav_has_pages = nav.facts.page_list;
-                let (mut nav, sources) = nav.split();
-                nav.properties = join_props("nav", &nav.properties);
-                pkg.add_shipped("nav", pages::NAV, nav, Origin::Made { sources, key });
+                let mut nav = nav.shipped(key);
+                nav.head.properties = join_props("nav", &nav.head.properties);
+                pkg.add_shipped("nav", pages::NAV, nav);
             }
             Slot::Chapter(ci) => {
                 let ch = &resolved.chapters[ci];
                 let Some(page) = written[ci].take() else {
                     continue;
                 };
-                let WrittenPage { href, page, origin } = page?;
+                let WrittenPage { href, page } = page?;
                 // The index takes the place of the chapter that marks where it goes.
                 if let Some((i, at)) = index.as_ref().filter(|(_, at)| at.chapter == Some(ci)) {
                     let title_id = pages::chapter_entry(ch).map(|e| e.id.as_str());
                     pkg.add_index(made, templates, i, at, title_id)?;
                     continue;
                 }
-                facts.add(page.facts);
-                pkg.add_shipped(&chapter_id(ch), &href, page, origin);
+                facts.add(page.head.facts);
+                pkg.add_shipped(&chapter_id(ch), &href, page);
             }
             Slot::Index => {
                 if let Some((i, at)) = &index {
@@ -223,16 +223,18 @@ impl Package {
     /// The EPUB's files as checks see them: pages, style sheets and documents as text, other
     /// resources only by name.
     pub fn check_view(&self) -> crate::check::Files<'_> {
+        use crate::check::FileBytes;
         use std::borrow::Cow;
         self.tree
             .entries()
             .map(|(path, content)| {
                 let bytes = match content {
-                    stage::Content::Bytes(b) => Cow::Borrowed(b.as_slice()),
+                    stage::Content::Bytes(b) => b.as_slice().into(),
                     stage::Content::Copy(from) if path.ends_with(".css") => {
-                        Cow::Owned(std::fs::read(from).unwrap_or_default())
+                        std::fs::read(from).unwrap_or_default().into()
                     }
-                    stage::Content::Copy(_) => Cow::Borrowed(&[][..]),
+                    stage::Content::Copy(_) => FileBytes::Here(Cow::Borrowed(&[][..])),
+                    stage::Content::Later(later) => FileBytes::Later(later),
                 };
                 (path.to_string(), bytes)
             })
@@ -276,15 +278,15 @@ impl Package {
     }
 
     /// Adds an XHTML page; its source positions go beside it, or stay where they are kept.
-    fn add_xhtml(&mut self, path: String, text: String, origin: Origin) {
-        self.tree
-            .add_known(path.clone(), text, origin.key().cloned());
-        match origin {
-            Origin::Made { sources, .. } => {
+    fn add_xhtml(&mut self, path: String, body: Body) {
+        match body {
+            Body::Made { text, sources, key } => {
+                self.tree.add_known(path.clone(), text, key);
                 self.kept_sources.remove(&path);
                 self.sources.insert(path, sources);
             }
-            Origin::Kept { key } => {
+            Body::Kept { text, key } => {
+                self.tree.add_later(path.clone(), text, key.clone());
                 self.sources.remove(&path);
                 self.kept_sources.insert(path, key);
             }
@@ -331,23 +333,22 @@ impl Package {
 
     /// Adds a checked page to the tree, the manifest and (in reading order) the spine.
     fn add_checked(&mut self, id: &str, href: &str, checked: Checked) {
-        let (page, sources) = checked.split();
-        self.add_shipped(id, href, page, Origin::Made { sources, key: None });
+        self.add_shipped(id, href, checked.shipped(None));
     }
 
-    /// [`Package::add_checked`], for a page whose source positions are where `origin` says.
-    fn add_shipped(&mut self, id: &str, href: &str, page: Shipped, origin: Origin) {
+    /// [`Package::add_checked`], for a page as the package takes it (see [`Shipped`]).
+    fn add_shipped(&mut self, id: &str, href: &str, page: Shipped) {
         self.manifest.push(ManifestItem {
             id: id.into(),
             href: crate::href::href(href),
             media_type: "application/xhtml+xml".into(),
-            properties: page.properties,
+            properties: page.head.properties,
         });
         self.spine.push(SpineItem {
             idref: id.into(),
             linear: true,
         });
-        self.add_xhtml(format!("{PACKAGE_DIR}/{href}"), page.text, origin);
+        self.add_xhtml(format!("{PACKAGE_DIR}/{href}"), page.body);
     }
 
     /// Adds the cover image: the rendered one, or the book's own once it is found to be an

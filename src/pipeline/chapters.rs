@@ -15,7 +15,7 @@ use crate::xhtml::write;
 use crate::xref::{Chapter, Resolved};
 
 use super::BuildOptions;
-use super::page::{BODY_MARK, Checked, Origin, Shipped, chapter_page};
+use super::page::{BODY_MARK, Body, Checked, Head, Shipped, TextOf, chapter_page};
 use super::read::how_much_again;
 
 /// What every page of a book is made with: the templates and the book's page context.
@@ -72,12 +72,11 @@ pub(super) struct Written<'a> {
     pub cover: CoverImage<'a>,
 }
 
-/// A chapter's page: its href, the page, and whether it was made now or taken from the page
-/// cache (with the key the cache keeps it under: what its bytes are known by).
+/// A chapter's page: its href, and the page, made now or taken from the page cache (with the
+/// key the cache keeps it under: what its bytes are known by).
 pub(super) struct WrittenPage {
     pub href: String,
     pub page: Shipped,
-    pub origin: Origin,
 }
 
 /// Writes every chapter's page, taking unchanged ones from the page cache. A chapter's
@@ -97,7 +96,7 @@ pub(super) fn write<'a>(
     let to_write: Vec<bool> = keys
         .iter()
         .map(|key| match (&page_cache, key) {
-            (Some((_, cache)), Some(key)) => !cache.contains(key),
+            (Some(cache), Some(key)) => !cache.holds(key),
             _ => true,
         })
         .collect();
@@ -163,12 +162,9 @@ pub(super) fn write<'a>(
             .zip(&resolved.unloaded)
             .map_with(done_with, |done_with, ((ch, key), unloaded)| {
                 let made = match (&page_cache, key) {
-                    (Some((_, cache)), Some(key))
-                        if let Some(page) = cache.get_head::<Shipped>(key) =>
-                    {
-                        let origin = Origin::Kept { key: key.clone() };
+                    (Some(cache), Some(key)) if let Some(page) = cache.kept(key) => {
                         let href = ch.href();
-                        (Ok(WrittenPage { href, page, origin }), false)
+                        (Ok(WrittenPage { href, page }), false)
                     }
                     // Checked before (`unloaded_pages_kept`): gone since.
                     _ if *unloaded => (
@@ -177,18 +173,15 @@ pub(super) fn write<'a>(
                     ),
                     _ => {
                         let page = write_page(ch);
-                        if let (Some((_, cache)), Some(key), Ok(page)) = (&page_cache, key, &page) {
+                        if let (Some(cache), Some(key), Ok(page)) = (&page_cache, key, &page) {
                             cache.put(key, page);
                         }
                         let written = page.map(|page| {
-                            let (page, sources) = page.split();
                             // (A page only stands for its key when the cache holds it.)
                             let key = key.clone().filter(|_| page_cache.is_some());
-                            let origin = Origin::Made { sources, key };
                             WrittenPage {
                                 href: ch.href(),
-                                page,
-                                origin,
+                                page: page.shipped(key),
                             }
                         });
                         (written, true)
@@ -243,7 +236,7 @@ pub(super) fn write<'a>(
         crate::memory::give_back_everywhere();
         made
     };
-    if let Some((_, cache)) = &page_cache {
+    if let Some(cache) = &page_cache {
         cache.keep_only(&keys.iter().flatten().cloned().collect());
     }
     let written: Vec<String> = resolved
@@ -267,20 +260,66 @@ pub(super) fn write<'a>(
 /// The error of a chapter page the page cache (in `dir`) held when the build began and lost
 /// since (another build of the same book, or the cache folder removed meanwhile).
 pub(super) fn page_gone(dir: &Path) -> Error {
-    Error::Io {
-        path: dir.to_path_buf(),
-        message: "a kept chapter page went missing during the build",
-        source: std::io::Error::other("build again (with --force when it persists)"),
+    crate::files::Later::lost(dir)
+}
+
+/// The page cache: each page whole, and apart what the package takes of it but its text (so
+/// that a kept page is taken without reading its text: see [`super::page::Body::Kept`]), with
+/// the key part every page shares.
+struct PageCache {
+    base: crate::cache::Key,
+    pages: std::sync::Arc<crate::cache::Cache<Checked>>,
+    heads: crate::cache::Cache<Head>,
+}
+
+impl PageCache {
+    /// Whether the page under `key` is kept, whole and its head.
+    fn holds(&self, key: &str) -> bool {
+        self.heads.contains(key) && self.pages.contains(key)
+    }
+
+    /// The page under `key` as the package takes it, its text left in the cache.
+    fn kept(&self, key: &str) -> Option<Shipped> {
+        if !self.pages.contains(key) {
+            return None;
+        }
+        let head = self.heads.get(key)?;
+        let (pages, at) = (self.pages.clone(), key.to_string());
+        let text = crate::files::Later::new(move || {
+            let page = pages.get_head::<TextOf>(&at);
+            if page.is_none() {
+                // Damaged since it was found: the next build writes every page again.
+                pages.discard();
+            }
+            Some(page?.text.into_bytes())
+        });
+        let key = key.to_string();
+        Some(Shipped {
+            head,
+            body: Body::Kept { text, key },
+        })
+    }
+
+    fn put(&self, key: &str, page: &Checked) {
+        self.pages.put(key, page);
+        self.heads.put(key, &page.head());
+    }
+
+    fn keep_only(&self, used: &std::collections::HashSet<String>) {
+        self.pages.keep_only(used);
+        self.heads.keep_only(used);
     }
 }
 
-/// The page cache, and the key part every page shares; none with an external filter, whose
-/// output may depend on anything.
-type PageCache = Option<(crate::cache::Key, crate::cache::Cache<Checked>)>;
-
 /// Finished pages are kept by what they depend on: a rebuild writes only the chapters that
-/// changed (or whose references into other chapters did).
-fn page_cache(project: &Project, book: &Book, chain: &Chain, templates: &Templates) -> PageCache {
+/// changed (or whose references into other chapters did). None with an external filter, whose
+/// output may depend on anything.
+fn page_cache(
+    project: &Project,
+    book: &Book,
+    chain: &Chain,
+    templates: &Templates,
+) -> Option<PageCache> {
     chain.fingerprint().map(|filters| {
         let base = templates
             .ctx
@@ -295,20 +334,23 @@ fn page_cache(project: &Project, book: &Book, chain: &Chain, templates: &Templat
                 &book.meta.language,
             ))
             .value(&book.root);
-        (
+        PageCache {
             base,
-            crate::cache::Cache::<Checked>::new(project.kept_dir(Kept::Pages, &book.id)),
-        )
+            pages: std::sync::Arc::new(crate::cache::Cache::new(
+                project.kept_dir(Kept::Pages, &book.id),
+            )),
+            heads: crate::cache::Cache::new(project.kept_dir(Kept::PageHeads, &book.id)),
+        }
     })
 }
 
 /// Each chapter's page key (`None` without a page cache): the book's part and the chapter's
 /// digest (every field of it as resolved, see [`crate::xref::chapter_digest`]).
-fn page_keys(cache: &PageCache, resolved: &Resolved) -> Vec<Option<String>> {
+fn page_keys(cache: &Option<PageCache>, resolved: &Resolved) -> Vec<Option<String>> {
     (resolved.digests.iter())
         .map(|digest| {
-            let (base, _) = cache.as_ref()?;
-            base.clone().value(digest.as_ref()?).finish()
+            let cache = cache.as_ref()?;
+            cache.base.clone().value(digest.as_ref()?).finish()
         })
         .collect()
 }
@@ -325,8 +367,7 @@ pub(super) fn unloaded_pages_kept(
     let page_cache = page_cache(project, book, chain, templates);
     let keys = page_keys(&page_cache, resolved);
     (resolved.unloaded.iter().zip(&keys)).all(|(&unloaded, key)| {
-        !unloaded
-            || matches!((&page_cache, key), (Some((_, cache)), Some(key)) if cache.contains(key))
+        !unloaded || matches!((&page_cache, key), (Some(cache), Some(key)) if cache.holds(key))
     })
 }
 

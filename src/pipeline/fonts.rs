@@ -28,7 +28,7 @@ pub(super) fn embed(
     // `seihon check` packs nothing: no need to subset (unless epubcheck sees the EPUB).
     let subset =
         book.fonts.subset.unwrap_or(opts.release.is_some()) && (opts.pack || opts.epubcheck);
-    let mut shown: Option<Shown> = None;
+    let mut shown: Option<Result<Shown, String>> = None;
     for res in resolved.resources.iter().filter(|r| is_font(r)) {
         let Some(bytes) = bytes_of(res) else {
             continue; // Reading it again fails when it is packed, with the file system's words.
@@ -76,7 +76,15 @@ pub(super) fn embed(
             ));
             continue;
         }
-        let Shown { chars, features } = shown.get_or_insert_with(|| shown_characters(pkg));
+        let Shown { chars, features } = match shown.get_or_insert_with(|| shown_characters(pkg)) {
+            Ok(shown) => shown,
+            Err(lost) => {
+                log.push(format!(
+                    "packed {name} whole: the page `{lost}` went missing during the build, so the characters the book shows are not known (build again)\n"
+                ));
+                continue;
+            }
+        };
         match fonts::subset(&bytes, chars, features) {
             Ok(out) => {
                 let kept = fonts::covered(&out, chars).map_or(0, |c| c.len());
@@ -142,7 +150,8 @@ struct Shown {
 /// Every character the book's pages (chapters, generated pages, nav, SVG images) show, what
 /// its style sheets' `content:` strings add, and what every font keeps; the features its
 /// style sheets' `font-feature-settings` name.
-fn shown_characters(pkg: &Package) -> Shown {
+/// `Err` names a page kept in the page cache that could not be read.
+fn shown_characters(pkg: &Package) -> Result<Shown, String> {
     let mut chars: BTreeSet<char> = fonts::always_kept().collect();
     let mut features = BTreeSet::new();
     for (path, content) in pkg.tree.entries() {
@@ -153,6 +162,7 @@ fn shown_characters(pkg: &Package) -> Shown {
         let bytes = match content {
             Content::Bytes(b) => Cow::Borrowed(b.as_slice()),
             Content::Copy(from) => Cow::Owned(std::fs::read(from).unwrap_or_default()),
+            Content::Later(later) => Cow::Borrowed(later.get().ok_or_else(|| path.to_string())?),
         };
         let text = String::from_utf8_lossy(&bytes);
         if page {
@@ -162,5 +172,5 @@ fn shown_characters(pkg: &Package) -> Shown {
             fonts::add_css_features(&text, &mut features);
         }
     }
-    Shown { chars, features }
+    Ok(Shown { chars, features })
 }

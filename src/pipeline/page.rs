@@ -17,59 +17,72 @@ pub(super) struct Checked {
     pub properties: String,
     /// What the package's accessibility metadata is derived from.
     pub facts: Facts,
-    /// Where its elements came from in the manuscript. Last: a page taken from the page
-    /// cache is read without them (see [`Shipped`]).
+    /// Where its elements came from in the manuscript. Last: a page's text is read from the
+    /// page cache without them (see [`TextOf`]).
     pub sources: PageSources,
 }
 
 impl Checked {
-    /// The page as the package takes it, and its source positions.
-    pub fn split(self) -> (Shipped, PageSources) {
+    /// The page as the package takes it, made now: with its source positions, and the key
+    /// the page cache keeps it under (when it does).
+    pub fn shipped(self, key: Option<String>) -> Shipped {
         let Checked {
             text,
             properties,
             facts,
             sources,
         } = self;
-        let shipped = Shipped {
-            text,
-            properties,
-            facts,
-        };
-        (shipped, sources)
+        Shipped {
+            head: Head { properties, facts },
+            body: Body::Made { text, sources, key },
+        }
+    }
+
+    /// What the package takes of the page but its text.
+    pub fn head(&self) -> Head {
+        Head {
+            properties: self.properties.clone(),
+            facts: self.facts,
+        }
     }
 }
 
-/// A checked page but its source positions: the fields [`Checked`] starts with, so that a
-/// kept page is read without decoding them (most of the decoding of a page: a mark per
-/// element). Only a finding in the page, or a program of the book's, asks for them.
-#[derive(serde::Deserialize)]
+/// A checked page as the package takes it: what the manifest and the accessibility metadata
+/// need of it, and its text with its source positions.
 pub(super) struct Shipped {
-    pub text: String,
+    pub head: Head,
+    pub body: Body,
+}
+
+/// A page's text and source positions.
+pub(super) enum Body {
+    /// Made by this build, with the key the page cache keeps the page under (when it does).
+    Made {
+        text: String,
+        sources: PageSources,
+        key: Option<String>,
+    },
+    /// Taken from the page cache, where its text and positions are left under `key`: the text
+    /// is read only when staging must write the file, or a check or the font subsetter must
+    /// read it; the positions only when a finding must be placed.
+    Kept {
+        text: crate::files::Later,
+        key: String,
+    },
+}
+
+/// What the package needs of a page but its text, kept apart for pages the page cache keeps.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+pub(super) struct Head {
     pub properties: String,
     pub facts: Facts,
 }
 
-/// Where a page's source positions are.
-pub(super) enum Origin {
-    /// Made by this build: the positions are here, with the key the page cache keeps the page
-    /// under (when it does).
-    Made {
-        sources: PageSources,
-        key: Option<String>,
-    },
-    /// Taken from the page cache: the positions are left there, under the page's key.
-    Kept { key: String },
-}
-
-impl Origin {
-    /// The key the page's bytes are known by (see [`crate::stage::Tree::identity`]).
-    pub fn key(&self) -> Option<&String> {
-        match self {
-            Origin::Made { key, .. } => key.as_ref(),
-            Origin::Kept { key } => Some(key),
-        }
-    }
+/// The first field of a [`Checked`]: a kept page's text, read without the rest (bincode
+/// writes a struct as its fields one after the other; see [`crate::cache::Cache::get_head`]).
+#[derive(serde::Deserialize)]
+pub(super) struct TextOf {
+    pub text: String,
 }
 
 /// What a page holds that the package's accessibility metadata speaks of.
